@@ -1,0 +1,44 @@
+import { z } from 'zod'
+
+/**
+ * One bus message per chain block on `chain.<id>.logs`: the block header, the contracts
+ * created in it (deployer = the creating transaction's `from`) and its logs, each log
+ * carrying the sender of its transaction (a trader is `tx.from`, never a router or pool).
+ * A block message is atomic: a batch never holds half a block.
+ */
+const hex = z.string().regex(/^0x[0-9a-fA-F]*$/, 'hex string')
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'address')
+const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, '32-byte hash')
+
+export const ChainLog = z.object({
+  logIndex: z.number().int().nonnegative(),
+  txHash: hash,
+  txIndex: z.number().int().nonnegative(),
+  txFrom: address,
+  address,
+  topics: z.array(hash).max(4),
+  data: hex,
+  /** Set by a source that saw the log removed by a reorg. */
+  removed: z.boolean().optional(),
+})
+export type ChainLog = z.infer<typeof ChainLog>
+
+export const ContractCreation = z.object({
+  txHash: hash,
+  txIndex: z.number().int().nonnegative(),
+  address,
+  deployer: address,
+})
+export type ContractCreation = z.infer<typeof ContractCreation>
+
+export const ChainBlock = z.object({
+  chainId: z.number().int().positive(),
+  number: z.number().int().nonnegative(),
+  hash,
+  parentHash: hash,
+  /** Unix seconds. */
+  timestamp: z.number().int().nonnegative(),
+  creations: z.array(ContractCreation),
+  logs: z.array(ChainLog),
+})
+export type ChainBlock = z.infer<typeof ChainBlock>

@@ -1,0 +1,27 @@
+/**
+ * Every bus topic, declared once, each with its dead-letter sibling. Records that can never
+ * be processed (schema violations, undecodable payloads) go to `<topic>.dlq` with the reason.
+ */
+export const TOPICS = {
+  chain4663Logs: 'chain.4663.logs',
+  chain5042Logs: 'chain.5042.logs',
+  socialPosts: 'social.posts',
+  socialFollows: 'social.follows',
+  tgSightings: 'tg.sightings',
+  solanaTrades: 'solana.trades',
+  pricesEthUsd: 'prices.eth_usd',
+  pricesSolUsd: 'prices.sol_usd',
+  leaderboardClaims: 'leaderboard.claims',
+  alerts: 'alerts.events',
+} as const
+
+export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]
+
+export function deadLetterTopic(topic: string): string {
+  return `${topic}.dlq`
+}
+
+/** All topics and their dead-letter siblings, for `ensureTopics`. */
+export function allTopics(): string[] {
+  return Object.values(TOPICS).flatMap((t) => [t, deadLetterTopic(t)])
+}
