@@ -25,3 +25,13 @@ export function deadLetterTopic(topic: string): string {
 export function allTopics(): string[] {
   return Object.values(TOPICS).flatMap((t) => [t, deadLetterTopic(t)])
 }
+
+/** A topic or consumer-group name within a namespace (empty namespace: the name itself). */
+export function namespaced(namespace: string, name: string): string {
+  return namespace ? `${namespace}.${name}` : name
+}
+
+/** The topic a chain's block records travel on. */
+export function chainTopic(chainId: number): string {
+  return `chain.${chainId}.logs`
+}

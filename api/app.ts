@@ -1,0 +1,71 @@
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import swaggerUi from '@fastify/swagger-ui'
+import type { AccessGate } from './access/gate.ts'
+import type { AnyEndpoint } from './catalog/types.ts'
+import type { ApiDeps } from './deps.ts'
+import { ApiError } from './errors.ts'
+import { buildOpenApi } from './openapi.ts'
+import { registerCatalogRoutes } from './routes.ts'
+
+/** Largest accepted request body: the identify screenshot (base64) is the biggest input. */
+export const BODY_LIMIT_BYTES = 8 * 1024 * 1024
+
+/** Fastify's own failures (bad JSON, wrong content type, too large) in our error model. */
+function fromFastifyError(err: FastifyError): ApiError {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`)
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Send the request body as application/json.')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_parameter', 'The request body is not valid JSON.', { parameter: 'body', in: 'body' })
+    default:
+      if (err.statusCode === 400) return new ApiError('invalid_parameter', err.message)
+      return new ApiError('internal_error')
+  }
+}
+
+export interface AppOptions {
+  deps: ApiDeps
+  gate: AccessGate
+  catalog: AnyEndpoint[]
+  /** Extra routes mounted on the same server (the MCP endpoint). */
+  plugins?: Array<(app: FastifyInstance) => Promise<void> | void>
+}
+
+/** The Fastify app: catalog routes, the error model, /docs, and request metrics. */
+export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: false })
+  const { logger, metrics } = deps
+
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched'
+    const seconds = reply.elapsedTime / 1000
+    metrics.requests.inc({ route, status: String(reply.statusCode) })
+    metrics.requestLatency.observe({ route }, seconds)
+    logger.debug({ method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+  })
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const apiErr = err instanceof ApiError ? err : fromFastifyError(err)
+    if (apiErr.status >= 500 && !(err instanceof ApiError)) logger.error({ err, url: req.url }, 'request failed')
+    if (apiErr.headers) reply.headers(apiErr.headers)
+    if (apiErr.code === 'rate_limited' && !reply.getHeader('retry-after')) reply.header('retry-after', '60')
+    reply.status(apiErr.status).send(apiErr.body())
+  })
+
+  app.setNotFoundHandler((req, reply) => {
+    const err = new ApiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}.`)
+    reply.status(err.status).send(err.body())
+  })
+
+  registerCatalogRoutes(app, catalog, deps, gate)
+
+  // The interactive reference reads the same generated document as /openapi.json.
+  app.decorate('swagger', () => buildOpenApi(catalog))
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+
+  for (const p of plugins) await p(app)
+  return app
+}

@@ -1,0 +1,73 @@
+import type { z } from 'zod'
+import type { ApiDeps } from '../deps.ts'
+
+/** How a call to an endpoint is paid for (DESIGN §5). Prices are USD decimal strings. */
+export type Access =
+  | { kind: 'free'; note?: string }
+  | {
+      kind: 'paid'
+      price: string
+      /** A query-dependent price (e.g. /feed/new tiers); null means this call is free. */
+      priceFor?: (query: Record<string, unknown>) => string | null
+      note?: string
+    }
+  | { kind: 'mixed'; price: string; freePerDay: number; note?: string }
+  | { kind: 'key'; note?: string }
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE'
+
+export interface RequestInfo {
+  ip: string
+  headers: Record<string, string | string[] | undefined>
+}
+
+export interface HandlerContext<P, Q, B> {
+  params: P
+  query: Q
+  body: B
+  deps: ApiDeps
+  request: RequestInfo
+}
+
+/** What a handler returns: the JSON body, or a raw body with its content type (SVG badge). */
+export type HandlerResult<R> = R | { raw: string | Buffer; contentType: string }
+
+type AnyObject = z.ZodObject<z.ZodRawShape>
+
+export interface Endpoint<
+  P extends AnyObject = AnyObject,
+  Q extends AnyObject = AnyObject,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  method: HttpMethod
+  /** OpenAPI-style path, e.g. `/token/{address}`. */
+  path: string
+  summary: string
+  description: string
+  tags: string[]
+  params?: P
+  query?: Q
+  body?: B
+  /** Schema of the 200 body (JSON endpoints). */
+  response: R
+  /** Content type of the 200 body; JSON unless stated. */
+  produces?: string
+  access: Access
+  /** The MCP tool this endpoint is exposed as (name carries the svc_ prefix). */
+  tool?: { name: string; description?: string }
+  /** Served by a plugin of its own (the MCP transport), not by a catalog route; documented here. */
+  mountedBy?: 'mcp'
+  /** Absent while the endpoint is declared but not served yet: it answers 501 not_implemented. */
+  handler?: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<HandlerResult<z.input<R>>>
+}
+
+/** Declare an endpoint; the identity function exists so TypeScript infers the handler's types. */
+export function defineEndpoint<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, R extends z.ZodType>(
+  e: Endpoint<P, Q, B, R>,
+): Endpoint<P, Q, B, R> {
+  return e
+}
+
+/** The catalog as routes, OpenAPI, the x402 catalog and MCP see it. */
+export type AnyEndpoint = Endpoint<AnyObject, AnyObject, z.ZodType, z.ZodType>

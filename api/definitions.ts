@@ -1,0 +1,49 @@
+/**
+ * Our definitions where the contract says "not shown" (DESIGN §7), served as the OpenAPI
+ * description so that every one of them is documented where clients look.
+ */
+export const DEFINITIONS_MARKDOWN = `
+Chain Intelligence API: deployer reputation, caller accuracy, token risk, measured on chain 4663
+(and chain 5042 under /arc). The service publishes measurements and inputs, not predictions.
+
+## Access
+- Free endpoints need nothing. Paid endpoints answer **402** with a \`PAYMENT-REQUIRED\` header
+  (base64 JSON, x402 version 2, scheme \`exact\`, network \`eip155:8453\`, asset USDC); retry with
+  \`PAYMENT-SIGNATURE\` (legacy \`X-Payment\` accepted). Paid endpoints fail closed: when payment cannot
+  be verified, no data is served. Prices per call are in each operation (\`x-price-usd\`).
+- Subscription keys go in \`x-svc-key\` or \`Authorization: Bearer\`, never in the URL (a key in a query
+  string answers 400 \`key_in_url\`). Keys are \`svc_live_\` + 32 base62 characters, stored hashed, shown once.
+
+## Errors
+Every error body is \`{"error":{"code":"snake_case","message":"human sentence","details":{...}}}\`.
+The codes and their statuses are listed in \`components.schemas.Error\`. Unknown entities are not
+errors: a lookup of an unknown wallet or token answers 200 with \`found:false\`.
+Addresses are accepted in any case and answered lowercase; handles with or without \`@\`.
+
+## Definitions
+- Amounts in wei are exact decimal strings.
+- Every chain-derived answer states \`measured_through_block\`: the last block fully ingested.
+- A token's deployer is the \`from\` of the transaction that created its contract. A trader is the \`from\`
+  of the transaction that contains the swap (never the router or a pool).
+- WETH volume of a swap: the WETH amount in plus the WETH amount out of that pool event.
+- A token is real once, in one block, it has at least 50 swaps, 20 distinct traders and 1 WETH of volume;
+  that block is recorded. Dead: no swap for 72 h, or more than 90% of its liquidity removed.
+- Verdict \`signal\`: \`low_risk\`, \`moderate_risk\`, \`high_risk\`, \`avoid\`; \`confidence\` in [0,1].
+- Deployer score bands: 0-29 \`poor\`, 30-49 \`weak\`, 50-69 \`mixed\`, 70-84 \`proven\`, 85-100 \`elite\`.
+- Caller grade from a 0-100 caller score: A >= 75, B >= 55, C >= 35, else D; a caller is measured with
+  at least 4 graded calls.
+- Structure verdict: \`rotation\`, \`distribution\`, \`accumulation\`, or \`insufficient_data\`.
+- Tracked roster: the wallets on the ingested third-party leaderboard (at most 100).
+- FIFO: buys open lots at their WETH cost; sells close lots first in, first out; a partial exit is a sell
+  of its own. In a routed trade the intermediate hop is a sell of A and a buy of B at the intermediate WETH amount.
+- /leaderboard: deployers ranked by score. /callers: measured callers ranked by caller score.
+- /basket: launches whose verdict 15 minutes after launch is \`low_risk\`, entered at the then price,
+  marked at 1 h, 24 h and 7 d; measured, never projected.
+- /proof.json: per verdict signal, token count, share that became real, share dead within 7 days,
+  median 24 h return, with the window and the block measured through.
+- Scan jobs (POST /structure, POST /forensics): \`queued\`, \`running\`, \`done\`, \`failed\`.
+- Free caller-card cap: 30 requests per minute per IP (then 429 with Retry-After).
+- Feed and stream \`limit\`: default 50, max 200.
+- Endpoints marked \`x-status: planned\` are declared by the contract but not served yet: they answer
+  501 \`not_implemented\`.
+`.trim()

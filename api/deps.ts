@@ -1,0 +1,23 @@
+import type { ClickHouseClient } from '../core/clickhouse.ts'
+import type { Config } from '../core/config.ts'
+import type { Logger } from '../core/logger.ts'
+import type { Metrics } from '../core/metrics.ts'
+import type { Store } from '../core/store/types.ts'
+import type { ServingCache } from './serving/serving-cache.ts'
+import type { Watermarks } from './serving/watermarks.ts'
+import type { AnyEndpoint } from './catalog/types.ts'
+
+/** What endpoint handlers may use. Handlers read from ClickHouse views through the cache. */
+export interface ApiDeps {
+  config: Config
+  ch: ClickHouseClient
+  store: Store
+  cache: ServingCache
+  watermarks: Watermarks
+  logger: Logger
+  metrics: Metrics
+  /** The endpoint catalog (for the documents generated from it). */
+  catalog: AnyEndpoint[]
+  /** Readiness checks for /health, by component name. */
+  readiness: Record<string, () => Promise<void>>
+}

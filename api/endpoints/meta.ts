@@ -1,0 +1,90 @@
+import { z } from 'zod'
+import { defineEndpoint } from '../catalog/types.ts'
+import { buildOpenApi } from '../openapi.ts'
+import { buildX402Catalog } from '../x402-catalog.ts'
+
+const Document = z.record(z.string(), z.unknown())
+
+export const openApiEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/openapi.json',
+  summary: 'OpenAPI description',
+  description: 'This description (OpenAPI 3.1.0, version 0.3.0), generated from the endpoint catalog.',
+  tags: ['service'],
+  response: Document,
+  access: { kind: 'free' },
+  async handler({ deps }) {
+    return deps.cache.get('openapi', 'static', async () => buildOpenApi(deps.catalog))
+  },
+})
+
+export const x402CatalogEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/.well-known/x402',
+  summary: 'x402 payment catalog',
+  description: 'Machine-readable catalog (version 2) of every paid and mixed endpoint with its price.',
+  tags: ['service'],
+  response: Document,
+  access: { kind: 'free' },
+  async handler({ deps }) {
+    return deps.cache.get('x402', 'static', async () => buildX402Catalog(deps.catalog, deps.config.X402_PAY_TO))
+  },
+})
+
+export const healthEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/health',
+  summary: 'Readiness',
+  description: 'Readiness of ClickHouse, the bus and the store. Answers 503 dependency_unavailable when one is not ready.',
+  tags: ['operations'],
+  response: z.object({ status: z.literal('ok'), components: z.record(z.string(), z.literal('ok')), measured_through_block: z.record(z.string(), z.number().nullable()) }),
+  access: { kind: 'free' },
+  async handler({ deps }) {
+    const { ApiError } = await import('../errors.ts')
+    const results = await Promise.all(
+      Object.entries(deps.readiness).map(async ([name, check]) => {
+        try {
+          await Promise.race([check(), new Promise((_, rej) => setTimeout(() => rej(new Error('timed out after 2 s')), 2000).unref())])
+          return [name, 'ok'] as const
+        } catch (err) {
+          return [name, err instanceof Error ? err.message : String(err)] as const
+        }
+      }),
+    )
+    const failed = results.filter(([, s]) => s !== 'ok')
+    if (failed.length > 0) {
+      throw new ApiError('dependency_unavailable', `Not ready: ${failed.map(([n]) => n).join(', ')}.`, Object.fromEntries(failed))
+    }
+    return {
+      status: 'ok' as const,
+      components: Object.fromEntries(results.map(([n]) => [n, 'ok' as const])),
+      measured_through_block: { '4663': deps.watermarks.get(4663) },
+    }
+  },
+})
+
+export const metricsEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/metrics',
+  summary: 'Prometheus metrics',
+  description: 'Ingest rows/s, bus lag, batch latency and request latency by route, in the Prometheus text format.',
+  tags: ['operations'],
+  response: z.string(),
+  produces: 'text/plain; version=0.0.4',
+  access: { kind: 'free' },
+  async handler({ deps }) {
+    return { raw: deps.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' }
+  },
+})
+
+export const mcpEndpoint = defineEndpoint({
+  method: 'POST',
+  path: '/mcp',
+  summary: 'MCP server',
+  description: 'Model Context Protocol server (streamable HTTP, JSON-RPC 2.0, protocol 2025-06-18, server version 0.6.1). Tools are generated from this catalog (x-mcp-tool on each operation) and go through the same access rules as their endpoints.',
+  tags: ['service'],
+  body: z.object({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional(), params: z.unknown().optional() }),
+  response: Document,
+  access: { kind: 'free', note: 'tools/list is free; each tool call is charged like its endpoint' },
+  mountedBy: 'mcp',
+})

@@ -1,0 +1,81 @@
+import { z } from 'zod'
+import { defineEndpoint, type AnyEndpoint } from '../catalog/types.ts'
+import { Address, GenericData, Handle, IsoCursor, Limit, SolanaAddress } from '../catalog/schemas.ts'
+
+/**
+ * Endpoints of the contract that are declared (path, parameters, price, tool) but not served
+ * yet: they answer 501 not_implemented and are listed in OpenAPI and the x402 catalog with
+ * their prices. Each moves to a file of its own when its handler lands.
+ */
+const token = z.object({ token: Address })
+const address = z.object({ address: Address })
+const handle = z.object({ handle: Handle })
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true')
+
+export const plannedEndpoints: AnyEndpoint[] = [
+  defineEndpoint({ method: 'GET', path: '/verdict/{token}', summary: 'Composite buy-risk verdict', description: 'Buy-risk verdict for a token with signal (low_risk, moderate_risk, high_risk, avoid) and confidence in [0,1].', tags: ['token'], params: token, response: GenericData, access: { kind: 'paid', price: '0.02' }, tool: { name: 'svc_verdict' } }),
+  defineEndpoint({ method: 'GET', path: '/deployer/{address}', summary: 'Deployer reputation', description: 'Launched, real and dead token counts, best-token volume, insider-prep flag and a 0-100 score with its band.', tags: ['deployer'], params: address, response: GenericData, access: { kind: 'paid', price: '0.01' }, tool: { name: 'svc_deployer' } }),
+  defineEndpoint({
+    method: 'GET', path: '/feed/new', summary: 'Launch feed', description: 'New launches, newest first, with a cursor. tier=free is delayed by 10 minutes and costs nothing; the realtime feed costs 0.01; tier=alpha adds caller_signal at 0.02 in total.', tags: ['feed'],
+    query: z.object({ tier: z.enum(['free', 'alpha']).optional(), min_score: z.coerce.number().int().min(0).max(100).optional(), since: IsoCursor.optional(), limit: Limit() }),
+    response: GenericData,
+    access: { kind: 'paid', price: '0.01', priceFor: (q) => (q.tier === 'free' ? null : q.tier === 'alpha' ? '0.02' : '0.01'), note: 'tier=free: free, delayed 10 minutes; default: 0.01; tier=alpha: 0.02' },
+    tool: { name: 'svc_feed' },
+  }),
+  defineEndpoint({ method: 'GET', path: '/pulse/{token}', summary: 'Token pulse', description: 'Live activity pulse of a token with a signal.', tags: ['token'], params: token, response: GenericData, access: { kind: 'paid', price: '0.04' }, tool: { name: 'svc_pulse' } }),
+  defineEndpoint({ method: 'GET', path: '/callers', summary: 'Measured callers', description: 'Measured callers ranked by caller score; chain selects mirrored cross-chain records.', tags: ['social'], query: z.object({ chain: z.enum(['solana', 'base']).optional() }), response: GenericData, access: { kind: 'paid', price: '0.01' }, tool: { name: 'svc_callers' } }),
+  defineEndpoint({ method: 'GET', path: '/leaderboard', summary: 'Deployer leaderboard', description: 'Deployers ranked by score, with launched and real counts and best token.', tags: ['deployer'], response: GenericData, access: { kind: 'paid', price: '0.01' }, tool: { name: 'svc_leaderboard' } }),
+  defineEndpoint({ method: 'GET', path: '/structure/{token}', summary: 'Holder-structure diff', description: 'Labeled holder-structure diff over about 24h with a structure verdict (rotation, distribution, accumulation, insufficient_data).', tags: ['structure'], params: token, response: GenericData, access: { kind: 'paid', price: '0.03' }, tool: { name: 'svc_structure' } }),
+  defineEndpoint({
+    method: 'GET', path: '/signals/calls', summary: 'Measured-caller calls', description: 'Calls by measured callers with their graded record, deployer score, FDV and tg_led. Cursor: since (captured_at).', tags: ['social'],
+    query: z.object({ since: IsoCursor.optional(), min_early_rate: z.coerce.number().min(0).max(1).default(0.5), min_calls: z.coerce.number().int().min(0).default(4), min_rank_score: z.coerce.number().min(0).max(1).default(0.3), include_coordinated: bool.optional(), limit: Limit() }),
+    response: GenericData, access: { kind: 'paid', price: '0.02' }, tool: { name: 'svc_signals' },
+  }),
+  defineEndpoint({ method: 'GET', path: '/structure/{token}/smart-holders', summary: 'Smart holders', description: 'Smart holders of a token. Free for watched tokens with a subscription key.', tags: ['structure'], params: token, response: GenericData, access: { kind: 'paid', price: '0.05', note: 'free for watched tokens with a subscription key' } }),
+  defineEndpoint({ method: 'GET', path: '/entity/{address}', summary: 'Wallet entity', description: 'Appearances of one wallet entity across the holder-snapshot archive, with identity, insider and deployer records.', tags: ['structure'], params: address, response: GenericData, access: { kind: 'paid', price: '0.05' } }),
+  defineEndpoint({ method: 'GET', path: '/mentions/{token}', summary: 'Mention tape', description: 'Latest 200 mentions with each caller\'s accuracy record, a true total, a truncation flag and 24h velocity. No post text.', tags: ['social'], params: token, response: GenericData, access: { kind: 'paid', price: '0.02' }, tool: { name: 'svc_mentions' } }),
+  defineEndpoint({ method: 'GET', path: '/caller/{handle}/calls', summary: 'Caller call log', description: 'The most recent 100 calls of a caller with token outcomes, a true total and a truncation flag.', tags: ['social'], params: handle, response: GenericData, access: { kind: 'paid', price: '0.02' } }),
+  defineEndpoint({ method: 'GET', path: '/social/momentum', summary: 'Social momentum', description: 'Tokens ranked by measured caller-accuracy weight, then independent voices, then mentions; mutual-follow clusters count as one voice.', tags: ['social'], query: z.object({ hours: z.coerce.number().int().min(1).max(48).default(6) }), response: GenericData, access: { kind: 'paid', price: '0.02' }, tool: { name: 'svc_momentum' } }),
+  defineEndpoint({ method: 'GET', path: '/agent/features', summary: 'Agent feature row', description: 'Per-token feature row (identity, current_state, observed, coverage); point_in_time is always false.', tags: ['token'], query: z.object({ token: Address }), response: GenericData, access: { kind: 'paid', price: '0.03' }, tool: { name: 'svc_agent_features' } }),
+  defineEndpoint({
+    method: 'GET', path: '/social/follows', summary: 'Follow events', description: 'Follow/unfollow transitions of watched principals; baseline edges are never reported as dated follows. since is inclusive; dedupe by id.', tags: ['social'],
+    query: z.object({ watched: Handle.optional(), event: z.enum(['follow', 'unfollow']).optional(), since: IsoCursor.optional(), limit: Limit() }),
+    response: GenericData, access: { kind: 'paid', price: '0.02' },
+  }),
+  defineEndpoint({ method: 'GET', path: '/wallet-receipt/{address}', summary: 'Wallet receipt (chain)', description: 'FIFO-matched realized PnL in WETH, win rate, open marks and leaderboard claim for a tracked-roster wallet; found:false outside the roster (still one paid call).', tags: ['wallet'], params: address, response: GenericData, access: { kind: 'paid', price: '0.03' }, tool: { name: 'svc_wallet_receipt' } }),
+  defineEndpoint({ method: 'GET', path: '/solana/wallet-receipt/{address}', summary: 'Wallet receipt (Solana)', description: 'FIFO realized PnL in USD, win rate and open cost for a wallet of the tracked Solana venue.', tags: ['wallet'], params: z.object({ address: SolanaAddress }), response: GenericData, access: { kind: 'paid', price: '0.03' } }),
+  defineEndpoint({ method: 'GET', path: '/tg/first-call/{token}', summary: 'Messaging-platform first call', description: 'Whether the messaging platform carried the token before the social network, count-gated by k_threshold. Rooms are never named.', tags: ['social'], params: token, response: GenericData, access: { kind: 'paid', price: '0.03' }, tool: { name: 'svc_first_call' } }),
+  defineEndpoint({ method: 'GET', path: '/arc/report/{token}', summary: 'Chain 5042 token report', description: 'Second-chain token report; measured_through_block states the edge.', tags: ['arc'], params: token, response: GenericData, access: { kind: 'paid', price: '0.03' }, tool: { name: 'svc_arc_report' } }),
+  defineEndpoint({ method: 'GET', path: '/arc/deployer/{address}', summary: 'Chain 5042 deployer', description: 'Second-chain deployer record; found:false for unknown wallets.', tags: ['arc'], params: address, response: GenericData, access: { kind: 'paid', price: '0.03' } }),
+  defineEndpoint({ method: 'GET', path: '/arc/pads', summary: 'Chain 5042 launchpads', description: 'Launchpads with totals.', tags: ['arc'], query: z.object({ limit: Limit() }), response: GenericData, access: { kind: 'paid', price: '0.01' } }),
+  defineEndpoint({
+    method: 'GET', path: '/arc/feed/new', summary: 'Chain 5042 launch feed', description: 'Second-chain launches with a before_block cursor taken from next_before_block.', tags: ['arc'],
+    query: z.object({ limit: Limit(), via: Address.optional(), min_transfers: z.coerce.number().int().min(0).optional(), before_block: z.coerce.number().int().min(0).optional() }),
+    response: GenericData, access: { kind: 'paid', price: '0.02' },
+  }),
+  defineEndpoint({ method: 'GET', path: '/report/{token}', summary: 'Token dossier', description: 'Full dossier: verdict, deployer record with launch history, token vitals, measured callers, forensics status. Free 25 per day per IP (also with ?tier=free), then 0.05.', tags: ['token'], params: token, query: z.object({ tier: z.enum(['free']).optional() }), response: GenericData, access: { kind: 'mixed', price: '0.05', freePerDay: 25 }, tool: { name: 'svc_report' } }),
+  defineEndpoint({
+    method: 'POST', path: '/identify', summary: 'Identify a chart screenshot', description: 'Matches a chart screenshot to a token with confidence and alternates. Free 5 per day per IP, then 0.02.', tags: ['token'],
+    body: z.object({ image: z.string().min(1).max(7_000_000), media_type: z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']).default('image/png') }),
+    response: GenericData, access: { kind: 'mixed', price: '0.02', freePerDay: 5 }, tool: { name: 'svc_identify' },
+  }),
+  defineEndpoint({ method: 'POST', path: '/structure/{token}', summary: 'Queue a structure scan', description: 'Queues a holder-structure scan; results later by GET. Job states: queued, running, done, failed.', tags: ['structure'], params: token, response: GenericData, access: { kind: 'free' } }),
+  defineEndpoint({ method: 'GET', path: '/forensics/{token}', summary: 'Forensics results', description: 'Cached forensics scan results.', tags: ['structure'], params: token, response: GenericData, access: { kind: 'free' } }),
+  defineEndpoint({ method: 'POST', path: '/forensics/{token}', summary: 'Queue a forensics scan', description: 'Queues a forensics scan. Job states: queued, running, done, failed.', tags: ['structure'], params: token, response: GenericData, access: { kind: 'free' } }),
+  defineEndpoint({ method: 'GET', path: '/basket', summary: 'Paper basket', description: 'Live forward paper-basket track record: launches whose verdict 15 minutes after launch was low_risk, marked at 1h, 24h and 7d.', tags: ['proof'], response: GenericData, access: { kind: 'free' }, tool: { name: 'svc_basket' } }),
+  defineEndpoint({ method: 'GET', path: '/proof.json', summary: 'Calibration proof', description: 'Per verdict signal: token count, share that became real, share dead within 7 days, median 24h return.', tags: ['proof'], response: GenericData, access: { kind: 'free' } }),
+  defineEndpoint({ method: 'GET', path: '/badge/{token}', summary: 'Deployer badge', description: 'SVG badge showing the deployer score band.', tags: ['token'], params: token, response: z.string(), produces: 'image/svg+xml', access: { kind: 'free' } }),
+  defineEndpoint({ method: 'GET', path: '/wallet/{address}', summary: 'Wallet record', description: 'Deployer record plus insider-flow history.', tags: ['wallet'], params: address, response: GenericData, access: { kind: 'free' }, tool: { name: 'svc_wallet' } }),
+  defineEndpoint({ method: 'GET', path: '/search', summary: 'Search tokens', description: 'Ranked candidates by symbol, name or address, with a symbol-collision warning.', tags: ['token'], query: z.object({ q: z.string().min(1).max(100) }), response: GenericData, access: { kind: 'free' }, tool: { name: 'svc_search' } }),
+  defineEndpoint({ method: 'GET', path: '/caller/{handle}', summary: 'Caller report card', description: 'Caller report card with grade A to D. Free, capped at 30 requests per minute per IP.', tags: ['social'], params: handle, response: GenericData, access: { kind: 'free', note: '30 requests per minute per IP, then 429' }, tool: { name: 'svc_caller' } }),
+  defineEndpoint({ method: 'GET', path: '/follows/{handle}', summary: 'Watched followers of a handle', description: 'Watched principals following the handle and since when; baseline edges are labelled already_following_when_tracking_began with followed_at null.', tags: ['social'], params: handle, response: GenericData, access: { kind: 'free' }, tool: { name: 'svc_follows' } }),
+  defineEndpoint({ method: 'POST', path: '/watchlist/{token}', summary: 'Watch a token', description: 'Adds a token to the key\'s watchlist (at most 10).', tags: ['account'], params: token, response: GenericData, access: { kind: 'key' } }),
+  defineEndpoint({ method: 'GET', path: '/watchlist', summary: 'List watched tokens', description: 'The key\'s watched tokens.', tags: ['account'], response: GenericData, access: { kind: 'key' } }),
+  defineEndpoint({ method: 'DELETE', path: '/watchlist/{token}', summary: 'Unwatch a token', description: 'Removes a token from the watchlist.', tags: ['account'], params: token, response: GenericData, access: { kind: 'key' } }),
+  defineEndpoint({ method: 'POST', path: '/alerts/webhook', summary: 'Set the alert webhook', description: 'Sets the https webhook URL; returns the signing secret once.', tags: ['account'], body: z.object({ url: z.url().max(2048) }), response: GenericData, access: { kind: 'key' } }),
+  defineEndpoint({ method: 'GET', path: '/alerts/webhook', summary: 'Webhook configuration', description: 'Webhook configuration and recent deliveries.', tags: ['account'], response: GenericData, access: { kind: 'key' } }),
+  defineEndpoint({ method: 'DELETE', path: '/alerts/webhook', summary: 'Remove the webhook', description: 'Removes the webhook.', tags: ['account'], response: GenericData, access: { kind: 'key' } }),
+  defineEndpoint({ method: 'POST', path: '/alerts/test', summary: 'Fire a test alert', description: 'Sends a test event to the webhook.', tags: ['account'], response: GenericData, access: { kind: 'key' } }),
+  defineEndpoint({ method: 'GET', path: '/structure/{token}/history', summary: 'Holder-snapshot history', description: 'Longitudinal holder-snapshot history (daily for watched tokens).', tags: ['structure'], params: token, response: GenericData, access: { kind: 'key' } }),
+  defineEndpoint({ method: 'GET', path: '/mcp/account', summary: 'MCP connector account', description: 'OAuth-based connector entry for assistants that cannot send headers: asks for the key once and hands the assistant a connection token.', tags: ['account'], response: GenericData, access: { kind: 'key' } }),
+]

@@ -1,0 +1,68 @@
+import { z } from 'zod'
+import { queryRows } from '../../core/clickhouse.ts'
+import { namedQuery } from '../../sql/queries.ts'
+import { BlockNumber, Wei } from '../catalog/schemas.ts'
+import { defineEndpoint } from '../catalog/types.ts'
+
+const CHAINS = [4663] as const
+
+const ChainTotals = z.object({
+  chain_id: z.number().int(),
+  measured_through_block: BlockNumber.nullable(),
+  last_block_time: z.string().nullable(),
+  blocks_indexed: z.number().int(),
+  tokens_launched: z.number().int(),
+  tokens_traded: z.number().int(),
+  pools: z.number().int(),
+  swaps: z.number().int(),
+  transfers: z.number().int(),
+  weth_volume_wei: Wei,
+  unique_traders: z.number().int(),
+})
+
+interface Row {
+  blocks_indexed: string
+  last_block_time: string
+  tokens_launched: string
+  pools: string
+  transfers: string
+  tokens_traded: string
+  swaps: string
+  weth_volume: string
+  traders: string
+}
+
+export const statsEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/stats',
+  summary: 'Service statistics',
+  description: 'Totals per tracked chain: blocks indexed, launches, pools, swaps, transfers, WETH volume (exact wei) and distinct traders, with the block they are measured through.',
+  tags: ['service'],
+  response: z.object({ data: z.object({ chains: z.array(ChainTotals) }) }),
+  access: { kind: 'free' },
+  tool: { name: 'svc_stats' },
+  async handler({ deps }) {
+    const chains = await Promise.all(
+      CHAINS.map((chain) =>
+        deps.cache.get(`stats:${chain}`, deps.watermarks.version(chain), async () => {
+          const [r] = await queryRows<Row>(deps.ch, namedQuery('chain_stats'), { chain })
+          const blocks = Number(r!.blocks_indexed)
+          return {
+            chain_id: chain,
+            measured_through_block: deps.watermarks.get(chain),
+            last_block_time: blocks > 0 ? r!.last_block_time : null,
+            blocks_indexed: blocks,
+            tokens_launched: Number(r!.tokens_launched),
+            tokens_traded: Number(r!.tokens_traded),
+            pools: Number(r!.pools),
+            swaps: Number(r!.swaps),
+            transfers: Number(r!.transfers),
+            weth_volume_wei: r!.weth_volume,
+            unique_traders: Number(r!.traders),
+          }
+        }),
+      ),
+    )
+    return { data: { chains } }
+  },
+})

@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { z } from 'zod'
+import type { AccessGate } from './access/gate.ts'
+import { ADDRESS_MESSAGE } from './catalog/schemas.ts'
+import type { AnyEndpoint, RequestInfo } from './catalog/types.ts'
+import type { ApiDeps } from './deps.ts'
+import { ApiError } from './errors.ts'
+
+/** Query parameter names that look like a credential: keys go in headers only. */
+const KEY_PARAMS = new Set(['key', 'api_key', 'apikey', 'x-svc-key', 'access_token', 'token_key'])
+
+/** `/token/{address}` → `/token/:address` */
+export function fastifyPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1')
+}
+
+/** Parse one part of a request with its zod schema, turning failures into our 400 errors. */
+export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.output<S> {
+  if (!schema) return {} as z.output<S>
+  const r = schema.safeParse(value ?? {})
+  if (r.success) return r.data
+  const issue = r.error.issues[0]!
+  const parameter = issue.path.length ? issue.path.join('.') : where
+  const details = { parameter, in: where, expected: issue.message }
+  if (issue.message === ADDRESS_MESSAGE) throw new ApiError('invalid_address', `${parameter} is not a 0x address of 40 hex characters.`, details)
+  throw new ApiError('invalid_parameter', `${parameter}: ${issue.message}.`, details)
+}
+
+export function requestInfo(req: FastifyRequest): RequestInfo {
+  return { ip: req.ip, headers: req.headers }
+}
+
+/** Run one catalog endpoint for an already-parsed request, through the access gate. */
+export async function invokeEndpoint(
+  e: AnyEndpoint,
+  input: { params: unknown; query: unknown; body: unknown },
+  info: RequestInfo,
+  deps: ApiDeps,
+  gate: AccessGate,
+) {
+  if (!e.handler) throw new ApiError('not_implemented', `${e.method} ${e.path} is declared by the contract but not served yet.`)
+  const params = parsePart(e.params, input.params, 'path')
+  const query = parsePart(e.query, input.query, 'query')
+  const body = parsePart(e.body, input.body, 'body')
+  const grant = await gate.admit(e, query as Record<string, unknown>, info)
+  const result = await e.handler({ params, query, body, deps, request: info })
+  // Settle only after the handler succeeded; a settlement failure throws, so nothing is served.
+  const headers = grant.settle ? await grant.settle() : {}
+  return { result, headers, grant }
+}
+
+/** Register every catalog endpoint as a Fastify route. */
+export function registerCatalogRoutes(app: FastifyInstance, catalog: AnyEndpoint[], deps: ApiDeps, gate: AccessGate): void {
+  for (const e of catalog) {
+    if (e.mountedBy) continue
+    app.route({
+      method: e.method,
+      url: fastifyPath(e.path),
+      async handler(req: FastifyRequest, reply: FastifyReply) {
+        const query = (req.query ?? {}) as Record<string, unknown>
+        for (const k of Object.keys(query)) {
+          if (KEY_PARAMS.has(k.toLowerCase())) throw new ApiError('key_in_url', undefined, { parameter: k })
+        }
+        const { result, headers } = await invokeEndpoint(e, { params: req.params, query, body: req.body }, requestInfo(req), deps, gate)
+        reply.headers(headers)
+        if (result && typeof result === 'object' && 'raw' in result && 'contentType' in result) {
+          return reply.type(String(result.contentType)).send(result.raw)
+        }
+        return reply.send(result)
+      },
+    })
+  }
+}

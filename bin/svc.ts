@@ -1,0 +1,175 @@
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig, type Config } from '../core/config.ts'
+import { createClickHouse } from '../core/clickhouse.ts'
+import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
+import { createSimSource, resolveSimStart, type SimSource } from '../pipelines/sources/sim-source.ts'
+import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
+import { migrate } from '../sql/migrate.ts'
+import { runReadOnlySql } from '../sql/read-only.ts'
+import { followed4663 } from './follow.ts'
+import { createRuntime, type Runtime } from './runtime.ts'
+import { createApiServer } from './serve-api.ts'
+
+const USAGE = `usage: svc <command>
+  start                 embedded, all in one: simulator (unless a chain RPC URL is set), pipelines, API and MCP
+  api                   the API and MCP server only
+  pipeline chain-4663   the chain-4663 processor only  [--exit-at-block N]
+  sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
+  migrate               apply sql/migrations
+  sql "<query>"         run one read-only query and print JSON rows`
+
+/** Stop cleanly on SIGTERM/SIGINT: each closer runs once, in order. */
+function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | void>): void {
+  let closing = false
+  const shutdown = async (signal: string) => {
+    if (closing) return
+    closing = true
+    rt.logger.info({ signal }, 'shutting down: finishing the running batch, committing, closing')
+    for (const c of closers) {
+      try {
+        await c()
+      } catch (err) {
+        rt.logger.error({ err }, 'error during shutdown')
+      }
+    }
+    await rt.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+}
+
+async function startProcessor(rt: Runtime, onAdvance?: (b: number) => void): Promise<ChainProcessor> {
+  const processor = createChainProcessor({
+    ch: rt.ch,
+    bus: rt.bus,
+    logger: rt.logger,
+    metrics: rt.metrics,
+    chainId: 4663,
+    namespace: rt.config.BUS_NAMESPACE,
+    maxBatchBlocks: rt.config.PIPELINE_BATCH_BLOCKS,
+    follow: followed4663(rt.config),
+    onAdvance,
+    sinkHooks: faultHooks(),
+  })
+  await processor.start()
+  return processor
+}
+
+/**
+ * Test-only fault injection: SVC_FAULT=crash-after-insert:<table>:<n> kills the process with
+ * SIGKILL right after the n-th acknowledged insert into <table>, i.e. in the middle of a batch.
+ */
+function faultHooks() {
+  const m = /^crash-after-insert:(\w+):(\d+)$/.exec(process.env.SVC_FAULT ?? '')
+  if (!m) return undefined
+  let seen = 0
+  return {
+    afterInsert(table: string) {
+      if (table === m[1] && ++seen === Number(m[2])) process.kill(process.pid, 'SIGKILL')
+    },
+  }
+}
+
+async function commandStart(config: Config): Promise<void> {
+  const rt = await createRuntime(config, 'start')
+  const api = await createApiServer(rt, { pollMs: 0 })
+  const processor = await startProcessor(rt, (b) => api.watermarks.advance(4663, b))
+  let sim: SimSource | undefined
+  if (config.simulatorOn) {
+    const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.SIMULATOR_BACKFILL_BLOCKS)
+    sim = createSimSource({ bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start })
+    sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
+  }
+  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => api.close()])
+  const address = await api.app.listen({ port: config.PORT, host: config.HOST })
+  rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
+}
+
+async function commandApi(config: Config): Promise<void> {
+  const rt = await createRuntime(config, 'api')
+  const api = await createApiServer(rt)
+  onShutdown(rt, [() => api.close()])
+  const address = await api.app.listen({ port: config.PORT, host: config.HOST })
+  rt.logger.info({ address }, 'api listening')
+}
+
+async function commandPipeline(config: Config, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'exit-at-block': { type: 'string' } } })
+  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663`)
+  const exitAt = values['exit-at-block'] !== undefined ? Number(values['exit-at-block']) : undefined
+  const rt = await createRuntime(config, `pipeline-${positionals[0]}`)
+  let processor: ChainProcessor | undefined
+  const done = async () => {
+    await processor?.stop()
+    await rt.close()
+    process.exit(0)
+  }
+  processor = await startProcessor(rt, (b) => {
+    if (exitAt !== undefined && b >= exitAt) void done()
+  })
+  if (exitAt !== undefined && processor.watermark() >= exitAt) return done()
+  onShutdown(rt, [() => processor!.stop()])
+}
+
+async function commandSim(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { from: { type: 'string' }, until: { type: 'string' }, genesis: { type: 'string' } } })
+  const rt = await createRuntime(config, 'sim')
+  const start = config.CLICKHOUSE_URL && values.from === undefined
+    ? await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.SIMULATOR_BACKFILL_BLOCKS)
+    : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
+  const sim = createSimSource({
+    bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+    untilBlock: values.until !== undefined ? Number(values.until) : undefined,
+  })
+  onShutdown(rt, [() => sim.stop()])
+  await sim.run()
+  await rt.close()
+}
+
+async function commandMigrate(config: Config): Promise<void> {
+  const ch = await createClickHouse(config)
+  const r = await migrate(ch)
+  console.log(JSON.stringify(r))
+  await ch.close()
+}
+
+async function commandSql(config: Config, args: string[]): Promise<void> {
+  const query = args.join(' ').trim()
+  if (!query) throw new ConfigError('svc sql needs a query: svc sql "SELECT ..."')
+  const ch = await createClickHouse(config)
+  try {
+    for (const row of await runReadOnlySql(ch, query)) console.log(JSON.stringify(row))
+  } finally {
+    await ch.close()
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv
+  if (!command || command === '--help' || command === 'help') {
+    console.log(USAGE)
+    return
+  }
+  const config = loadConfig()
+  switch (command) {
+    case 'start': return commandStart(config)
+    case 'api': return commandApi(config)
+    case 'pipeline': return commandPipeline(config, rest)
+    case 'sim': return commandSim(config, rest)
+    case 'migrate': return commandMigrate(config)
+    case 'sql': return commandSql(config, rest)
+    default:
+      console.error(`svc: unknown command ${JSON.stringify(command)}\n${USAGE}`)
+      process.exit(2)
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof ConfigError) {
+    console.error(`svc: ${err.message}`)
+    process.exit(1)
+  }
+  console.error(err)
+  process.exit(1)
+})

@@ -1,0 +1,102 @@
+import { z } from 'zod'
+
+/**
+ * Configuration: the environment variables of DESIGN §6, parsed once with zod and frozen.
+ * The variable names are a contract with operators; a bad value stops the process with one
+ * line naming the variable and what was expected (see `ConfigError`).
+ */
+
+const addressList = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^0x[0-9a-f]{40}$/, 'a comma list of 0x addresses')))
+
+const optionalUrl = z.url({ error: 'a URL' }).optional()
+const nonNegInt = (def: number) => z.coerce.number({ error: 'an integer' }).int('an integer').nonnegative('>= 0').default(def)
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number({ error: 'a port number' }).int().min(0, 'a port 0-65535').max(65535, 'a port 0-65535').default(8080),
+  HOST: z.string().min(1, 'a host name or address').default('127.0.0.1'),
+  DATA_DIR: z.string().min(1, 'a directory path').default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal|error|warn|info|debug|trace|silent' }).default('info'),
+
+  CLICKHOUSE_URL: optionalUrl,
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name').default('default'),
+
+  KAFKA_BROKERS: z
+    .string()
+    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'a comma list of host:port')).min(1, 'at least one host:port'))
+    .optional(),
+  /** Prefix for topic and consumer-group names, so several deployments (or test runs) share a broker. */
+  BUS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]*$/, 'letters, digits, _ or -').default(''),
+  /** Blocks per insert batch in the chain processors. */
+  PIPELINE_BATCH_BLOCKS: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(10_000, '<= 10000').default(500),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').optional(),
+
+  CHAIN_4663_RPC_URL: optionalUrl,
+  CHAIN_4663_START_BLOCK: nonNegInt(0),
+  CHAIN_4663_CONFIRMATIONS: nonNegInt(3),
+  CHAIN_5042_RPC_URL: optionalUrl,
+  CHAIN_5042_START_BLOCK: nonNegInt(0),
+  CHAIN_5042_CONFIRMATIONS: nonNegInt(3),
+  CHAIN_4663_WETH: addressList.optional(),
+  CHAIN_4663_V2_FACTORIES: addressList.optional(),
+  CHAIN_4663_V3_FACTORIES: addressList.optional(),
+  CHAIN_4663_V4_POOL_MANAGER: addressList.optional(),
+  CHAIN_5042_LAUNCHPADS: addressList.optional(),
+  CHAIN_5042_FACTORIES: addressList.optional(),
+
+  SIMULATOR: z.enum(['on', 'off'], { error: 'on or off' }).optional(),
+  SIMULATOR_SEED: z.coerce.number({ error: 'an integer' }).int('an integer').default(4663),
+  /** Seconds between simulated blocks in live mode. */
+  SIMULATOR_BLOCK_SECONDS: z.coerce.number({ error: 'a number of seconds' }).positive('> 0').default(2),
+  /** Blocks generated as fast as possible before going live. */
+  SIMULATOR_BACKFILL_BLOCKS: nonNegInt(200),
+
+  SVC_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address').optional(),
+  X402_FACILITATOR_URL: optionalUrl,
+  X402_NETWORK_RPC_URL: optionalUrl,
+})
+
+type Env = z.infer<typeof EnvSchema>
+
+export type Config = Readonly<
+  Env & {
+    /** SIMULATOR resolved: on unless a chain RPC URL is set. */
+    simulatorOn: boolean
+    mode: { clickhouse: 'chdb' | 'server'; bus: 'memory' | 'kafka'; store: 'memory' | 'redis' }
+  }
+>
+
+/** A configuration problem, carrying the one line the process prints before it stops. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Parse the environment; throws ConfigError whose message names the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings count as unset, the way shells and .env files usually mean them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
+  const parsed = EnvSchema.safeParse(cleaned)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const name = String(issue.path[0] ?? 'environment')
+    const got = cleaned[name]
+    throw new ConfigError(`invalid ${name}=${JSON.stringify(got ?? '')}: expected ${issue.message}`)
+  }
+  const e = parsed.data
+  const anyRpc = Boolean(e.CHAIN_4663_RPC_URL || e.CHAIN_5042_RPC_URL)
+  return Object.freeze({
+    ...e,
+    simulatorOn: e.SIMULATOR ? e.SIMULATOR === 'on' : !anyRpc,
+    mode: Object.freeze({
+      clickhouse: e.CLICKHOUSE_URL ? 'server' : 'chdb',
+      bus: e.KAFKA_BROKERS ? 'kafka' : 'memory',
+      store: e.REDIS_URL ? 'redis' : 'memory',
+    } as const),
+  })
+}

@@ -1,0 +1,66 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import type { AccessGate } from '../api/access/gate.ts'
+import type { AnyEndpoint, RequestInfo } from '../api/catalog/types.ts'
+import type { ApiDeps } from '../api/deps.ts'
+import { ApiError } from '../api/errors.ts'
+import { invokeEndpoint } from '../api/routes.ts'
+
+/** Hosted tool server identity (spec: Versioning). */
+export const MCP_SERVER_INFO = { name: 'svc-chain-intel', version: '0.6.1' }
+export const MCP_PROTOCOL_VERSION = '2025-06-18'
+
+/** The tool's input: the endpoint's path, query and body fields as one object. */
+function toolInputShape(e: AnyEndpoint): z.ZodRawShape {
+  const shape: z.ZodRawShape = {}
+  for (const part of [e.params, e.query]) if (part) Object.assign(shape, part.shape)
+  if (e.body && e.body instanceof z.ZodObject) Object.assign(shape, e.body.shape)
+  return shape
+}
+
+function splitInput(e: AnyEndpoint, args: Record<string, unknown>) {
+  const pick = (keys: string[]) => Object.fromEntries(keys.filter((k) => k in args).map((k) => [k, args[k]]))
+  return {
+    params: pick(Object.keys(e.params?.shape ?? {})),
+    query: pick(Object.keys(e.query?.shape ?? {})),
+    body: e.body instanceof z.ZodObject ? pick(Object.keys(e.body.shape)) : undefined,
+  }
+}
+
+/**
+ * An MCP server whose tools are generated from the endpoint catalog: one tool per endpoint
+ * that names one, with the same schemas, the same handler and the same access gate. Domain
+ * failures (bad input, payment required, not found) come back as results with isError; the
+ * arguments the tool receives are the raw ones, validated by the endpoint's own schemas.
+ */
+export function createMcpServer(catalog: AnyEndpoint[], deps: ApiDeps, gate: AccessGate, fallbackInfo: RequestInfo): McpServer {
+  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } })
+  for (const e of catalog) {
+    if (!e.tool) continue
+    const shape = toolInputShape(e)
+    server.registerTool(
+      e.tool.name,
+      {
+        title: e.summary,
+        description: `${e.tool.description ?? e.description} (${e.method} ${e.path})`,
+        inputSchema: shape,
+        annotations: { readOnlyHint: e.method === 'GET', openWorldHint: false },
+      },
+      async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
+        const info: RequestInfo = extra.requestInfo ? { ip: fallbackInfo.ip, headers: extra.requestInfo.headers } : fallbackInfo
+        try {
+          const { result } = await invokeEndpoint(e, splitInput(e, args), info, deps, gate)
+          const json = result as Record<string, unknown>
+          return { content: [{ type: 'text', text: JSON.stringify(json) }], structuredContent: json }
+        } catch (err) {
+          if (err instanceof ApiError) {
+            return { isError: true, content: [{ type: 'text', text: JSON.stringify(err.body()) }], structuredContent: err.body() as unknown as Record<string, unknown> }
+          }
+          throw err
+        }
+      },
+    )
+  }
+  return server
+}

@@ -1,0 +1,203 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import type { Logger } from '../../core/logger.ts'
+import type { Metrics } from '../../core/metrics.ts'
+import type { Bus, BusBatch, BatchControl, Subscription } from '../bus/types.ts'
+import { ChainBlock } from '../records/chain-block.ts'
+import { createClickHouseSink, type SinkHooks } from '../sink/clickhouse-sink.ts'
+import { chainTopic, deadLetterTopic, namespaced } from '../topics.ts'
+import { batchToken, createBatchJournal, type PlannedBatch } from './batch-journal.ts'
+import { chainRows } from './chain-rows.ts'
+import { loadPoolRegistry, type FollowedContracts, type PoolRegistry } from './pool-registry.ts'
+
+export interface ChainProcessorDeps {
+  ch: ClickHouseClient
+  bus: Bus
+  logger: Logger
+  metrics: Metrics
+  chainId: number
+  /** Prefix of topic and group names (BUS_NAMESPACE). */
+  namespace?: string
+  follow: FollowedContracts
+  /** Blocks per insert batch (a batch is one insert per table). */
+  maxBatchBlocks?: number
+  /** Called after each batch with the new watermark (the serving cache keys by it). */
+  onAdvance?(block: number): void
+  sinkHooks?: SinkHooks
+}
+
+export interface ChainProcessor {
+  start(): Promise<void>
+  /** Stop consuming; the running batch finishes and is committed first. */
+  stop(): Promise<void>
+  /** Last block fully ingested, or -1 before the first. */
+  watermark(): number
+  lag(): Promise<number>
+}
+
+/** Thrown to have the bus deliver the batch again later (waiting for the rest of a journaled batch). */
+class WaitForMore extends Error {
+  override name = 'WaitForMore'
+}
+
+/**
+ * The chain processor: consumes `chain.<id>.logs`, decodes, and inserts each batch of blocks
+ * with an exactly-once effect:
+ *  - blocks at or below the watermark (the last block in `chain_blocks`) are already in, and
+ *    are skipped whatever batch they arrive in;
+ *  - a batch is journaled (block range + token) before its first insert; after a crash the
+ *    journaled batch is re-formed exactly and re-inserted with the same token, so the tables
+ *    it had reached deduplicate it (materialized views too) and the others receive it;
+ *  - bus offsets are committed only after the inserts are acknowledged.
+ */
+export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
+  const { ch, bus, logger, metrics, chainId } = deps
+  const consumer = `chain-${chainId}`
+  const topic = namespaced(deps.namespace ?? '', chainTopic(chainId))
+  const maxBatchBlocks = deps.maxBatchBlocks ?? 500
+  const journal = createBatchJournal(ch, consumer)
+  const sink = createClickHouseSink(ch, metrics, deps.sinkHooks)
+  let pools: PoolRegistry
+  let watermark = -1
+  let pending: PlannedBatch | null = null
+  let subscription: Subscription | undefined
+  let rowsWindow: Array<[number, number]> = []
+
+  async function loadWatermark(): Promise<number> {
+    const rows = await queryRows<{ n: string }>(ch, 'SELECT number AS n FROM chain_blocks WHERE chain_id = {chain:UInt32} ORDER BY number DESC LIMIT 1', { chain: chainId })
+    return rows[0] ? Number(rows[0].n) : -1
+  }
+
+  async function deadLetter(records: Array<{ value: string; reason: string; offset: string }>): Promise<void> {
+    if (records.length === 0) return
+    await bus.publish(
+      deadLetterTopic(topic),
+      records.map((r) => ({ key: String(chainId), value: r.value, headers: { reason: r.reason, step: 'chain-processor', offset: r.offset, at: new Date().toISOString() } })),
+    )
+    for (const r of records) metrics.deadLetters.inc({ topic, reason: r.reason.split(':')[0]! })
+  }
+
+  async function onBatch(batch: BusBatch, control: BatchControl): Promise<void> {
+    const started = performance.now()
+    const parsed: Array<{ block: ChainBlock; offset: string }> = []
+    const invalid: Array<{ value: string; reason: string; offset: string }> = []
+    for (const m of batch.messages) {
+      let json: unknown
+      try {
+        json = JSON.parse(m.value)
+      } catch {
+        invalid.push({ value: m.value, reason: 'invalid_json', offset: m.offset })
+        continue
+      }
+      const r = ChainBlock.safeParse(json)
+      if (!r.success) invalid.push({ value: m.value, reason: `invalid_record: ${r.error.issues[0]?.message}`, offset: m.offset })
+      else if (r.data.chainId !== chainId) invalid.push({ value: m.value, reason: `wrong_chain: ${r.data.chainId}`, offset: m.offset })
+      else parsed.push({ block: r.data, offset: m.offset })
+    }
+
+    let selected: Array<{ block: ChainBlock; offset: string }>
+    let token: string
+    let doneThrough = batch.messages[batch.messages.length - 1]!.offset
+    if (pending) {
+      // Re-form the journaled batch exactly: same blocks, same token.
+      const p = pending
+      const end = parsed.findIndex((x) => x.block.number === p.lastBlock)
+      if (end < 0) throw new WaitForMore(`waiting for block ${p.lastBlock} to re-form batch ${p.token}`)
+      const lastBlock = parsed[end]!.block
+      if (batchToken(consumer, p.firstBlock, p.lastBlock, lastBlock.hash) !== p.token) {
+        // The chain under that range changed (a reorg, or another simulator seed): the journaled
+        // token no longer names these rows, so reusing it would drop them as duplicates.
+        logger.warn({ consumer, token: p.token }, 'journaled batch no longer matches the chain; forming a new batch')
+        pending = null
+        return onBatch(batch, control)
+      }
+      selected = parsed.slice(0, end + 1).filter((x) => x.block.number >= p.firstBlock && x.block.number > watermark)
+      doneThrough = parsed[end]!.offset
+      token = p.token
+      logger.info({ consumer, token, first: p.firstBlock, last: p.lastBlock }, 're-inserting the journaled batch after a restart')
+    } else {
+      selected = []
+      let last = watermark
+      for (const x of parsed) {
+        // Strictly increasing and above the watermark; anything else is a redelivery.
+        if (x.block.number > last && selected.length < maxBatchBlocks) {
+          selected.push(x)
+          last = x.block.number
+        } else if (selected.length >= maxBatchBlocks) {
+          break
+        }
+      }
+      if (selected.length >= maxBatchBlocks) doneThrough = selected[selected.length - 1]!.offset
+      const first = selected[0]?.block
+      const lastB = selected[selected.length - 1]?.block
+      token = first && lastB ? batchToken(consumer, first.number, lastB.number, lastB.hash) : ''
+      if (first && lastB) await journal.record({ firstBlock: first.number, lastBlock: lastB.number, token })
+    }
+    pending = null
+
+    await deadLetter(invalid.filter((x) => BigInt(x.offset) <= BigInt(doneThrough)))
+    if (selected.length > 0) {
+      const blocks = selected.map((x) => x.block)
+      const { tables, rejected } = chainRows(chainId, blocks, pools, deps.follow)
+      const rows = await sink.insertBatch(token, tables)
+      if (rejected.length > 0) {
+        await deadLetter(rejected.map((r) => ({ value: JSON.stringify(r), reason: `malformed_log: ${r.reason}`, offset: doneThrough })))
+      }
+      watermark = blocks[blocks.length - 1]!.number
+      metrics.watermark.set({ chain: String(chainId) }, watermark)
+      rowsWindow.push([Date.now(), rows])
+      deps.onAdvance?.(watermark)
+      logger.debug({ consumer, blocks: blocks.length, rows, through: watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
+    }
+    control.doneThrough(doneThrough)
+    metrics.batches.inc({ consumer, outcome: 'ok' })
+    metrics.batchLatency.observe({ consumer }, (performance.now() - started) / 1000)
+  }
+
+  metrics.ingestRowsPerSecond.onCollect(() => {
+    const cutoff = Date.now() - 10_000
+    rowsWindow = rowsWindow.filter(([t]) => t >= cutoff)
+    metrics.ingestRowsPerSecond.set({ consumer }, rowsWindow.reduce((s, [, n]) => s + n, 0) / 10)
+  })
+
+  return {
+    async start() {
+      pools = await loadPoolRegistry(ch, chainId)
+      watermark = await loadWatermark()
+      // A batch journaled but not completed is redelivered by a durable bus, or regenerated from
+      // the watermark by the deterministic simulator on the in-process bus.
+      pending = await journal.last()
+      if (pending && pending.lastBlock <= watermark) pending = null
+      if (pending) logger.warn({ consumer, pending }, 'a journaled batch was not completed; it will be re-formed exactly')
+      metrics.watermark.set({ chain: String(chainId) }, watermark)
+      await bus.ensureTopics([topic, deadLetterTopic(topic)])
+      subscription = await bus.subscribe({
+        groupId: namespaced(deps.namespace ?? '', consumer),
+        topics: [topic],
+        fromBeginning: true,
+        maxBatchSize: Math.max(maxBatchBlocks, pending ? pending.lastBlock - pending.firstBlock + 1 : 0) * 2,
+        onBatch,
+        onError(err) {
+          metrics.batches.inc({ consumer, outcome: err instanceof WaitForMore ? 'wait' : 'error' })
+          if (err instanceof WaitForMore) logger.debug({ consumer }, err.message)
+          else logger.error({ consumer, err }, 'batch failed; it will be retried')
+        },
+      })
+      const lagTimer = setInterval(() => {
+        subscription?.lag().then((l) => metrics.busLag.set({ consumer }, l), () => {})
+      }, 2000)
+      lagTimer.unref()
+      const stop = subscription.stop.bind(subscription)
+      subscription.stop = async () => {
+        clearInterval(lagTimer)
+        await stop()
+      }
+      logger.info({ consumer, watermark, pools: pools.size() }, 'chain processor started')
+    },
+    async stop() {
+      await subscription?.stop()
+    },
+    watermark: () => watermark,
+    lag: async () => (subscription ? subscription.lag() : 0),
+  }
+}

@@ -1,0 +1,116 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import type { Logger } from '../../core/logger.ts'
+import type { Bus } from '../bus/types.ts'
+import { chainTopic, namespaced } from '../topics.ts'
+import { createChainSimulator, type ChainSimulator } from '../sim/chain-sim.ts'
+
+export interface SimStart {
+  /** First block to publish. */
+  fromBlock: number
+  /** Unix seconds of block 0: block n is stamped genesis + n × block seconds. */
+  genesis: number
+}
+
+/**
+ * Where a simulator resumes: after the last ingested block, on the same clock. The genesis time
+ * is read back from an ingested block, so a restarted simulator regenerates byte-identical
+ * blocks (the processor's journaled batch depends on it). A new world starts `backfillBlocks`
+ * in the past so that it has history at once and then runs on wall-clock time.
+ */
+export async function resolveSimStart(ch: ClickHouseClient, chainId: number, blockSeconds: number, backfillBlocks: number): Promise<SimStart> {
+  const rows = await queryRows<{ number: string; ts: string }>(
+    ch,
+    'SELECT number, toUnixTimestamp(timestamp) AS ts FROM chain_blocks WHERE chain_id = {chain:UInt32} ORDER BY number DESC LIMIT 1',
+    { chain: chainId },
+  )
+  if (rows[0]) {
+    const n = Number(rows[0].number)
+    return { fromBlock: n + 1, genesis: Number(rows[0].ts) - n * blockSeconds }
+  }
+  return { fromBlock: 1, genesis: Math.floor(Date.now() / 1000) - Math.ceil(backfillBlocks * blockSeconds) }
+}
+
+export interface SimSourceOptions {
+  bus: Bus
+  logger: Logger
+  chainId: number
+  /** Prefix of the topic name (BUS_NAMESPACE). */
+  namespace?: string
+  seed: number
+  blockSeconds: number
+  start: SimStart
+  /** Stop after publishing this block (a bounded backfill); otherwise run live forever. */
+  untilBlock?: number
+  /** Blocks per publish call while catching up. */
+  chunk?: number
+}
+
+export interface SimSource {
+  /** Resolves when `untilBlock` is published, or when stopped. */
+  run(): Promise<void>
+  stop(): void
+  /** The next block number to publish. */
+  nextBlock(): number
+}
+
+/**
+ * Drives the deterministic simulator onto the bus: catches up as fast as the bus takes blocks
+ * to the block whose time is now (or to `untilBlock`), then publishes each block when its
+ * timestamp comes, like a chain producing blocks.
+ */
+export function createSimSource(opts: SimSourceOptions): SimSource {
+  const { bus, logger, chainId, blockSeconds } = opts
+  const topic = namespaced(opts.namespace ?? '', chainTopic(chainId))
+  const chunk = opts.chunk ?? 100
+  const sim: ChainSimulator = createChainSimulator({
+    chainId,
+    seed: opts.seed,
+    startTime: opts.start.genesis,
+    blockTimeSec: blockSeconds,
+    fromBlock: opts.start.fromBlock,
+  })
+  let stopped = false
+  let wake: (() => void) | undefined
+  const blockDue = () => Math.floor((Date.now() / 1000 - opts.start.genesis) / blockSeconds)
+
+  async function publishThrough(last: number): Promise<void> {
+    while (!stopped && sim.nextNumber <= last) {
+      const records = []
+      while (records.length < chunk && sim.nextNumber <= last) {
+        const b = sim.nextBlock()
+        records.push({ key: String(chainId), value: JSON.stringify(b) })
+      }
+      await bus.publish(topic, records)
+    }
+  }
+
+  return {
+    async run() {
+      await bus.ensureTopics([topic])
+      const target = opts.untilBlock ?? blockDue()
+      const from = sim.nextNumber
+      await publishThrough(target)
+      logger.info({ chainId, from, through: sim.nextNumber - 1 }, 'simulator caught up')
+      if (opts.untilBlock !== undefined) return
+      while (!stopped) {
+        const waitMs = (opts.start.genesis + sim.nextNumber * blockSeconds) * 1000 - Date.now()
+        if (waitMs > 0) {
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, waitMs)
+            wake = () => {
+              clearTimeout(t)
+              resolve()
+            }
+          })
+        }
+        if (!stopped) await publishThrough(Math.max(sim.nextNumber, blockDue()))
+      }
+    },
+    stop() {
+      stopped = true
+      wake?.()
+    },
+    nextBlock: () => sim.nextNumber,
+  }
+}

@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { queryRows } from '../../core/clickhouse.ts'
+import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+import { specEndpoints } from '../setup/spec.ts'
+
+const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
+let env: Embedded
+
+beforeAll(async () => {
+  env = await startEmbedded({ PIPELINE_BATCH_BLOCKS: '100' })
+  await env.ingestThrough(400)
+})
+afterAll(async () => env?.close())
+
+async function get(url: string, headers: Record<string, string> = {}) {
+  const res = await env.api.app.inject({ method: 'GET', url, headers })
+  return { status: res.statusCode, headers: res.headers, body: res.body, json: () => res.json() }
+}
+
+describe('GET /token/{address}', () => {
+  it('/token/{address} agrees with a direct SQL over the raw swaps', async () => {
+    const tokens = await queryRows<{ token: string; swaps: string; volume: string; traders: string }>(
+      env.rt.ch,
+      `SELECT token, count() AS swaps, sum(weth_in + weth_out) AS volume, uniqExact(trader) AS traders
+       FROM swaps FINAL GROUP BY token ORDER BY swaps DESC LIMIT 5`,
+    )
+    expect(tokens.length).toBeGreaterThan(0)
+    for (const t of tokens) {
+      const res = await get(`/token/${t.token}`, admin)
+      expect(res.status).toBe(200)
+      const { data, measured_through_block, chain_id } = res.json()
+      expect(chain_id).toBe(4663)
+      expect(measured_through_block).toBe(400)
+      expect(data.found).toBe(true)
+      expect(data.swaps).toBe(Number(t.swaps))
+      expect(data.weth_volume_wei).toBe(t.volume)
+      expect(data.unique_traders).toBe(Number(t.traders))
+    }
+  })
+
+  it('/token/{address} names the deployer from the contract creation', async () => {
+    const [c] = await queryRows<{ address: string; deployer: string; block_number: string }>(env.rt.ch, 'SELECT address, deployer, block_number FROM contract_creations LIMIT 1')
+    const res = await get(`/token/${c!.address.toUpperCase().replace('0X', '0x')}`, admin)
+    expect(res.status).toBe(200)
+    expect(res.json().data).toMatchObject({ token: c!.address, deployer: c!.deployer, created_block: Number(c!.block_number) })
+  })
+
+  it('/token/{address} answers found:false for an unknown token', async () => {
+    const res = await get(`/token/0x${'12'.repeat(20)}`, admin)
+    expect(res.status).toBe(200)
+    expect(res.json().data).toMatchObject({ found: false, swaps: 0, weth_volume_wei: '0', unique_traders: 0 })
+  })
+
+  it('/token/{address} answers 400 invalid_address for a malformed address', async () => {
+    for (const bad of ['0x123', 'hello', `0x${'zz'.repeat(20)}`, `0x${'ab'.repeat(21)}`]) {
+      const res = await get(`/token/${bad}`, admin)
+      expect(res.status).toBe(400)
+      expect(res.json()).toEqual({
+        error: { code: 'invalid_address', message: expect.stringContaining('address'), details: { parameter: 'address', in: 'path', expected: expect.any(String) } },
+      })
+    }
+  })
+
+  it('/token/{address} fails closed with 402 when no payment is presented', async () => {
+    const res = await get(`/token/0x${'12'.repeat(20)}`)
+    expect(res.status).toBe(402)
+    expect(res.json().error.code).toBe('payment_required')
+  })
+})
+
+describe('GET /stats', () => {
+  it('/stats totals equal the raw tables', async () => {
+    const res = await get('/stats')
+    expect(res.status).toBe(200)
+    const [chain] = res.json().data.chains
+    const [raw] = await queryRows<Record<string, string>>(
+      env.rt.ch,
+      `SELECT (SELECT count() FROM swaps FINAL) AS swaps, (SELECT sum(weth_in + weth_out) FROM swaps FINAL) AS volume,
+              (SELECT uniqExact(trader) FROM swaps FINAL) AS traders, (SELECT count() FROM contract_creations FINAL) AS launches,
+              (SELECT count() FROM chain_blocks FINAL) AS blocks`,
+    )
+    expect(chain).toMatchObject({
+      chain_id: 4663,
+      measured_through_block: 400,
+      blocks_indexed: Number(raw!.blocks),
+      swaps: Number(raw!.swaps),
+      weth_volume_wei: raw!.volume,
+      unique_traders: Number(raw!.traders),
+      tokens_launched: Number(raw!.launches),
+    })
+    expect(chain.swaps).toBeGreaterThan(100)
+  })
+
+  it('/stats grows as more blocks are ingested', async () => {
+    const before = (await get('/stats')).json().data.chains[0]
+    await env.ingestThrough(500)
+    const after = (await get('/stats')).json().data.chains[0]
+    expect(after.measured_through_block).toBe(500)
+    expect(after.blocks_indexed).toBe(before.blocks_indexed + 100)
+    expect(after.swaps).toBeGreaterThan(before.swaps)
+    expect(BigInt(after.weth_volume_wei)).toBeGreaterThan(BigInt(before.weth_volume_wei))
+  })
+})
+
+describe('errors', () => {
+  it('an unknown route answers 404 with the error body', async () => {
+    const res = await get('/no/such/route')
+    expect(res.status).toBe(404)
+    expect(res.headers['content-type']).toContain('application/json')
+    expect(res.json()).toEqual({ error: { code: 'not_found', message: 'No route GET /no/such/route.' } })
+  })
+
+  it('a key in the query string is refused with 400 key_in_url', async () => {
+    const res = await get('/stats?api_key=svc_live_abc')
+    expect(res.status).toBe(400)
+    expect(res.json().error.code).toBe('key_in_url')
+  })
+
+  it('a declared endpoint that is not served yet answers 501 not_implemented', async () => {
+    const res = await get(`/verdict/0x${'12'.repeat(20)}`)
+    expect(res.status).toBe(501)
+    expect(res.json().error.code).toBe('not_implemented')
+  })
+
+  it('a POST with a non-JSON body answers 415 unsupported_media_type', async () => {
+    const res = await env.api.app.inject({ method: 'POST', url: '/identify', headers: { 'content-type': 'text/csv' }, payload: 'a,b' })
+    expect(res.statusCode).toBe(415)
+    expect(res.json().error.code).toBe('unsupported_media_type')
+  })
+})
+
+describe('generated documents', () => {
+  it('/openapi.json lists every endpoint of the contract with its price', async () => {
+    const doc = (await get('/openapi.json')).json()
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.info.version).toBe('0.3.0')
+    expect(doc.info.description).toContain('0-29 `poor`')
+    const spec = specEndpoints()
+    expect(spec.length).toBeGreaterThan(45)
+    for (const row of spec) {
+      const op = doc.paths[row.path]?.[row.method.toLowerCase()]
+      expect(op, `${row.method} ${row.path}`).toBeDefined()
+      if (row.price) expect(op['x-price-usd'], `${row.method} ${row.path}`).toBe(row.price)
+    }
+    const tokenOp = doc.paths['/token/{address}'].get
+    expect(tokenOp.parameters).toEqual([expect.objectContaining({ name: 'address', in: 'path', required: true })])
+    expect(tokenOp.responses['400']).toBeDefined()
+    expect(tokenOp.responses['402']).toBeDefined()
+    const feedOp = doc.paths['/feed/new'].get
+    expect(feedOp.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['limit', 'min_score', 'since', 'tier'])
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain('invalid_address')
+  })
+
+  it('/.well-known/x402 lists every paid and mixed endpoint with its price (catalog version 2)', async () => {
+    const cat = (await get('/.well-known/x402')).json()
+    expect(cat.version).toBe(2)
+    expect(cat.network).toBe('eip155:8453')
+    const byPath = new Map(cat.resources.map((r: { method: string; path: string; price: string }) => [`${r.method} ${r.path}`, r]))
+    for (const row of specEndpoints().filter((r) => r.price)) {
+      expect(byPath.get(`${row.method} ${row.path}`), `${row.method} ${row.path}`).toMatchObject({ price: row.price })
+    }
+    expect(byPath.get('GET /report/{token}')).toMatchObject({ price: '0.05', freePerDay: 25, amount: '50000' })
+    expect(byPath.get('POST /identify')).toMatchObject({ price: '0.02', freePerDay: 5 })
+  })
+
+  it('/docs serves the interactive reference', async () => {
+    const res = await env.api.app.inject({ method: 'GET', url: '/docs/' })
+    expect(res.statusCode).toBe(200)
+    expect(res.body).toContain('swagger')
+    const json = await get('/docs/json')
+    expect(json.json().info.version).toBe('0.3.0')
+  })
+})
+
+describe('operations', () => {
+  it('/health reports every component ready', async () => {
+    const res = await get('/health')
+    expect(res.status).toBe(200)
+    expect(res.json()).toMatchObject({ status: 'ok', components: { clickhouse: 'ok', bus: 'ok', store: 'ok' } })
+  })
+
+  it('/metrics exposes ingest, lag, batch and request metrics', async () => {
+    await get('/stats')
+    const text = (await get('/metrics')).body
+    expect(text).toMatch(/svc_ingest_rows_total\{table="swaps"\} \d+/)
+    expect(text).toMatch(/svc_batch_duration_seconds_count\{consumer="chain-4663"\} \d+/)
+    expect(text).toContain('svc_bus_lag_messages')
+    expect(text).toContain('svc_ingest_rows_per_second')
+    expect(text).toMatch(/svc_http_request_duration_seconds_count\{route="\/stats"\} \d+/)
+    expect(text).toMatch(/svc_measured_through_block\{chain="4663"\} \d+/)
+  })
+})

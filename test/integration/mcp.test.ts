@@ -1,0 +1,63 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { catalog } from '../../api/catalog/index.ts'
+import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+
+let env: Embedded
+let base: string
+
+beforeAll(async () => {
+  env = await startEmbedded()
+  await env.ingestThrough(150)
+  base = await env.api.app.listen({ port: 0, host: '127.0.0.1' })
+})
+afterAll(async () => env?.close())
+
+async function connect(headers: Record<string, string> = {}) {
+  const client = new Client({ name: 'svc-test', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }))
+  return client
+}
+
+describe('MCP server at /mcp', () => {
+  it('tools/list gives the 23 svc_ tools declared in the catalog', async () => {
+    const client = await connect()
+    const { tools } = await client.listTools()
+    const names = tools.map((t) => t.name).sort()
+    expect(names).toHaveLength(23)
+    expect(names).toEqual(catalog.filter((e) => e.tool).map((e) => e.tool!.name).sort())
+    for (const n of ['svc_agent_features', 'svc_follows', 'svc_identify', 'svc_report', 'svc_verdict', 'svc_structure', 'svc_wallet', 'svc_search', 'svc_pulse', 'svc_feed', 'svc_callers', 'svc_leaderboard', 'svc_basket', 'svc_stats', 'svc_deployer', 'svc_token', 'svc_caller', 'svc_mentions', 'svc_momentum', 'svc_signals', 'svc_wallet_receipt', 'svc_first_call', 'svc_arc_report']) {
+      expect(names).toContain(n)
+    }
+    const token = tools.find((t) => t.name === 'svc_token')!
+    expect(token.inputSchema.required).toEqual(['address'])
+    await client.close()
+  })
+
+  it('svc_stats answers the same data as GET /stats', async () => {
+    const client = await connect()
+    const result = await client.callTool({ name: 'svc_stats', arguments: {} })
+    expect(result.isError).toBeFalsy()
+    const http = (await env.api.app.inject({ method: 'GET', url: '/stats' })).json()
+    expect(result.structuredContent).toEqual(http)
+    await client.close()
+  })
+
+  it('svc_token goes through the same access gate: 402 without payment, data with the admin token', async () => {
+    const unpaid = await connect()
+    const address = `0x${'ab'.repeat(20)}`
+    const refused = await unpaid.callTool({ name: 'svc_token', arguments: { address } })
+    expect(refused.isError).toBe(true)
+    expect((refused.structuredContent as { error: { code: string } }).error.code).toBe('payment_required')
+    await unpaid.close()
+    const paid = await connect({ authorization: `Bearer ${TEST_ADMIN_TOKEN}` })
+    const ok = await paid.callTool({ name: 'svc_token', arguments: { address } })
+    expect(ok.isError).toBeFalsy()
+    expect((ok.structuredContent as { data: { found: boolean } }).data.found).toBe(false)
+    const bad = await paid.callTool({ name: 'svc_token', arguments: { address: '0x12' } })
+    expect(bad.isError).toBe(true)
+    expect(JSON.stringify(bad.content)).toMatch(/address/)
+    await paid.close()
+  })
+})
