@@ -1,0 +1,40 @@
+# Shared helpers for infra/*.sh (sourced, not run).
+
+SVC_INFRA_CACHE="${SVC_INFRA_CACHE:-$HOME/.cache/svc-infra}"
+INFRA_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+log() { echo "[$INFRA_NAME] $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# True when nothing listens on 127.0.0.1:$1 and we may bind it.
+port_free() {
+  node -e '
+    const s = require("net").createServer()
+    s.once("error", () => process.exit(1))
+    s.listen(Number(process.argv[1]), "127.0.0.1", () => s.close(() => process.exit(0)))
+  ' "$1"
+}
+
+# Prints $1 when it is free (and not 0), otherwise a port the kernel hands out.
+pick_port() {
+  if [ "$1" != 0 ] && port_free "$1"; then echo "$1"; return; fi
+  node -e '
+    const s = require("net").createServer()
+    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })
+  '
+}
+
+pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+
+# Stops a process by pid: TERM, then KILL after $2 seconds.
+stop_pid() {
+  local pid="$1" grace="${2:-20}" i
+  pid_alive "$pid" || return 0
+  kill "$pid" 2>/dev/null || true
+  for ((i = 0; i < grace * 10; i++)); do
+    pid_alive "$pid" || return 0
+    sleep 0.1
+  done
+  log "pid $pid did not stop in ${grace}s, killing"
+  kill -9 "$pid" 2>/dev/null || true
+}

@@ -1,0 +1,349 @@
+import {
+  Kafka,
+  Partitioners,
+  logLevel as KafkaLogLevel,
+  type Admin,
+  type Consumer,
+  type EachBatchPayload,
+  type IHeaders,
+  type KafkaMessage,
+  type LogEntry,
+  type Producer,
+} from 'kafkajs'
+import { clampOffset } from './memory-bus.ts'
+import type { BatchControl, Bus, BusBatch, BusMessage, SubscribeOptions, Subscription } from './types.ts'
+
+/** The pino-shaped logger kafkajs messages are forwarded to. */
+export interface BusLogger {
+  error(obj: object, msg?: string): void
+  warn(obj: object, msg?: string): void
+  info(obj: object, msg?: string): void
+  debug(obj: object, msg?: string): void
+}
+
+export interface KafkaBusOptions {
+  brokers: string[]
+  clientId: string
+  /** Without a logger kafkajs is silent. */
+  logger?: BusLogger
+  /** Lowest kafkajs level forwarded to `logger`. Default 'warn' (kafkajs is chatty at info). */
+  logLevel?: 'error' | 'warn' | 'info' | 'debug'
+  /** Partitions for topics that `ensureTopics` creates. Default 1. */
+  partitions?: number
+  /** Pause before a failed batch is fetched again. Default 500 ms. */
+  retryDelayMs?: number
+  /** How long `subscribe` waits for the group join and first fetch. Default 60 s. */
+  joinTimeoutMs?: number
+}
+
+const DEFAULT_BATCH = 500
+const HEARTBEAT_MS = 1_000
+
+/**
+ * The bus over Kafka. Each subscription is one kafkajs consumer; offsets are committed
+ * explicitly, per partition, only after `onBatch` resolves, and only through `doneThrough`.
+ */
+export function createKafkaBus(options: KafkaBusOptions): Bus {
+  const retryDelayMs = options.retryDelayMs ?? 500
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers: options.brokers,
+    connectionTimeout: 3_000,
+    requestTimeout: 30_000,
+    ...(options.logger
+      ? { logLevel: toKafkaLevel(options.logLevel ?? 'warn'), logCreator: forwardTo(options.logger) }
+      : { logLevel: KafkaLogLevel.NOTHING }),
+  })
+  const subscriptions = new Set<Subscription>()
+  let producer: Promise<Producer> | null = null
+  let admin: Promise<Admin> | null = null
+  let closed = false
+
+  // Connections are opened on first use and shared; a failed connect is retried next call.
+  function getProducer(): Promise<Producer> {
+    if (!producer) {
+      // acks=-1 and one request in flight: a retried send cannot overtake a later one, so
+      // order within a key holds. (kafkajs's idempotent mode retries forever, which would turn
+      // a dead broker into a publish() that never returns.)
+      const p = kafka.producer({
+        createPartitioner: Partitioners.DefaultPartitioner,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: true,
+      })
+      producer = p.connect().then(
+        () => p,
+        (err) => {
+          producer = null
+          throw err
+        },
+      )
+    }
+    return producer
+  }
+
+  function getAdmin(): Promise<Admin> {
+    if (!admin) {
+      const a = kafka.admin()
+      admin = a.connect().then(
+        () => a,
+        (err) => {
+          admin = null
+          throw err
+        },
+      )
+    }
+    return admin
+  }
+
+  async function ensureTopics(topics: string[]): Promise<void> {
+    const a = await getAdmin()
+    const existing = new Set(await a.listTopics())
+    const missing = [...new Set(topics)].filter((t) => !existing.has(t))
+    if (missing.length === 0) return
+    // Returns false (no throw) when another process created them first.
+    await a.createTopics({
+      topics: missing.map((topic) => ({ topic, numPartitions: options.partitions ?? 1 })),
+      waitForLeaders: true,
+    })
+  }
+
+  async function subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    if (closed) throw new Error('kafka bus: subscribe() after close()')
+    await ensureTopics(opts.topics)
+    const maxBatch = Math.max(1, opts.maxBatchSize ?? DEFAULT_BATCH)
+    const consumer = kafka.consumer({
+      groupId: opts.groupId,
+      sessionTimeout: 10_000,
+      rebalanceTimeout: 10_000,
+      heartbeatInterval: HEARTBEAT_MS,
+      maxBytesPerPartition: 16 * 1024 * 1024,
+      maxBytes: 64 * 1024 * 1024,
+      // The fetch long-poll bounds how long stop() waits; data present returns at once.
+      maxWaitTimeInMs: 500,
+      allowAutoTopicCreation: true,
+    })
+    let stopping = false
+    let wakeStop: () => void = () => {}
+    const stopped = new Promise<void>((r) => (wakeStop = r))
+    let assigned: Record<string, number[]> | null = null
+
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      assigned = e.payload.memberAssignment
+    })
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (!e.payload.restart) {
+        options.logger?.error({ err: e.payload.error, groupId: opts.groupId }, 'kafka consumer crashed for good')
+      }
+    })
+
+    const pause = (ms: number) => Promise.race([stopped, new Promise<void>((r) => setTimeout(r, ms).unref())])
+
+    async function eachBatch(payload: EachBatchPayload): Promise<void> {
+      const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, uncommittedOffsets } = payload
+      // One kafkajs fetch can hold far more than maxBatchSize; it is handed over in slices, and
+      // each slice is committed before the next is delivered.
+      for (let i = 0; i < batch.messages.length; i += maxBatch) {
+        if (stopping || !payload.isRunning() || payload.isStale()) return
+        const slice = batch.messages.slice(i, i + maxBatch)
+        const busBatch: BusBatch = {
+          topic: batch.topic,
+          partition: batch.partition,
+          messages: slice.map((m) => toBusMessage(batch.topic, batch.partition, m)),
+          highWatermark: batch.highWatermark,
+        }
+        const first = BigInt(slice[0].offset)
+        const last = BigInt(slice[slice.length - 1].offset)
+        let done = last
+        const control: BatchControl = {
+          doneThrough(offset: string) {
+            done = clampOffset(offset, first, last)
+          },
+        }
+        // kafkajs heartbeats only when asked; a long handler must not cost the assignment.
+        const beat = setInterval(() => heartbeat().catch(() => {}), HEARTBEAT_MS)
+        try {
+          await opts.onBatch(busBatch, control)
+        } catch (err) {
+          safeOnError(opts, err, busBatch)
+          // Not resolving is enough: kafkajs fetches each partition from its last resolved
+          // offset, so the same messages come back on the next fetch.
+          await pause(retryDelayMs)
+          return
+        } finally {
+          clearInterval(beat)
+        }
+        if (done >= first) {
+          resolveOffset(done.toString())
+          await commitOffsetsIfNecessary(uncommittedOffsets())
+        }
+        if (done < last) {
+          // The rest is fetched again from the resolved offset. Nothing done at all means the
+          // handler waits for more: do not spin on the same messages.
+          if (done < first) await pause(retryDelayMs)
+          return
+        }
+        await heartbeat()
+      }
+    }
+
+    const joined = waitForFirstFetch(consumer, options.joinTimeoutMs ?? 60_000)
+    joined.catch(() => {}) // awaited below; this only keeps an early failure from going unhandled
+    try {
+      await consumer.connect()
+      await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning ?? true })
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 1,
+        eachBatch,
+      })
+      await joined
+    } catch (err) {
+      await consumer.disconnect().catch(() => {})
+      throw err
+    }
+
+    let stopPromise: Promise<void> | null = null
+    const subscription: Subscription = {
+      stop() {
+        if (!stopPromise) {
+          stopping = true
+          wakeStop()
+          // disconnect() waits for the running eachBatch (which commits what was done), then
+          // leaves the group so the partitions move to another member at once.
+          stopPromise = consumer.disconnect().finally(() => subscriptions.delete(subscription))
+        }
+        return stopPromise
+      },
+      async lag() {
+        const a = await getAdmin()
+        const committed = await a.fetchOffsets({ groupId: opts.groupId, topics: opts.topics })
+        let total = 0n
+        for (const topic of opts.topics) {
+          const ends = await a.fetchTopicOffsets(topic)
+          const mine = assigned?.[topic]
+          for (const end of ends) {
+            if (assigned && !mine?.includes(end.partition)) continue
+            const c = committed.find((t) => t.topic === topic)?.partitions.find((p) => p.partition === end.partition)
+            const at = c && BigInt(c.offset) >= 0n ? BigInt(c.offset) : opts.fromBeginning === false ? BigInt(end.high) : BigInt(end.low)
+            total += BigInt(end.high) - at
+          }
+        }
+        return Number(total)
+      },
+    }
+    subscriptions.add(subscription)
+    return subscription
+  }
+
+  return {
+    kind: 'kafka',
+    ensureTopics,
+    async publish(topic, records) {
+      if (closed) throw new Error('kafka bus: publish() after close()')
+      if (records.length === 0) return
+      const p = await getProducer()
+      await p.send({
+        topic,
+        acks: -1,
+        messages: records.map((r) => ({ key: r.key, value: r.value, ...(r.headers ? { headers: r.headers } : {}) })),
+      })
+    },
+    subscribe,
+    async ping() {
+      const a = await withTimeout(getAdmin(), 5_000, 'kafka ping: connect timed out')
+      await withTimeout(a.describeCluster(), 5_000, 'kafka ping: no answer')
+    },
+    async close() {
+      closed = true
+      await Promise.all([...subscriptions].map((s) => s.stop()))
+      const [p, a] = [producer, admin]
+      producer = admin = null
+      await Promise.all([
+        p?.then((x) => x.disconnect()).catch(() => {}),
+        a?.then((x) => x.disconnect()).catch(() => {}),
+      ])
+    },
+  }
+}
+
+// Resolves after the consumer joined its group and fetched once: by then its start offsets
+// are resolved, so a record published afterwards is seen even without fromBeginning.
+function waitForFirstFetch(consumer: Consumer, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let joined = false
+    const timer = setTimeout(() => finish(new Error(`kafka consumer did not join within ${timeoutMs} ms`)), timeoutMs)
+    timer.unref()
+    const offJoin = consumer.on(consumer.events.GROUP_JOIN, () => (joined = true))
+    const offFetch = consumer.on(consumer.events.FETCH, () => joined && finish())
+    // A retriable crash (e.g. "the coordinator is loading" on a fresh broker) is followed by
+    // kafkajs's own restart and rejoin: keep waiting for that.
+    const offCrash = consumer.on(consumer.events.CRASH, (e) => !e.payload.restart && finish(e.payload.error))
+    function finish(err?: Error): void {
+      clearTimeout(timer)
+      offJoin()
+      offFetch()
+      offCrash()
+      if (err) reject(err)
+      else resolve()
+    }
+  })
+}
+
+function toBusMessage(topic: string, partition: number, m: KafkaMessage): BusMessage {
+  const headers = toHeaders(m.headers)
+  return {
+    topic,
+    partition,
+    offset: m.offset,
+    timestamp: Number(m.timestamp),
+    key: m.key ? m.key.toString('utf8') : null,
+    value: m.value ? m.value.toString('utf8') : '',
+    ...(headers ? { headers } : {}),
+  }
+}
+
+function toHeaders(h: IHeaders | undefined): Record<string, string> | undefined {
+  if (!h) return undefined
+  const out: Record<string, string> = {}
+  let any = false
+  for (const [k, v] of Object.entries(h)) {
+    const one = Array.isArray(v) ? v[0] : v
+    if (one === undefined) continue
+    out[k] = one.toString()
+    any = true
+  }
+  return any ? out : undefined
+}
+
+function safeOnError(opts: SubscribeOptions, err: unknown, batch: BusBatch): void {
+  try {
+    opts.onError?.(err, batch)
+  } catch {
+    // A failing error hook must not stop redelivery.
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms))),
+  ]).finally(() => clearTimeout(timer))
+}
+
+function toKafkaLevel(level: NonNullable<KafkaBusOptions['logLevel']>): KafkaLogLevel {
+  return { error: KafkaLogLevel.ERROR, warn: KafkaLogLevel.WARN, info: KafkaLogLevel.INFO, debug: KafkaLogLevel.DEBUG }[level]
+}
+
+function forwardTo(logger: BusLogger) {
+  return () =>
+    ({ namespace, level, log }: LogEntry) => {
+      const { message, timestamp: _ignored, ...extra } = log
+      const fields = { ...extra, kafkaNamespace: namespace }
+      if (level === KafkaLogLevel.ERROR) logger.error(fields, message)
+      else if (level === KafkaLogLevel.WARN) logger.warn(fields, message)
+      else if (level === KafkaLogLevel.INFO) logger.info(fields, message)
+      else logger.debug(fields, message)
+    }
+}

@@ -1,0 +1,7 @@
+import { createKafkaBus } from '../../pipelines/bus/kafka-bus.ts'
+import { createMemoryBus } from '../../pipelines/bus/memory-bus.ts'
+import { kafkaBrokerList } from '../setup/services.ts'
+import { busContract } from './bus.contract.ts'
+
+busContract('memory', () => createMemoryBus())
+busContract('kafka', () => createKafkaBus({ brokers: kafkaBrokerList(), clientId: 'contract-test' }))

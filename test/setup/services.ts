@@ -1,0 +1,30 @@
+/**
+ * The real services tests talk to. `global-setup.ts` starts them (or takes them from the
+ * environment) before any test file runs; these read what it found.
+ */
+
+/** The Kafka broker list (comma separated host:port), as `KAFKA_BROKERS` expects it. */
+export function requireKafkaBrokers(): string {
+  return required('KAFKA_BROKERS', 'bash infra/kafka.sh start')
+}
+
+/** The Kafka brokers as a list, for `createKafkaBus`. */
+export function kafkaBrokerList(): string[] {
+  return requireKafkaBrokers()
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean)
+}
+
+/** The Redis URL (redis://host:port). */
+export function requireRedisUrl(): string {
+  return required('REDIS_URL', 'bash infra/redis.sh start')
+}
+
+function required(name: string, start: string): string {
+  const value = process.env[name]
+  if (!value) {
+    throw new Error(`${name} is not set: the vitest global setup should have set it (or run \`${start}\` and export it)`)
+  }
+  return value
+}
