@@ -1,4 +1,5 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { AccessGate } from './access/gate.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
@@ -63,7 +64,7 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
   registerCatalogRoutes(app, catalog, deps, gate)
 
   // The interactive reference reads the same generated document as /openapi.json.
-  app.decorate('swagger', () => buildOpenApi(catalog))
+  await app.register(swagger, { mode: 'static', specification: { document: buildOpenApi(catalog) as never } })
   await app.register(swaggerUi, { routePrefix: '/docs' })
 
   for (const p of plugins) await p(app)

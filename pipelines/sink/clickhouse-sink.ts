@@ -6,7 +6,8 @@ export type TableRows = Array<[table: string, rows: Record<string, unknown>[]]>
 
 export interface ClickHouseSink {
   /**
-   * Insert one batch. Each table's insert carries the token `<batchToken>:<table>`, and
+   * Insert one batch; the last table of the list is inserted after all others are in. Each
+   * table's insert carries the token `<batchToken>:<table>`, and
    * dependent materialized views deduplicate with it, so inserting the same batch again
    * (after a crash or a redelivery) changes nothing.
    */
@@ -21,9 +22,8 @@ export interface SinkHooks {
 export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hooks: SinkHooks = {}): ClickHouseSink {
   return {
     async insertBatch(batchToken, tables) {
-      let total = 0
-      for (const [table, rows] of tables) {
-        if (rows.length === 0) continue
+      const insertOne = async ([table, rows]: TableRows[number]) => {
+        if (rows.length === 0) return 0
         await ch.insert({
           table,
           values: rows,
@@ -40,10 +40,14 @@ export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hoo
           },
         })
         metrics.ingestRows.inc({ table }, rows.length)
-        total += rows.length
         hooks.afterInsert?.(table, rows.length)
+        return rows.length
       }
-      return total
+      // All tables but the last go in concurrently; the last (the watermark table) goes in only
+      // after every other insert was acknowledged.
+      const head = await Promise.all(tables.slice(0, -1).map(insertOne))
+      const tail = tables.length ? await insertOne(tables[tables.length - 1]!) : 0
+      return head.reduce((a, b) => a + b, tail)
     },
   }
 }

@@ -37,7 +37,7 @@ describe('chain processor killed in the middle of a batch (Kafka + chDB)', () =>
     simData.cleanup()
   })
 
-  it('a processor killed mid-batch and restarted leaves every count exactly equal to an independent count over the raw rows', async () => {
+  it('a processor killed mid-batch and restarted leaves every count exactly equal to an independent count over the raw rows', { timeout: 300_000 }, async () => {
     const env = {
       KAFKA_BROKERS: requireKafkaBrokers(),
       BUS_NAMESPACE: `t${randomBytes(4).toString('hex')}`,
