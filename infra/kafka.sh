@@ -24,12 +24,6 @@ POM="$INFRA_DIR/kafka/pom.xml"
 LOG4J="$INFRA_DIR/kafka/log4j2.properties"
 DEP_PLUGIN="org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 
-lock() {
-  mkdir -p "$HOME_DIR"
-  exec 9>"$HOME_DIR/.lock"
-  flock 9
-}
-
 # The installed jar set is keyed by the pom and the requested version, so editing either
 # re-installs and nothing else does.
 install_key() { { cat "$POM"; echo "${KAFKA_VERSION:-}"; } | sha256sum | cut -d' ' -f1; }
@@ -182,17 +176,4 @@ do_status() {
   fi
 }
 
-do_stop() {
-  local pid
-  pid="$(current_pid)"
-  cleanup
-  if [ -n "$pid" ]; then log "stopped pid $pid"; else log "was not running"; fi
-}
-
-case "${1:-}" in
-  install) lock; do_install ;;
-  start) lock; do_start ;;
-  stop) lock; do_stop ;;
-  status) do_status ;;
-  *) echo "usage: $0 install|start|stop|status" >&2; exit 2 ;;
-esac
+dispatch "$@"

@@ -38,3 +38,29 @@ stop_pid() {
   log "pid $pid did not stop in ${grace}s, killing"
   kill -9 "$pid" 2>/dev/null || true
 }
+
+# Serializes the commands of one service ($HOME_DIR/.lock), so parallel starts do not race.
+lock() {
+  mkdir -p "$HOME_DIR"
+  exec 9>"$HOME_DIR/.lock"
+  flock 9
+}
+
+# The stop every service shares: its own cleanup, then say what happened.
+do_stop() {
+  local pid
+  pid="$(current_pid)"
+  cleanup
+  if [ -n "$pid" ]; then log "stopped pid $pid"; else log "was not running"; fi
+}
+
+# Runs the subcommand $1 with the do_install/do_start/do_status the sourcing script defines.
+dispatch() {
+  case "${1:-}" in
+    install) lock; do_install ;;
+    start) lock; do_start ;;
+    stop) lock; do_stop ;;
+    status) do_status ;;
+    *) echo "usage: $0 install|start|stop|status" >&2; exit 2 ;;
+  esac
+}

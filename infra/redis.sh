@@ -19,12 +19,6 @@ RUN="$HOME_DIR/run"
 PID_FILE="$HOME_DIR/redis.pid"
 ENV_FILE="$SVC_INFRA_CACHE/redis.env"
 
-lock() {
-  mkdir -p "$HOME_DIR"
-  exec 9>"$HOME_DIR/.lock"
-  flock 9
-}
-
 do_install() {
   if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
     return 0
@@ -110,17 +104,4 @@ do_status() {
   fi
 }
 
-do_stop() {
-  local pid
-  pid="$(current_pid)"
-  cleanup
-  if [ -n "$pid" ]; then log "stopped pid $pid"; else log "was not running"; fi
-}
-
-case "${1:-}" in
-  install) lock; do_install ;;
-  start) lock; do_start ;;
-  stop) lock; do_stop ;;
-  status) do_status ;;
-  *) echo "usage: $0 install|start|stop|status" >&2; exit 2 ;;
-esac
+dispatch "$@"
