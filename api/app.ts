@@ -45,7 +45,7 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
     const seconds = reply.elapsedTime / 1000
     metrics.requests.inc({ route, status: String(reply.statusCode) })
     metrics.requestLatency.observe({ route }, seconds)
-    logger.debug({ method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+    logger.info({ method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
   })
 
   app.setErrorHandler((err: FastifyError, req, reply) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineEndpoint } from '../catalog/types.ts'
+import { ApiError } from '../errors.ts'
 import { buildOpenApi } from '../openapi.ts'
 import { buildX402Catalog } from '../x402-catalog.ts'
 
@@ -40,7 +41,6 @@ export const healthEndpoint = defineEndpoint({
   response: z.object({ status: z.literal('ok'), components: z.record(z.string(), z.literal('ok')), measured_through_block: z.record(z.string(), z.number().nullable()) }),
   access: { kind: 'free' },
   async handler({ deps }) {
-    const { ApiError } = await import('../errors.ts')
     const results = await Promise.all(
       Object.entries(deps.readiness).map(async ([name, check]) => {
         try {

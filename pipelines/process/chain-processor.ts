@@ -147,7 +147,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       metrics.watermark.set({ chain: String(chainId) }, watermark)
       rowsWindow.push([Date.now(), rows])
       deps.onAdvance?.(watermark)
-      logger.debug({ consumer, blocks: blocks.length, rows, through: watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
+      logger.info({ consumer, blocks: blocks.length, rows, through: watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
     }
     control.doneThrough(doneThrough)
     metrics.batches.inc({ consumer, outcome: 'ok' })
