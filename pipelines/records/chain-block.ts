@@ -17,8 +17,8 @@ export const ChainLog = z.object({
   address,
   // Topics and data are checked by the decoders, which dead-letter a malformed log of a known
   // event; checking them here too would double the parse cost of the hottest record.
-  topics: z.array(z.string()).max(4),
-  data: z.string(),
+  topics: z.array(z.string().length(66)).max(4),
+  data: z.string().startsWith('0x'),
   /** Set by a source that saw the log removed by a reorg. */
   removed: z.boolean().optional(),
 })
