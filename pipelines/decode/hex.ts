@@ -44,3 +44,54 @@ export function shapeError(
 export function malformed(event: string, reason: string): MalformedLog {
   return { type: 'malformed', event, reason }
 }
+
+/** Word `i` of `data` as a signed (two's-complement int256) bigint. */
+export function signedWord(data: string, i: number): bigint {
+  return BigInt.asIntN(256, word(data, i))
+}
+
+/** The 32-byte topic as a lowercase `0x` + 64 hex string (a bytes32 such as a v4 pool id). */
+export function topicBytes32(topic: string): string {
+  return topic.toLowerCase()
+}
+
+/** Word `i` of `data` as a lowercase `0x` + 64 hex string (a bytes32). */
+export function wordBytes32(data: string, i: number): string {
+  const start = 2 + 64 * i
+  return ('0x' + data.slice(start, start + 64)).toLowerCase()
+}
+
+const ZEROS_58 = '0'.repeat(58)
+const FS_58 = 'f'.repeat(58)
+
+// 24-bit fields (ticks, fees, tick spacings) are returned as numbers. Their word must be the
+// value zero- or sign-extended to 32 bytes, as Solidity's ABI decoder requires; anything else
+// (high garbage, non-hex) yields null and the log is malformed. viem reads the whole word
+// instead and would hand back an out-of-range number; the tests pin that divergence.
+
+/** A 64-hex-digit word as an int24, or null when it is not a sign-extended int24. */
+export function int24(w: string): number | null {
+  const low = Number('0x' + w.slice(58))
+  if (Number.isNaN(low) || w.length !== 64) return null
+  const head = w.slice(0, 58)
+  if (low < 0x800000) return head === ZEROS_58 ? low : null
+  return head === FS_58 || head.toLowerCase() === FS_58 ? low - 0x1000000 : null
+}
+
+/** A 64-hex-digit word as a uint24, or null when it is not a zero-extended uint24. */
+export function uint24(w: string): number | null {
+  const low = Number('0x' + w.slice(58))
+  if (Number.isNaN(low) || w.length !== 64) return null
+  return w.slice(0, 58) === ZEROS_58 ? low : null
+}
+
+/** Word `i` of `data` as its 64 hex digits (no prefix), for `int24`/`uint24`. */
+export function rawWord(data: string, i: number): string {
+  const start = 2 + 64 * i
+  return data.slice(start, start + 64)
+}
+
+/** Topic `t`'s 64 hex digits (no prefix), for `int24`/`uint24`. */
+export function rawTopic(topic: string): string {
+  return topic.slice(2)
+}

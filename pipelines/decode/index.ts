@@ -3,17 +3,23 @@ import { malformed } from './hex.ts'
 import type { DecodedEvent, EventDecoder, LogInput } from './types.ts'
 import { uniswapV2FactoryDecoders } from './uniswap-v2-factory.ts'
 import { uniswapV2PairDecoders } from './uniswap-v2-pair.ts'
+import { uniswapV3FactoryDecoders } from './uniswap-v3-factory.ts'
+import { uniswapV3PoolDecoders } from './uniswap-v3-pool.ts'
+import { uniswapV4PoolManagerDecoders } from './uniswap-v4-pool-manager.ts'
 
 export type * from './types.ts'
 
 /**
- * Every event family we decode. Adding one (v3, v4, a launchpad) is a file exporting its
+ * Every event family we decode. Adding one (a launchpad, another DEX) is a file exporting its
  * `EventDecoder[]` and one line here.
  */
 const FAMILIES: readonly (readonly EventDecoder[])[] = [
   erc20Decoders,
   uniswapV2FactoryDecoders,
   uniswapV2PairDecoders,
+  uniswapV3FactoryDecoders,
+  uniswapV3PoolDecoders,
+  uniswapV4PoolManagerDecoders,
 ]
 
 const BY_TOPIC0 = new Map<string, EventDecoder>()
