@@ -2,8 +2,7 @@ import { followed4663 } from '../bin/follow.ts'
 import { createRuntime } from '../bin/runtime.ts'
 import { loadConfig } from '../core/config.ts'
 import { createChainProcessor } from '../pipelines/process/chain-processor.ts'
-import { chainRows } from '../pipelines/process/chain-rows.ts'
-import type { PoolInfo } from '../pipelines/process/pool-registry.ts'
+import { chainRows, memoryRowsState } from '../pipelines/process/chain-rows.ts'
 import type { ChainBlock } from '../pipelines/records/chain-block.ts'
 import { createChainSimulator, DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { chainTopic } from '../pipelines/topics.ts'
@@ -27,10 +26,9 @@ export async function benchIngest(blocks = Number(process.env.BENCH_INGEST_BLOCK
     const records = generated.map((b) => ({ key: '4663', value: JSON.stringify(b) }))
 
     // The rows the pipeline will write, built once up front for the bare baseline.
-    const pools = new Map<string, PoolInfo>()
-    const registry = { get: (p: string) => pools.get(p), add: (p: string, i: PoolInfo) => void pools.set(p, i), size: () => pools.size }
+    const rowsState = memoryRowsState(followed4663(config))
     const batches: ReturnType<typeof chainRows>['tables'][] = []
-    for (let i = 0; i < generated.length; i += 500) batches.push(chainRows(4663, generated.slice(i, i + 500), registry, followed4663(config)).tables)
+    for (let i = 0; i < generated.length; i += 500) batches.push(chainRows(4663, generated.slice(i, i + 500), rowsState).tables)
     const totalRows = batches.flat().reduce((s, [, rows]) => s + rows.length, 0)
 
     // Baseline: the same rows into bare copies of the raw tables (no views, no dedup, no decode).

@@ -41,7 +41,11 @@ export function createBatchJournal(ch: ClickHouseClient, consumer: string): Batc
   }
 }
 
-/** Token naming a batch by what it holds: its chain, block range and last block hash. */
-export function batchToken(consumer: string, firstBlock: number, lastBlock: number, lastHash: string): string {
-  return `${consumer}:${firstBlock}-${lastBlock}:${lastHash.slice(2, 18)}`
+/**
+ * Token naming a batch by what it holds: its chain, the reorg epoch, block range and last block
+ * hash. The same blocks always give the same token; a different fork, or a return to an earlier
+ * fork after a reorg, never does.
+ */
+export function batchToken(consumer: string, epoch: number, firstBlock: number, lastBlock: number, lastHash: string): string {
+  return `${consumer}:e${epoch}:${firstBlock}-${lastBlock}:${lastHash.slice(2, 18).toLowerCase()}`
 }

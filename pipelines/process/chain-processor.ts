@@ -8,7 +8,10 @@ import { createClickHouseSink, type SinkHooks } from '../sink/clickhouse-sink.ts
 import { chainTopic, deadLetterTopic, namespaced } from '../topics.ts'
 import { batchToken, createBatchJournal, type PlannedBatch } from './batch-journal.ts'
 import { chainRows } from './chain-rows.ts'
-import { loadPoolRegistry, type FollowedContracts, type PoolRegistry } from './pool-registry.ts'
+import { recoverRollbacks, rollbackChain } from './chain-rollback.ts'
+import { loadChainState, type ChainState } from './chain-state.ts'
+import type { FollowedContracts } from './pool-registry.ts'
+import { refreshTokenReal } from './token-real.ts'
 
 export interface ChainProcessorDeps {
   ch: ClickHouseClient
@@ -57,15 +60,29 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   const maxBatchBlocks = deps.maxBatchBlocks ?? 500
   const journal = createBatchJournal(ch, consumer)
   const sink = createClickHouseSink(ch, metrics, deps.sinkHooks)
-  let pools: PoolRegistry
-  let watermark = -1
+  let state: ChainState
   let pending: PlannedBatch | null = null
   let subscription: Subscription | undefined
   let rowsWindow: Array<[number, number]> = []
 
-  async function loadWatermark(): Promise<number> {
-    const rows = await queryRows<{ n: string }>(ch, 'SELECT number AS n FROM chain_blocks WHERE chain_id = {chain:UInt32} ORDER BY number DESC LIMIT 1', { chain: chainId })
-    return rows[0] ? Number(rows[0].n) : -1
+  /** Tokens traded in blocks [from, to]: whose "real" status a restart must re-check. */
+  async function tokensTradedIn(from: number, to: number): Promise<string[]> {
+    const rows = await queryRows<{ token: string }>(
+      ch,
+      'SELECT DISTINCT token FROM swaps WHERE chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64}',
+      { chain: chainId, from, to },
+    )
+    return rows.map((r) => r.token)
+  }
+
+  /** A block at or below the watermark with a hash we did not ingest: the chain reorganized. */
+  async function rollback(block: ChainBlock): Promise<void> {
+    const old = state.hashOf(block.number) ?? ''
+    logger.warn({ consumer, fromBlock: block.number, old, new: block.hash }, 'reorg: rolling back orphaned blocks')
+    const { tokens } = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() })
+    state = await loadChainState(ch, chainId, deps.follow)
+    await refreshTokenReal(ch, chainId, tokens)
+    deps.onAdvance?.(state.watermark)
   }
 
   async function deadLetter(records: Array<{ value: string; reason: string; offset: string }>): Promise<void> {
@@ -104,33 +121,41 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const end = parsed.findIndex((x) => x.block.number === p.lastBlock)
       if (end < 0) throw new WaitForMore(`waiting for block ${p.lastBlock} to re-form batch ${p.token}`)
       const lastBlock = parsed[end]!.block
-      if (batchToken(consumer, p.firstBlock, p.lastBlock, lastBlock.hash) !== p.token) {
+      if (batchToken(consumer, state.epoch, p.firstBlock, p.lastBlock, lastBlock.hash) !== p.token) {
         // The chain under that range changed (a reorg, or another simulator seed): the journaled
         // token no longer names these rows, so reusing it would drop them as duplicates.
         logger.warn({ consumer, token: p.token }, 'journaled batch no longer matches the chain; forming a new batch')
         pending = null
         return onBatch(batch, control)
       }
-      selected = parsed.slice(0, end + 1).filter((x) => x.block.number >= p.firstBlock && x.block.number > watermark)
+      selected = parsed.slice(0, end + 1).filter((x) => x.block.number >= p.firstBlock && x.block.number > state.watermark)
       doneThrough = parsed[end]!.offset
       token = p.token
       logger.info({ consumer, token, first: p.firstBlock, last: p.lastBlock }, 're-inserting the journaled batch after a restart')
     } else {
       selected = []
-      let last = watermark
+      let last = state.watermark
       for (const x of parsed) {
-        // Strictly increasing and above the watermark; anything else is a redelivery.
-        if (x.block.number > last && selected.length < maxBatchBlocks) {
+        const n = x.block.number
+        if (n > last) {
+          if (selected.length >= maxBatchBlocks) break
           selected.push(x)
-          last = x.block.number
-        } else if (selected.length >= maxBatchBlocks) {
-          break
+          last = n
+          continue
         }
+        // At or below what we have: a redelivery when the hash is the one we ingested,
+        // otherwise a reorg, handled at the start of a batch of its own.
+        const known = state.hashOf(n)
+        if (known === undefined || known === x.block.hash.toLowerCase()) continue
+        if (selected.length > 0) break
+        await rollback(x.block)
+        return onBatch(batch, control)
       }
-      if (selected.length >= maxBatchBlocks) doneThrough = selected[selected.length - 1]!.offset
+      const lastSelected = selected[selected.length - 1]
+      if (lastSelected && lastSelected !== parsed[parsed.length - 1]) doneThrough = lastSelected.offset
       const first = selected[0]?.block
-      const lastB = selected[selected.length - 1]?.block
-      token = first && lastB ? batchToken(consumer, first.number, lastB.number, lastB.hash) : ''
+      const lastB = lastSelected?.block
+      token = first && lastB ? batchToken(consumer, state.epoch, first.number, lastB.number, lastB.hash) : ''
       if (first && lastB) await journal.record({ firstBlock: first.number, lastBlock: lastB.number, token })
     }
     pending = null
@@ -138,16 +163,18 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     await deadLetter(invalid.filter((x) => BigInt(x.offset) <= BigInt(doneThrough)))
     if (selected.length > 0) {
       const blocks = selected.map((x) => x.block)
-      const { tables, rejected } = chainRows(chainId, blocks, pools, deps.follow)
+      const { tables, rejected } = chainRows(chainId, blocks, state)
       const rows = await sink.insertBatch(token, tables)
+      const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
+      await refreshTokenReal(ch, chainId, traded)
+      state.advance(blocks)
       if (rejected.length > 0) {
         await deadLetter(rejected.map((r) => ({ value: JSON.stringify(r), reason: `malformed_log: ${r.reason}`, offset: doneThrough })))
       }
-      watermark = blocks[blocks.length - 1]!.number
-      metrics.watermark.set({ chain: String(chainId) }, watermark)
+      metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       rowsWindow.push([Date.now(), rows])
-      deps.onAdvance?.(watermark)
-      logger.info({ consumer, blocks: blocks.length, rows, through: watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
+      deps.onAdvance?.(state.watermark)
+      logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
     }
     control.doneThrough(doneThrough)
     metrics.batches.inc({ consumer, outcome: 'ok' })
@@ -162,14 +189,18 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
 
   return {
     async start() {
-      pools = await loadPoolRegistry(ch, chainId)
-      watermark = await loadWatermark()
+      const recovered = await recoverRollbacks(ch, chainId)
+      state = await loadChainState(ch, chainId, deps.follow)
       // A batch journaled but not completed is redelivered by a durable bus, or regenerated from
       // the watermark by the deterministic simulator on the in-process bus.
       pending = await journal.last()
-      if (pending && pending.lastBlock <= watermark) pending = null
+      if (pending && pending.lastBlock <= state.watermark) {
+        // Inserted, but the process may have died before the batch's real-token refresh.
+        await refreshTokenReal(ch, chainId, [...recovered, ...(await tokensTradedIn(pending.firstBlock, pending.lastBlock))])
+        pending = null
+      }
       if (pending) logger.warn({ consumer, pending }, 'a journaled batch was not completed; it will be re-formed exactly')
-      metrics.watermark.set({ chain: String(chainId) }, watermark)
+      metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       await bus.ensureTopics([topic, deadLetterTopic(topic)])
       subscription = await bus.subscribe({
         groupId: namespaced(deps.namespace ?? '', consumer),
@@ -192,12 +223,12 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         clearInterval(lagTimer)
         await stop()
       }
-      logger.info({ consumer, watermark, pools: pools.size() }, 'chain processor started')
+      logger.info({ consumer, watermark: state.watermark, pools: state.pools.size() }, 'chain processor started')
     },
     async stop() {
       await subscription?.stop()
     },
-    watermark: () => watermark,
+    watermark: () => state?.watermark ?? -1,
     lag: async () => (subscription ? subscription.lag() : 0),
   }
 }

@@ -29,6 +29,14 @@ export const ContractCreation = z.object({
   txIndex: z.number().int().nonnegative(),
   address,
   deployer: address,
+  /** ERC20 metadata read from the contract right after creation, when it answers. */
+  erc20: z
+    .object({
+      name: z.string().max(200),
+      symbol: z.string().max(100),
+      decimals: z.number().int().min(0).max(255).nullable(),
+    })
+    .optional(),
 })
 export type ContractCreation = z.infer<typeof ContractCreation>
 

@@ -1,0 +1,15 @@
+/**
+ * When a token is "real" (DESIGN §7): once, in one block, its cumulative swaps, distinct
+ * traders and WETH volume all reach these thresholds; that block is recorded and the token
+ * stays real. Dead: no swap for 72 hours, or more than 90% of its liquidity removed.
+ */
+export const REAL_TOKEN_THRESHOLDS = {
+  minSwaps: 50,
+  minTraders: 20,
+  /** 1 WETH in wei. */
+  minWethVolumeWei: 10n ** 18n,
+} as const
+
+export const DEAD_AFTER_IDLE_SECONDS = 72 * 3600
+/** Dead when removed liquidity exceeds this share of added liquidity. */
+export const DEAD_LIQUIDITY_REMOVED_SHARE = 0.9

@@ -1,0 +1,116 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+
+/**
+ * Raw tables of a chain and the column holding each row's block: a reorg deletes every row at
+ * or above the fork block (rows carry their block as a sortable checkpoint).
+ */
+const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
+  ['contract_creations', 'block_number'],
+  ['pools', 'block_number'],
+  ['erc20_transfers', 'block_number'],
+  ['swaps', 'block_number'],
+  ['pool_reserves', 'block_number'],
+  ['liquidity_events', 'block_number'],
+  ['launches', 'block_number'],
+  // Deleted last by rollbackChain: a block row is the mark that a block's rows are in.
+  ['chain_blocks', 'number'],
+]
+
+/**
+ * Raw tables that feed aggregating views, with the key their view targets are grouped by. An
+ * aggregate cannot subtract the rows of orphaned blocks, so the affected keys' aggregates are
+ * dropped and the keys' surviving raw rows are replayed through the views: the views' own SQL
+ * rebuilds them, nothing re-states it here.
+ */
+const REPLAYED: Array<{ source: string; key: string; targets: string[] }> = [
+  { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity'] },
+  { source: 'erc20_transfers', key: 'token', targets: ['token_supply'] },
+  { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity'] },
+]
+
+const scratchTable = (chainId: number, source: string) => `rollback_${chainId}_${source}`
+
+export interface RollbackResult {
+  fromBlock: number
+  /** Tokens whose swaps were affected (their real status is recomputed). */
+  tokens: string[]
+}
+
+/** Copy the rows of `keys` below `fromBlock` aside: what the keys' aggregates are rebuilt from. */
+async function setAside(ch: ClickHouseClient, chainId: number, r: (typeof REPLAYED)[number], keys: string[], fromBlock: number): Promise<void> {
+  const scratch = scratchTable(chainId, r.source)
+  await ch.command({ query: `DROP TABLE IF EXISTS ${scratch}` })
+  await ch.command({ query: `CREATE TABLE ${scratch} AS ${r.source} ENGINE = MergeTree ORDER BY tuple()` })
+  await ch.command({
+    query: `INSERT INTO ${scratch} SELECT * FROM ${r.source} WHERE chain_id = {chain:UInt32} AND ${r.key} IN {keys:Array(String)} AND block_number < {from:UInt64}`,
+    query_params: { chain: chainId, keys, from: fromBlock },
+  })
+}
+
+/**
+ * Rebuild the aggregates of the keys in a scratch table: drop their aggregates and raw rows,
+ * then insert the set-aside rows again so the views see them anew. Idempotent: if the process
+ * dies midway, the scratch table is still there and the next start finishes the job.
+ */
+async function replayScratch(ch: ClickHouseClient, chainId: number, r: (typeof REPLAYED)[number]): Promise<string[]> {
+  const scratch = scratchTable(chainId, r.source)
+  const exists = await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = {t:String}', { t: scratch })
+  if (Number(exists[0]!.n) === 0) return []
+  const keys = (await queryRows<{ k: string }>(ch, `SELECT DISTINCT ${r.key} AS k FROM ${scratch}`)).map((x) => x.k)
+  const kp = { chain: chainId, keys }
+  for (const target of [...r.targets, r.source]) {
+    await ch.command({ query: `DELETE FROM ${target} WHERE chain_id = {chain:UInt32} AND ${r.key} IN {keys:Array(String)}`, query_params: kp })
+  }
+  await ch.command({ query: `INSERT INTO ${r.source} SELECT * FROM ${scratch}`, clickhouse_settings: { insert_deduplicate: 0 } })
+  await ch.command({ query: `DROP TABLE ${scratch}` })
+  return keys
+}
+
+/** Finish replays that a dead process left in scratch tables. Returns the tokens involved. */
+export async function recoverRollbacks(ch: ClickHouseClient, chainId: number): Promise<string[]> {
+  const tokens: string[] = []
+  for (const r of REPLAYED) {
+    const keys = await replayScratch(ch, chainId, r)
+    if (r.key === 'token') tokens.push(...keys)
+  }
+  return tokens
+}
+
+/** Delete everything at or above `fromBlock` on `chainId` and rebuild the affected aggregates. */
+export async function rollbackChain(ch: ClickHouseClient, chainId: number, fromBlock: number, hashes: { old: string; new: string }): Promise<RollbackResult> {
+  const params = { chain: chainId, from: fromBlock }
+  // Recorded first: the reorg count is part of every later batch token.
+  await ch.insert({
+    table: 'chain_reorgs',
+    values: [{ chain_id: chainId, from_block: fromBlock, old_hash: hashes.old, new_hash: hashes.new }],
+    format: 'JSONEachRow',
+  })
+  // 1. Set aside what survives of every affected key, before anything is deleted.
+  const affectedTokens: string[] = []
+  for (const r of REPLAYED) {
+    const rows = await queryRows<{ k: string }>(ch, `SELECT DISTINCT ${r.key} AS k FROM ${r.source} WHERE chain_id = {chain:UInt32} AND block_number >= {from:UInt64}`, params)
+    const keys = rows.map((x) => x.k)
+    if (r.source === 'swaps') affectedTokens.push(...keys)
+    if (keys.length > 0) await setAside(ch, chainId, r, keys, fromBlock)
+  }
+  // 2. Delete the orphaned rows; the blocks go last, so until then a restart sees the old
+  //    hashes and detects the reorg again.
+  await ch.command({ query: 'DELETE FROM token_real WHERE chain_id = {chain:UInt32} AND real_block >= {from:UInt64}', query_params: params })
+  for (const [table, col] of RAW_TABLES) {
+    if (table !== 'chain_blocks') await ch.command({ query: `DELETE FROM ${table} WHERE chain_id = {chain:UInt32} AND ${col} >= {from:UInt64}`, query_params: params })
+  }
+  // 3. Rebuild the affected aggregates from what was set aside.
+  await recoverRollbacks(ch, chainId)
+  await ch.command({ query: 'DELETE FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number >= {from:UInt64}', query_params: params })
+  return { fromBlock, tokens: affectedTokens }
+}
+
+/**
+ * How many reorgs this chain has had: part of every batch token, so a chain that returns to an
+ * earlier fork never has its batches mistaken for the ones deleted.
+ */
+export async function reorgEpoch(ch: ClickHouseClient, chainId: number): Promise<number> {
+  const rows = await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM chain_reorgs WHERE chain_id = {chain:UInt32}', { chain: chainId })
+  return Number(rows[0]?.n ?? 0)
+}
