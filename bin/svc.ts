@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from '../core/config.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
 import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
+import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
 import { createSimSource, resolveSimStart, type SimSource } from '../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { migrate } from '../sql/migrate.ts'
@@ -14,6 +15,7 @@ const USAGE = `usage: svc <command>
   start                 embedded, all in one: simulator (unless a chain RPC URL is set), pipelines, API and MCP
   api                   the API and MCP server only
   pipeline chain-4663   the chain-4663 processor only  [--exit-at-block N]
+  pipeline source-4663  the chain-4663 JSON-RPC source only (needs CHAIN_4663_RPC_URL)
   sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows`
@@ -71,12 +73,26 @@ function faultHooks() {
   }
 }
 
+/** The JSON-RPC source of chain 4663, resuming after the last ingested block. */
+async function startRpcSource(rt: Runtime): Promise<RpcSource> {
+  const c = rt.config
+  const source = createRpcSource({
+    bus: rt.bus, logger: rt.logger, chainId: 4663, rpcUrl: c.CHAIN_4663_RPC_URL!, namespace: c.BUS_NAMESPACE,
+    confirmations: c.CHAIN_4663_CONFIRMATIONS, start: await resolveRpcStart(rt.ch, 4663, c.CHAIN_4663_START_BLOCK),
+    pollMs: c.CHAIN_POLL_MS,
+  })
+  source.run().catch((err) => rt.logger.error({ err }, 'rpc source stopped'))
+  return source
+}
+
 async function commandStart(config: Config): Promise<void> {
   const rt = await createRuntime(config, 'start')
   const api = await createApiServer(rt, { pollMs: 0 })
   const processor = await startProcessor(rt, (b) => api.watermarks.advance(4663, b))
-  let sim: SimSource | undefined
-  if (config.simulatorOn) {
+  let sim: SimSource | RpcSource | undefined
+  if (config.CHAIN_4663_RPC_URL) {
+    sim = await startRpcSource(rt)
+  } else if (config.simulatorOn) {
     const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.SIMULATOR_BACKFILL_BLOCKS)
     sim = createSimSource({ bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
@@ -96,7 +112,14 @@ async function commandApi(config: Config): Promise<void> {
 
 async function commandPipeline(config: Config, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'exit-at-block': { type: 'string' } } })
-  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663`)
+  if (positionals[0] === 'source-4663') {
+    if (!config.CHAIN_4663_RPC_URL) throw new ConfigError('pipeline source-4663 needs CHAIN_4663_RPC_URL')
+    const rt = await createRuntime(config, 'pipeline-source-4663')
+    const source = await startRpcSource(rt)
+    onShutdown(rt, [() => source.stop()])
+    return
+  }
+  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663 or source-4663`)
   const exitAt = values['exit-at-block'] !== undefined ? Number(values['exit-at-block']) : undefined
   const rt = await createRuntime(config, `pipeline-${positionals[0]}`)
   let processor: ChainProcessor | undefined

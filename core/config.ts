@@ -39,6 +39,8 @@ const EnvSchema = z.object({
   CHAIN_4663_RPC_URL: optionalUrl,
   CHAIN_4663_START_BLOCK: nonNegInt(0),
   CHAIN_4663_CONFIRMATIONS: nonNegInt(3),
+  /** Milliseconds between head polls of a chain RPC source when it is caught up. */
+  CHAIN_POLL_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(50, '>= 50').default(1000),
   CHAIN_5042_RPC_URL: optionalUrl,
   CHAIN_5042_START_BLOCK: nonNegInt(0),
   CHAIN_5042_CONFIRMATIONS: nonNegInt(3),
