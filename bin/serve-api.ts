@@ -4,6 +4,7 @@ import { buildApp } from '../api/app.ts'
 import { catalog } from '../api/catalog/index.ts'
 import type { ApiDeps } from '../api/deps.ts'
 import { createServingCache } from '../api/serving/serving-cache.ts'
+import { createTokenBookSource } from '../api/serving/token-book.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { mcpPlugin } from '../mcp/http.ts'
 import type { Runtime } from './runtime.ts'
@@ -25,6 +26,7 @@ export async function createApiServer(rt: Runtime, opts: { pollMs?: number } = {
     store: rt.store,
     cache: createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined }),
     watermarks,
+    books: createTokenBookSource({ ch: rt.ch, watermarks, logger: rt.logger }),
     logger: rt.logger,
     metrics: rt.metrics,
     catalog,

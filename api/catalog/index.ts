@@ -1,6 +1,12 @@
 import { healthEndpoint, mcpEndpoint, metricsEndpoint, openApiEndpoint, x402CatalogEndpoint } from '../endpoints/meta.ts'
 import { plannedEndpoints } from '../endpoints/planned.ts'
+import { badgeEndpoint } from '../endpoints/badge.ts'
+import { deployerEndpoint } from '../endpoints/deployer.ts'
+import { feedEndpoint } from '../endpoints/feed.ts'
+import { leaderboardEndpoint } from '../endpoints/leaderboard.ts'
+import { searchEndpoint } from '../endpoints/search.ts'
 import { statsEndpoint } from '../endpoints/stats.ts'
+import { walletEndpoint } from '../endpoints/wallet.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import type { AnyEndpoint } from './types.ts'
 
@@ -11,6 +17,12 @@ import type { AnyEndpoint } from './types.ts'
 export const catalog: AnyEndpoint[] = [
   statsEndpoint,
   tokenEndpoint,
+  deployerEndpoint,
+  walletEndpoint,
+  feedEndpoint,
+  searchEndpoint,
+  badgeEndpoint,
+  leaderboardEndpoint,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

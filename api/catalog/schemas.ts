@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isoToMicros } from '../serving/cursor.ts'
 
 /**
  * Parameter schemas shared by endpoints. Parsing normalizes: addresses are accepted in any
@@ -29,7 +30,8 @@ export const Limit = (max = 200, def = 50) =>
 
 export const IsoCursor = z
   .string()
-  .refine((s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d{2}-\d{2}/.test(s), 'expected an ISO 8601 timestamp')
+  .max(40, 'expected an ISO 8601 timestamp')
+  .refine((s) => isoToMicros(s) !== null, 'expected an ISO 8601 timestamp such as 2026-01-01T00:00:00.000000Z')
   .meta({ description: 'ISO 8601 timestamp cursor from a prior call' })
 
 /** An exact wei amount: a decimal string (never a JSON number, which loses precision). */

@@ -18,6 +18,10 @@ const ChainTotals = z.object({
   transfers: z.number().int(),
   weth_volume_wei: Wei,
   unique_traders: z.number().int(),
+  launches: z.number().int().meta({ description: "tokens with a WETH pool (the launch feed)" }),
+  real_tokens: z.number().int(),
+  dead_tokens: z.number().int(),
+  deployers: z.number().int().meta({ description: 'addresses with at least one launch' }),
 })
 
 interface Row {
@@ -42,6 +46,8 @@ export const statsEndpoint = defineEndpoint({
   access: { kind: 'free' },
   tool: { name: 'svc_stats' },
   async handler({ deps }) {
+    const book = await deps.books.get()
+    const launched = book.feed
     const chains = await Promise.all(
       CHAINS.map((chain) =>
         deps.cache.get(`stats:${chain}`, deps.watermarks.version(chain), async () => {
@@ -59,6 +65,10 @@ export const statsEndpoint = defineEndpoint({
             transfers: Number(r!.transfers),
             weth_volume_wei: r!.weth_volume,
             unique_traders: Number(r!.traders),
+            launches: launched.length,
+            real_tokens: launched.filter((t) => t.realBlock !== null).length,
+            dead_tokens: launched.filter((t) => t.dead).length,
+            deployers: book.deployers.size,
           }
         }),
       ),

@@ -30,6 +30,13 @@ const REPLAYED: Array<{ source: string; key: string; targets: string[] }> = [
 ]
 
 const scratchTable = (chainId: number, source: string) => `rollback_${chainId}_${source}`
+/** The affected keys, kept apart: a key may have no surviving rows at all. */
+const scratchKeys = (chainId: number, source: string) => `rollback_${chainId}_${source}_keys`
+
+async function tableExists(ch: ClickHouseClient, name: string): Promise<boolean> {
+  const rows = await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = {t:String}', { t: name })
+  return Number(rows[0]!.n) > 0
+}
 
 export interface RollbackResult {
   fromBlock: number
@@ -40,7 +47,10 @@ export interface RollbackResult {
 /** Copy the rows of `keys` below `fromBlock` aside: what the keys' aggregates are rebuilt from. */
 async function setAside(ch: ClickHouseClient, chainId: number, r: (typeof REPLAYED)[number], keys: string[], fromBlock: number): Promise<void> {
   const scratch = scratchTable(chainId, r.source)
-  await ch.command({ query: `DROP TABLE IF EXISTS ${scratch}` })
+  const keyTable = scratchKeys(chainId, r.source)
+  for (const t of [scratch, keyTable]) await ch.command({ query: `DROP TABLE IF EXISTS ${t}` })
+  await ch.command({ query: `CREATE TABLE ${keyTable} (k String) ENGINE = MergeTree ORDER BY k` })
+  await ch.insert({ table: keyTable, values: keys.map((k) => ({ k })), format: 'JSONEachRow' })
   await ch.command({ query: `CREATE TABLE ${scratch} AS ${r.source} ENGINE = MergeTree ORDER BY tuple()` })
   await ch.command({
     query: `INSERT INTO ${scratch} SELECT * FROM ${r.source} WHERE chain_id = {chain:UInt32} AND ${r.key} IN {keys:Array(String)} AND block_number < {from:UInt64}`,
@@ -55,15 +65,21 @@ async function setAside(ch: ClickHouseClient, chainId: number, r: (typeof REPLAY
  */
 async function replayScratch(ch: ClickHouseClient, chainId: number, r: (typeof REPLAYED)[number]): Promise<string[]> {
   const scratch = scratchTable(chainId, r.source)
-  const exists = await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = {t:String}', { t: scratch })
-  if (Number(exists[0]!.n) === 0) return []
-  const keys = (await queryRows<{ k: string }>(ch, `SELECT DISTINCT ${r.key} AS k FROM ${scratch}`)).map((x) => x.k)
+  const keyTable = scratchKeys(chainId, r.source)
+  if (!(await tableExists(ch, keyTable))) return []
+  if (!(await tableExists(ch, scratch))) {
+    // The replay had finished; only the key list was left behind.
+    await ch.command({ query: `DROP TABLE ${keyTable}` })
+    return []
+  }
+  const keys = (await queryRows<{ k: string }>(ch, `SELECT DISTINCT k FROM ${keyTable}`)).map((x) => x.k)
   const kp = { chain: chainId, keys }
   for (const target of [...r.targets, r.source]) {
     await ch.command({ query: `DELETE FROM ${target} WHERE chain_id = {chain:UInt32} AND ${r.key} IN {keys:Array(String)}`, query_params: kp })
   }
   await ch.command({ query: `INSERT INTO ${r.source} SELECT * FROM ${scratch}`, clickhouse_settings: { insert_deduplicate: 0 } })
   await ch.command({ query: `DROP TABLE ${scratch}` })
+  await ch.command({ query: `DROP TABLE ${keyTable}` })
   return keys
 }
 

@@ -1,0 +1,40 @@
+import { z } from 'zod'
+import { Address, Measured } from '../catalog/schemas.ts'
+import { defineEndpoint } from '../catalog/types.ts'
+import { DeployerView, deployerView, LaunchSummary, launchSummary } from '../serving/views.ts'
+
+/** Launches listed in a deployer record, newest first. */
+const LAUNCH_HISTORY_LIMIT = 100
+
+export const deployerEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/deployer/{address}',
+  summary: 'Deployer reputation',
+  description:
+    'Launched, real and dead token counts, best-token volume, the insider-prep distribution flag and a 0-100 score with its band (signal), plus the launch history (newest 100, with the true total). Unknown addresses answer found:false.',
+  tags: ['deployer'],
+  params: z.object({ address: Address }),
+  response: z.object({
+    signal: z.enum(['poor', 'weak', 'mixed', 'proven', 'elite', 'unknown']).meta({ description: 'the score band; unknown without launches' }),
+    data: DeployerView.extend({ launches: z.array(LaunchSummary), launches_total: z.number().int(), launches_truncated: z.boolean() }),
+    ...Measured,
+  }),
+  access: { kind: 'paid', price: '0.01' },
+  tool: { name: 'svc_deployer' },
+  async handler({ params, deps }) {
+    const book = await deps.books.get()
+    const d = book.deployers.get(params.address)
+    const launches = d?.launches ?? []
+    return {
+      signal: d?.band ?? ('unknown' as const),
+      data: {
+        ...deployerView(params.address, d),
+        launches: launches.slice(0, LAUNCH_HISTORY_LIMIT).map(launchSummary),
+        launches_total: launches.length,
+        launches_truncated: launches.length > LAUNCH_HISTORY_LIMIT,
+      },
+      chain_id: book.chainId,
+      measured_through_block: book.measuredThrough,
+    }
+  },
+})

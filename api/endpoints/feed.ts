@@ -1,0 +1,122 @@
+import { z } from 'zod'
+import { IsoCursor, Limit, Measured } from '../catalog/schemas.ts'
+import { defineEndpoint } from '../catalog/types.ts'
+import { isoToMicros, microsToIso } from '../serving/cursor.ts'
+import type { TokenRecord } from '../serving/token-book.ts'
+import { priceView, PriceView } from '../serving/views.ts'
+
+/** The free tier sees the feed this late. */
+export const FREE_FEED_DELAY_SECONDS = 600
+
+const FeedItem = z.object({
+  token: z.string(),
+  symbol: z.string().nullable(),
+  name: z.string().nullable(),
+  deployer: z.string().nullable(),
+  deployer_score: z.number().int().nullable(),
+  deployer_band: z.string().nullable(),
+  pool: z.string(),
+  protocol: z.string(),
+  launch_block: z.number().int(),
+  launched_at: z.string(),
+  visible_at: z.string().meta({ description: 'when the launch entered this feed; the cursor' }),
+  swaps: z.number().int(),
+  weth_volume_wei: z.string(),
+  is_real: z.boolean(),
+  price: PriceView.nullable(),
+  caller_signal: z.null().optional().meta({ description: 'tier=alpha: measured-caller signal; null until the social pipeline is ingested' }),
+})
+
+export const feedEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/feed/new',
+  summary: 'Launch feed',
+  description:
+    "New launches (a token's first WETH pool) in the order they entered the feed. Poll with since=next_since: an item is never repeated and never skipped, also while launches arrive. tier=free is delayed by 10 minutes and costs nothing; the realtime feed costs 0.01; tier=alpha adds caller_signal at 0.02 in total. min_score keeps launches whose deployer currently scores at least that. Without since, the latest `limit` launches.",
+  tags: ['feed'],
+  query: z.object({
+    tier: z.enum(['free', 'alpha']).optional(),
+    min_score: z.coerce.number().int('expected an integer from 0 to 100').min(0, 'expected an integer from 0 to 100').max(100, 'expected an integer from 0 to 100').optional(),
+    since: IsoCursor.optional(),
+    limit: Limit(),
+  }),
+  response: z.object({
+    data: z.object({
+      launches: z.array(FeedItem),
+      next_since: z.string().nullable().meta({ description: 'pass as since on the next call' }),
+      tier: z.enum(['realtime', 'free', 'alpha']),
+      delayed_seconds: z.number().int(),
+    }),
+    ...Measured,
+  }),
+  access: { kind: 'paid', price: '0.01', priceFor: (q) => (q.tier === 'free' ? null : q.tier === 'alpha' ? '0.02' : '0.01'), note: 'tier=free: free, delayed 10 minutes; default: 0.01; tier=alpha: 0.02' },
+  tool: { name: 'svc_feed' },
+  async handler({ query, deps }) {
+    const book = await deps.books.get()
+    const delayed = query.tier === 'free' ? FREE_FEED_DELAY_SECONDS : 0
+    const horizonUs = (Date.now() - delayed * 1000) * 1000
+    const passes = (t: TokenRecord) => query.min_score === undefined || (book.deployers.get(t.deployer ?? '')?.score ?? -1) >= query.min_score
+    const feed = book.feed
+    // Items visible to this tier: feed[0..end).
+    let end = feed.length
+    while (end > 0 && feed[end - 1]!.launch!.visibleUs > horizonUs) end--
+
+    let picked: TokenRecord[] = []
+    let cursorUs: number | null
+    if (query.since !== undefined) {
+      const sinceUs = isoToMicros(query.since)!
+      let i = lowerBoundAfter(feed, sinceUs)
+      cursorUs = sinceUs
+      for (; i < end && picked.length < query.limit; i++) {
+        cursorUs = feed[i]!.launch!.visibleUs
+        if (passes(feed[i]!)) picked.push(feed[i]!)
+      }
+    } else {
+      cursorUs = end > 0 ? feed[end - 1]!.launch!.visibleUs : null
+      for (let i = end - 1; i >= 0 && picked.length < query.limit; i--) if (passes(feed[i]!)) picked.push(feed[i]!)
+      picked = picked.reverse()
+    }
+    return {
+      data: {
+        launches: picked.map((t) => {
+          const d = t.deployer ? book.deployers.get(t.deployer) : undefined
+          return {
+            token: t.token,
+            symbol: t.symbol || null,
+            name: t.name || null,
+            deployer: t.deployer,
+            deployer_score: d?.score ?? null,
+            deployer_band: d?.band ?? null,
+            pool: t.launch!.pool,
+            protocol: t.launch!.protocol,
+            launch_block: t.launch!.block,
+            launched_at: t.launch!.launchedAt,
+            visible_at: microsToIso(t.launch!.visibleUs),
+            swaps: t.swaps,
+            weth_volume_wei: t.wethVolumeWei.toString(),
+            is_real: t.realBlock !== null,
+            price: priceView(t),
+            ...(query.tier === 'alpha' ? { caller_signal: null } : {}),
+          }
+        }),
+        next_since: cursorUs === null ? null : microsToIso(cursorUs),
+        tier: query.tier ?? ('realtime' as const),
+        delayed_seconds: delayed,
+      },
+      chain_id: book.chainId,
+      measured_through_block: book.measuredThrough,
+    }
+  },
+})
+
+/** Index of the first feed item strictly after `us`. */
+function lowerBoundAfter(feed: TokenRecord[], us: number): number {
+  let lo = 0
+  let hi = feed.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (feed[mid]!.launch!.visibleUs <= us) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}

@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { followed4663 } from '../../bin/follow.ts'
+import { createRuntime, type Runtime } from '../../bin/runtime.ts'
+import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { loadConfig } from '../../core/config.ts'
+import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
+import { createRpcSource, resolveRpcStart, type RpcSource } from '../../pipelines/sources/rpc/rpc-source.ts'
+import { expectedFromChain } from '../setup/chain-expectations.ts'
+import { deployUniswapV2, runScenario, type ScenarioResult, type UniswapV2Deployment } from '../setup/chain-scenario.ts'
+import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
+import { startHardhatNode, type HardhatNode } from '../setup/hardhat.ts'
+import { tempDir } from '../setup/temp.ts'
+
+const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
+const dir = tempDir()
+let node: HardhatNode
+let v2: UniswapV2Deployment
+let rt: Runtime
+let api: ApiServer
+let processor: ChainProcessor
+let source: RpcSource
+let scenario: ScenarioResult
+
+/** Wait until the service has ingested the node's head. */
+async function caughtUp(): Promise<number> {
+  const head = Number(await node.client.getBlockNumber())
+  const deadline = Date.now() + 60_000
+  while (processor.watermark() < head) {
+    if (Date.now() > deadline) throw new Error(`ingest stuck at ${processor.watermark()}, head ${head}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return head
+}
+
+async function get(url: string) {
+  const res = await api.app.inject({ method: 'GET', url, headers: admin })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json()
+}
+
+beforeAll(async () => {
+  node = await startHardhatNode({ chainId: 4663 })
+  v2 = await deployUniswapV2(node)
+  const config = loadConfig({
+    DATA_DIR: dir.path,
+    LOG_LEVEL: 'warn',
+    SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    CHAIN_4663_RPC_URL: node.rpcUrl,
+    CHAIN_4663_CONFIRMATIONS: '0',
+    CHAIN_4663_WETH: v2.weth,
+    CHAIN_4663_V2_FACTORIES: v2.factory,
+    CHAIN_POLL_MS: '100',
+    PIPELINE_BATCH_BLOCKS: '7',
+  })
+  rt = await createRuntime(config, 'e2e')
+  api = await createApiServer(rt, { pollMs: 0 })
+  processor = createChainProcessor({
+    ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, follow: followed4663(config),
+    maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS, onAdvance: (b) => api.watermarks.advance(4663, b),
+  })
+  await processor.start()
+  source = createRpcSource({
+    bus: rt.bus, logger: rt.logger, chainId: 4663, rpcUrl: node.rpcUrl, confirmations: 0,
+    start: await resolveRpcStart(rt.ch, 4663, 0), pollMs: 100,
+  })
+  void source.run()
+  scenario = await runScenario(node, { v2 })
+  await caughtUp()
+}, 180_000)
+
+afterAll(async () => {
+  source?.stop()
+  await processor?.stop()
+  await api?.close()
+  await rt?.close()
+  await node?.stop()
+  dir.cleanup()
+})
+
+describe('chain 4663 end to end on a hardhat node (Uniswap v2, WETH9, ERC20)', () => {
+  it('every token figure equals what the chain receipts say', async () => {
+    const expected = await expectedFromChain(node.client, { fromBlock: 0n, toBlock: scenario.toBlock, weth: v2.weth, factory: v2.factory })
+    expect(expected.tokens.size).toBe(scenario.tokens.length)
+    for (const [token, e] of expected.tokens) {
+      const { data, measured_through_block } = await get(`/token/${token}`)
+      expect(measured_through_block).toBeGreaterThanOrEqual(Number(scenario.toBlock))
+      expect(data.found).toBe(true)
+      expect(data.swaps, token).toBe(e.swaps)
+      expect(data.weth_volume_wei, token).toBe(e.wethVolume.toString())
+      expect(data.unique_traders, token).toBe(e.traders.length)
+      expect(data.deployer, token).toBe(e.deployer!.toLowerCase())
+      expect(data.created_block, token).toBe(Number(e.creationBlock))
+      expect(data.real_block, token).toBe(e.realBlock === null ? null : Number(e.realBlock))
+      expect(data.is_real, token).toBe(e.realBlock !== null)
+      expect(data.launch.pool).toBe(e.pair.toLowerCase())
+      const symbol = scenario.tokens.find((t) => t.address.toLowerCase() === token.toLowerCase())!.symbol
+      expect(data.symbol).toBe(symbol)
+      expect(data.price.observed_block).toBeGreaterThan(0)
+      expect(BigInt(data.price.fdv_weth_wei)).toBeGreaterThan(0n)
+    }
+    const popular = [...expected.tokens.values()].filter((t) => t.realBlock !== null)
+    expect(popular).toHaveLength(1)
+  })
+
+  it('a routed trade counts as a sell of A and a buy of B by the transaction sender', async () => {
+    const route = scenario.trades.find((t) => t.kind === 'route')!
+    const rows = await queryRows<{ token: string; trader: string; weth_in: string; weth_out: string }>(
+      rt.ch,
+      'SELECT token, trader, weth_in, weth_out FROM swaps WHERE tx_hash = {tx:String} ORDER BY log_index',
+      { tx: route.hash.toLowerCase() },
+    )
+    expect(rows).toHaveLength(2)
+    expect(rows.map((r) => r.trader)).toEqual([route.trader.toLowerCase(), route.trader.toLowerCase()])
+    expect(rows[0]!.weth_out).toBe(rows[1]!.weth_in) // sell of A for WETH, buy of B with that WETH
+    expect(rows[0]!.weth_out).not.toBe('0')
+  })
+
+  it('deployer records count launches per deployer; the leaderboard, search, feed and badge agree', async () => {
+    const byDeployer = new Map<string, number>()
+    for (const t of scenario.tokens) byDeployer.set(t.deployer.toLowerCase(), (byDeployer.get(t.deployer.toLowerCase()) ?? 0) + 1)
+    for (const [deployer, launched] of byDeployer) {
+      const res = await get(`/deployer/${deployer}`)
+      expect(res.data).toMatchObject({ deployer, found: true, launched, launches_total: launched })
+      expect(res.signal).toBe(res.data.band)
+    }
+    const popular = scenario.tokens.find((t) => t.popular)!
+    const popDeployer = (await get(`/deployer/${popular.deployer}`)).data
+    expect(popDeployer.real).toBe(1)
+    expect(popDeployer.best_token.token).toBe(popular.address.toLowerCase())
+
+    const board = (await get('/leaderboard')).data
+    expect(board.total).toBe(byDeployer.size)
+    expect(board.deployers[0].rank).toBe(1)
+    expect(board.deployers.map((d: { score: number }) => d.score)).toEqual([...board.deployers.map((d: { score: number }) => d.score)].sort((a, b) => b - a))
+
+    const search = (await get('/search?q=POP')).data
+    expect(search.results[0]).toMatchObject({ token: popular.address.toLowerCase(), match: 'symbol' })
+
+    const feed = (await get('/feed/new?limit=200')).data
+    expect(feed.launches.map((l: { token: string }) => l.token).sort()).toEqual(scenario.tokens.map((t) => t.address.toLowerCase()).sort())
+
+    const badge = await api.app.inject({ method: 'GET', url: `/badge/${popular.address}` })
+    expect(badge.headers['content-type']).toContain('image/svg+xml')
+    expect(badge.body).toContain(`${popDeployer.band} ${popDeployer.score}`)
+  })
+
+  it('a reorg (evm_snapshot / evm_revert, then a different chain) leaves no orphaned rows', async () => {
+    const snap = await node.snapshot()
+    const before = await caughtUp()
+    await runScenario(node, { v2, seed: 1 }) // blocks the service ingests, then loses
+    const orphanHead = await caughtUp()
+    expect(orphanHead).toBeGreaterThan(before)
+    await node.revert(snap)
+    const replacement = await runScenario(node, { v2, seed: 2 })
+    await node.mine(3) // the new chain outgrows the orphaned one
+    const head = await caughtUp()
+    expect(head).toBeGreaterThan(orphanHead)
+    // The reorg is processed once the first replaced block arrives; wait for it.
+    const deadline = Date.now() + 30_000
+    while (Number((await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM chain_reorgs'))[0]!.n) === 0) {
+      if (Date.now() > deadline) throw new Error('no reorg was recorded')
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    await caughtUp()
+
+    // Every ingested block is the node's block of that number.
+    const blocks = await queryRows<{ number: string; hash: string }>(rt.ch, 'SELECT number, hash FROM chain_blocks FINAL ORDER BY number')
+    for (const b of blocks) {
+      const onChain = await node.client.getBlock({ blockNumber: BigInt(b.number) })
+      expect(b.hash, `block ${b.number}`).toBe(onChain.hash)
+    }
+    // Every swap row is a swap of the current chain, and the views equal a recount.
+    const expected = await expectedFromChain(node.client, { fromBlock: 0n, toBlock: BigInt(head), weth: v2.weth, factory: v2.factory })
+    const raw = await queryRows<{ tx_hash: string; log_index: string }>(rt.ch, 'SELECT tx_hash, log_index FROM swaps ORDER BY block_number, log_index')
+    expect(raw.map((r) => `${r.tx_hash}:${r.log_index}`)).toEqual(expected.swaps.map((s) => `${s.txHash.toLowerCase()}:${s.logIndex}`))
+    const mismatches = await queryRows(
+      rt.ch,
+      `SELECT a.token FROM (SELECT token, sum(swaps) AS s, sum(weth_volume) AS v, uniqExactMerge(traders) AS t FROM token_activity GROUP BY token) AS a
+       FULL OUTER JOIN (SELECT token, count() AS s, sum(weth_in + weth_out) AS v, uniqExact(trader) AS t FROM swaps GROUP BY token) AS r USING (token)
+       WHERE a.s != r.s OR a.v != r.v OR a.t != r.t`,
+    )
+    expect(mismatches).toEqual([])
+    const orphanRows = await queryRows<{ n: string }>(
+      rt.ch,
+      `SELECT (SELECT count() FROM erc20_transfers WHERE block_number NOT IN (SELECT number FROM chain_blocks))
+            + (SELECT count() FROM pool_reserves WHERE block_number NOT IN (SELECT number FROM chain_blocks))
+            + (SELECT count() FROM liquidity_events WHERE block_number NOT IN (SELECT number FROM chain_blocks))
+            + (SELECT count() FROM contract_creations WHERE block_number NOT IN (SELECT number FROM chain_blocks)) AS n`,
+    )
+    expect(Number(orphanRows[0]!.n)).toBe(0)
+    for (const [token, e] of expected.tokens) {
+      const { data } = await get(`/token/${token}`)
+      expect(data.swaps, token).toBe(e.swaps)
+      expect(data.weth_volume_wei, token).toBe(e.wethVolume.toString())
+    }
+    expect(replacement.tokens.length).toBeGreaterThan(0)
+  })
+
+  it('bad input answers 400 naming the parameter', async () => {
+    const bad = async (url: string) => {
+      const res = await api.app.inject({ method: 'GET', url, headers: admin })
+      expect(res.statusCode, url).toBe(400)
+      return res.json().error
+    }
+    expect(await bad('/deployer/0x1234')).toMatchObject({ code: 'invalid_address', details: { parameter: 'address' } })
+    expect(await bad('/feed/new?limit=0')).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'limit' } })
+    expect(await bad('/feed/new?limit=201')).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'limit' } })
+    expect(await bad('/feed/new?since=yesterday')).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'since' } })
+    expect(await bad('/feed/new?min_score=101')).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'min_score' } })
+    expect(await bad('/search?q=')).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'q' } })
+    expect(await bad('/badge/nope')).toMatchObject({ code: 'invalid_address', details: { parameter: 'token' } })
+  })
+})
