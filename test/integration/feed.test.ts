@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { queryRows } from '../../core/clickhouse.ts'
+import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+
+const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
+let env: Embedded
+
+beforeAll(async () => {
+  env = await startEmbedded({ PIPELINE_BATCH_BLOCKS: '25' })
+  await env.ingestThrough(300)
+})
+afterAll(async () => env?.close())
+
+async function feed(query: string) {
+  const res = await env.api.app.inject({ method: 'GET', url: `/feed/new?${query}`, headers: admin })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json().data as { launches: Array<{ token: string; visible_at: string; deployer_score: number | null }>; next_since: string | null }
+}
+
+describe('GET /feed/new cursors', () => {
+  it('polling with next_since never repeats and never skips a launch while launches arrive', async () => {
+    const seen: string[] = []
+    let since = (await feed('limit=3')).next_since!
+    const first = await feed('limit=3')
+    seen.push(...first.launches.map((l) => l.token))
+    // Ingest in the background while a poller follows the cursor with small pages.
+    let target = 300
+    const ingesting = (async () => {
+      for (let i = 0; i < 8; i++) await env.ingestThrough((target += 150))
+    })()
+    let done = false
+    void ingesting.then(() => (done = true))
+    while (!done) {
+      const page = await feed(`since=${encodeURIComponent(since)}&limit=2`)
+      seen.push(...page.launches.map((l) => l.token))
+      since = page.next_since ?? since
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    for (;;) {
+      const page = await feed(`since=${encodeURIComponent(since)}&limit=2`)
+      if (page.launches.length === 0) break
+      seen.push(...page.launches.map((l) => l.token))
+      since = page.next_since!
+    }
+    const all = await queryRows<{ token: string }>(env.rt.ch, 'SELECT token FROM launches FINAL ORDER BY visible_at')
+    expect(all.length).toBeGreaterThan(first.launches.length + 5)
+    expect(new Set(seen).size).toBe(seen.length)
+    expect(seen).toEqual(all.slice(all.length - seen.length).map((r) => r.token))
+    // The first page was the latest three at that time; everything after it was seen once.
+    expect(seen.slice(0, 3)).toEqual(first.launches.map((l) => l.token))
+  })
+
+  it('min_score keeps only launches whose deployer scores at least that', async () => {
+    const scored = (await feed('limit=200')).launches.map((l) => l.deployer_score ?? -1)
+    const threshold = [...scored].sort((a, b) => a - b)[Math.floor(scored.length / 2)]!
+    const page = await feed(`limit=200&min_score=${threshold}`)
+    expect(page.launches.length).toBeGreaterThan(0)
+    expect(page.launches.length).toBeLessThan(scored.length + 1)
+    for (const l of page.launches) expect(l.deployer_score).toBeGreaterThanOrEqual(threshold)
+  })
+
+  it('tier=free is free of charge and shows only launches visible for at least 10 minutes', async () => {
+    const unpaid = await env.api.app.inject({ method: 'GET', url: '/feed/new?tier=free' })
+    expect(unpaid.statusCode).toBe(200)
+    expect(unpaid.json().data).toMatchObject({ tier: 'free', delayed_seconds: 600, launches: [] })
+    const paidWithoutPayment = await env.api.app.inject({ method: 'GET', url: '/feed/new' })
+    expect(paidWithoutPayment.statusCode).toBe(402)
+    // Age three launches by 20 minutes; the next watermark's book shows exactly those to tier=free.
+    const aged = await queryRows<{ token: string }>(env.rt.ch, 'SELECT token FROM launches ORDER BY visible_at LIMIT 3')
+    await env.rt.ch.command({
+      query: 'ALTER TABLE launches UPDATE visible_at = visible_at - INTERVAL 20 MINUTE WHERE token IN {t:Array(String)}',
+      query_params: { t: aged.map((a) => a.token) },
+      clickhouse_settings: { mutations_sync: '2' },
+    })
+    await env.ingestThrough(env.processor.watermark() + 10)
+    const free = (await env.api.app.inject({ method: 'GET', url: '/feed/new?tier=free&limit=200' })).json().data
+    expect(free.launches.map((l: { token: string }) => l.token).sort()).toEqual(aged.map((a) => a.token).sort())
+  })
+})
