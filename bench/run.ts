@@ -1,3 +1,4 @@
+import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import type { BenchResult } from './result.ts'
@@ -6,6 +7,7 @@ import type { BenchResult } from './result.ts'
 const benches: Array<[string, () => Promise<BenchResult>]> = [
   ['decode', benchDecode],
   ['ingest', benchIngest],
+  ['api', benchApi],
 ]
 
 const only = process.argv.slice(2)
