@@ -3,6 +3,9 @@ import { erc20Abi } from '../pipelines/decode/erc20.ts'
 import { decodeLog } from '../pipelines/decode/index.ts'
 import { uniswapV2FactoryAbi } from '../pipelines/decode/uniswap-v2-factory.ts'
 import { uniswapV2PairAbi } from '../pipelines/decode/uniswap-v2-pair.ts'
+import { uniswapV3FactoryAbi } from '../pipelines/decode/uniswap-v3-factory.ts'
+import { uniswapV3PoolAbi } from '../pipelines/decode/uniswap-v3-pool.ts'
+import { uniswapV4PoolManagerAbi } from '../pipelines/decode/uniswap-v4-pool-manager.ts'
 import type { ChainLog } from '../pipelines/records/chain-block.ts'
 import { createChainSimulator } from '../pipelines/sim/chain-sim.ts'
 import type { BenchResult } from './result.ts'
@@ -16,8 +19,9 @@ export interface DecodeBenchOptions {
 
 /**
  * Decode throughput of `decodeLog` against viem's `decodeEventLog` on the same simulated
- * logs. The baseline gets the same dispatch we do: a Map from topic0 to a one-event ABI,
- * so viem never scans events it does not need.
+ * logs (ERC20 and Uniswap v2, v3 and v4 events, in the mix the simulator emits). The
+ * baseline gets the same dispatch we do: a Map from topic0 to a one-event ABI, so viem
+ * never scans events it does not need.
  */
 export async function benchDecode(opts: DecodeBenchOptions = {}): Promise<BenchResult> {
   const count = opts.logs ?? Number(process.env.BENCH_DECODE_LOGS ?? 200_000)
@@ -29,7 +33,8 @@ export async function benchDecode(opts: DecodeBenchOptions = {}): Promise<BenchR
   logs.length = count
 
   const abiByTopic0 = new Map<string, Abi>()
-  for (const event of [...erc20Abi, ...uniswapV2FactoryAbi, ...uniswapV2PairAbi] as AbiEvent[]) {
+  const events = [...erc20Abi, ...uniswapV2FactoryAbi, ...uniswapV2PairAbi, ...uniswapV3FactoryAbi, ...uniswapV3PoolAbi, ...uniswapV4PoolManagerAbi]
+  for (const event of events as AbiEvent[]) {
     abiByTopic0.set(toEventSelector(event), [event])
   }
   const viemDecode = (log: ChainLog) => {

@@ -45,9 +45,14 @@ export function malformed(event: string, reason: string): MalformedLog {
   return { type: 'malformed', event, reason }
 }
 
+const TWO_256 = 1n << 256n
+
 /** Word `i` of `data` as a signed (two's-complement int256) bigint. */
 export function signedWord(data: string, i: number): bigint {
-  return BigInt.asIntN(256, word(data, i))
+  const start = 2 + 64 * i
+  const v = BigInt('0x' + data.slice(start, start + 64))
+  // The sign bit is set when the first hex digit is 8-f (or 8-F): char code 56 ('8') and up.
+  return data.charCodeAt(start) >= 56 ? v - TWO_256 : v
 }
 
 /** The 32-byte topic as a lowercase `0x` + 64 hex string (a bytes32 such as a v4 pool id). */

@@ -33,3 +33,50 @@ export function liquidityMinted(
   const b = (amount1 * totalSupply) / reserve1
   return a < b ? a : b
 }
+
+// Uniswap v3/v4 pools in the simulator hold one kind of position: full range. Full-range
+// liquidity L over curve reserves (x, y) is exactly the constant product x * y = L^2, so a
+// v3/v4 pool prices like a v2 pair, except that the fee stays outside the curve (v3/v4 credit
+// it to positions instead of adding it to the reserves).
+
+/** The part of `amountIn` left after a fee of `feePpm` millionths: what a v3/v4 curve takes in. */
+export function afterFee(amountIn: bigint, feePpm: number): bigint {
+  return (amountIn * BigInt(1_000_000 - feePpm)) / 1_000_000n
+}
+
+/** Output of a full-range v3/v4 pool for `amountIn`, fee included. */
+export function concentratedOut(amountIn: bigint, feePpm: number, reserveIn: bigint, reserveOut: bigint): bigint {
+  const inLessFee = afterFee(amountIn, feePpm)
+  return (inLessFee * reserveOut) / (reserveIn + inLessFee)
+}
+
+/** Floor square root, seeded from the bit length so it takes a handful of Newton steps. */
+export function isqrt(y: bigint): bigint {
+  if (y < 4n) return y === 0n ? 0n : 1n
+  let x = 1n << BigInt((y.toString(16).length * 4 + 1) >> 1) // >= sqrt(y)
+  for (;;) {
+    const next = (x + y / x) >> 1n
+    if (next >= x) return x
+    x = next
+  }
+}
+
+/** sqrt(reserve1 / reserve0) as a Q64.96, floored (the pool's `sqrtPriceX96`). */
+export function sqrtPriceX96(reserve0: bigint, reserve1: bigint): bigint {
+  return isqrt((reserve1 << 192n) / reserve0)
+}
+
+/** The tick of a Q64.96 sqrt price: floor(log_1.0001(price)), from a float (not TickMath-exact). */
+export function tickOf(sqrtPriceX96: bigint): number {
+  const s = Number(sqrtPriceX96) / 2 ** 96
+  return Math.floor((2 * Math.log(s)) / Math.log(1.0001))
+}
+
+export const MIN_TICK = -887272
+export const MAX_TICK = 887272
+
+/** The widest [tickLower, tickUpper] a position may use at `tickSpacing`. */
+export function fullRange(tickSpacing: number): [number, number] {
+  const upper = Math.floor(MAX_TICK / tickSpacing) * tickSpacing
+  return [-upper, upper]
+}

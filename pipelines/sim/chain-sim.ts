@@ -18,7 +18,7 @@ export interface ChainSimulatorOptions {
 
 export interface ChainSimulator {
   readonly chainId: number
-  /** WETH, factory and router of this chain: what a processor must be told to follow. */
+  /** WETH and the v2/v3/v4 contracts of this chain: what a processor must be told to follow. */
   readonly contracts: SimContracts
   /** Number of the block the next `nextBlock()` returns. */
   readonly nextNumber: number

@@ -2,6 +2,9 @@ import { type AbiEvent, type AbiParameter, encodeAbiParameters, encodeEventTopic
 import { erc20Abi } from '../decode/erc20.ts'
 import { uniswapV2FactoryAbi } from '../decode/uniswap-v2-factory.ts'
 import { uniswapV2PairAbi } from '../decode/uniswap-v2-pair.ts'
+import { uniswapV3FactoryAbi } from '../decode/uniswap-v3-factory.ts'
+import { uniswapV3PoolAbi } from '../decode/uniswap-v3-pool.ts'
+import { uniswapV4PoolManagerAbi } from '../decode/uniswap-v4-pool-manager.ts'
 
 /**
  * A log the world emits, before ABI encoding. The world decides what happens; this file
@@ -15,6 +18,47 @@ export type LogSpec =
   | { kind: 'sync'; address: string; reserve0: bigint; reserve1: bigint }
   | { kind: 'mint'; address: string; sender: string; amount0: bigint; amount1: bigint }
   | { kind: 'burn'; address: string; sender: string; to: string; amount0: bigint; amount1: bigint }
+  | { kind: 'v3PoolCreated'; address: string; token0: string; token1: string; fee: number; tickSpacing: number; pool: string }
+  | {
+      kind: 'v3Swap'
+      address: string
+      sender: string
+      recipient: string
+      /** Pool deltas: positive = into the pool. */
+      amount0: bigint
+      amount1: bigint
+      sqrtPriceX96: bigint
+      liquidity: bigint
+      tick: number
+    }
+  | { kind: 'v3Mint'; address: string; sender: string; owner: string; tickLower: number; tickUpper: number; amount: bigint; amount0: bigint; amount1: bigint }
+  | { kind: 'v3Burn'; address: string; owner: string; tickLower: number; tickUpper: number; amount: bigint; amount0: bigint; amount1: bigint }
+  | {
+      kind: 'v4Initialize'
+      address: string
+      poolId: string
+      currency0: string
+      currency1: string
+      fee: number
+      tickSpacing: number
+      hooks: string
+      sqrtPriceX96: bigint
+      tick: number
+    }
+  | {
+      kind: 'v4Swap'
+      address: string
+      poolId: string
+      sender: string
+      /** Swapper deltas, as v4-core emits them: negative = paid into the pool. */
+      amount0: bigint
+      amount1: bigint
+      sqrtPriceX96: bigint
+      liquidity: bigint
+      tick: number
+      fee: number
+    }
+  | { kind: 'v4ModifyLiquidity'; address: string; poolId: string; sender: string; tickLower: number; tickUpper: number; liquidityDelta: bigint; salt: string }
 
 export interface EncodedLog {
   address: string
@@ -35,6 +79,16 @@ const swapData = dataParams(swapEvent)
 const syncData = dataParams(syncEvent)
 const mintData = dataParams(mintEvent)
 const burnData = dataParams(burnEvent)
+const [v3PoolCreatedEvent] = uniswapV3FactoryAbi
+const [v3SwapEvent, v3MintEvent, v3BurnEvent] = uniswapV3PoolAbi
+const [v4InitializeEvent, v4SwapEvent, v4ModifyLiquidityEvent] = uniswapV4PoolManagerAbi
+const v3PoolCreatedData = dataParams(v3PoolCreatedEvent)
+const v3SwapData = dataParams(v3SwapEvent)
+const v3MintData = dataParams(v3MintEvent)
+const v3BurnData = dataParams(v3BurnEvent)
+const v4InitializeData = dataParams(v4InitializeEvent)
+const v4SwapData = dataParams(v4SwapEvent)
+const v4ModifyLiquidityData = dataParams(v4ModifyLiquidityEvent)
 
 // encodeEventTopics re-hashes the event signature on every call (about 40 us here), so
 // topic0 is encoded once per event and each indexed argument is encoded the way
@@ -47,9 +101,20 @@ const SWAP = topic0(uniswapV2PairAbi, 'Swap')
 const SYNC = topic0(uniswapV2PairAbi, 'Sync')
 const MINT = topic0(uniswapV2PairAbi, 'Mint')
 const BURN = topic0(uniswapV2PairAbi, 'Burn')
+const V3_POOL_CREATED = topic0(uniswapV3FactoryAbi, 'PoolCreated')
+const V3_SWAP = topic0(uniswapV3PoolAbi, 'Swap')
+const V3_MINT = topic0(uniswapV3PoolAbi, 'Mint')
+const V3_BURN = topic0(uniswapV3PoolAbi, 'Burn')
+const V4_INITIALIZE = topic0(uniswapV4PoolManagerAbi, 'Initialize')
+const V4_SWAP = topic0(uniswapV4PoolManagerAbi, 'Swap')
+const V4_MODIFY_LIQUIDITY = topic0(uniswapV4PoolManagerAbi, 'ModifyLiquidity')
 
 const ADDRESS_PARAM = [{ type: 'address' }] as const
+const INT24_PARAM = [{ type: 'int24' }] as const
+const UINT24_PARAM = [{ type: 'uint24' }] as const
 const addressTopic = (address: string) => encodeAbiParameters(ADDRESS_PARAM, [address as Hex])
+const int24Topic = (value: number) => encodeAbiParameters(INT24_PARAM, [value])
+const uint24Topic = (value: number) => encodeAbiParameters(UINT24_PARAM, [value])
 
 /** ABI-encode one world log. */
 export function encodeLog(spec: LogSpec): EncodedLog {
@@ -89,6 +154,48 @@ export function encodeLog(spec: LogSpec): EncodedLog {
         address: spec.address,
         topics: [BURN, addressTopic(spec.sender), addressTopic(spec.to)],
         data: encodeAbiParameters(burnData, [spec.amount0, spec.amount1]),
+      }
+    case 'v3PoolCreated':
+      return {
+        address: spec.address,
+        topics: [V3_POOL_CREATED, addressTopic(spec.token0), addressTopic(spec.token1), uint24Topic(spec.fee)],
+        data: encodeAbiParameters(v3PoolCreatedData, [spec.tickSpacing, spec.pool]),
+      }
+    case 'v3Swap':
+      return {
+        address: spec.address,
+        topics: [V3_SWAP, addressTopic(spec.sender), addressTopic(spec.recipient)],
+        data: encodeAbiParameters(v3SwapData, [spec.amount0, spec.amount1, spec.sqrtPriceX96, spec.liquidity, spec.tick]),
+      }
+    case 'v3Mint':
+      return {
+        address: spec.address,
+        topics: [V3_MINT, addressTopic(spec.owner), int24Topic(spec.tickLower), int24Topic(spec.tickUpper)],
+        data: encodeAbiParameters(v3MintData, [spec.sender, spec.amount, spec.amount0, spec.amount1]),
+      }
+    case 'v3Burn':
+      return {
+        address: spec.address,
+        topics: [V3_BURN, addressTopic(spec.owner), int24Topic(spec.tickLower), int24Topic(spec.tickUpper)],
+        data: encodeAbiParameters(v3BurnData, [spec.amount, spec.amount0, spec.amount1]),
+      }
+    case 'v4Initialize':
+      return {
+        address: spec.address,
+        topics: [V4_INITIALIZE, spec.poolId, addressTopic(spec.currency0), addressTopic(spec.currency1)],
+        data: encodeAbiParameters(v4InitializeData, [spec.fee, spec.tickSpacing, spec.hooks, spec.sqrtPriceX96, spec.tick]),
+      }
+    case 'v4Swap':
+      return {
+        address: spec.address,
+        topics: [V4_SWAP, spec.poolId, addressTopic(spec.sender)],
+        data: encodeAbiParameters(v4SwapData, [spec.amount0, spec.amount1, spec.sqrtPriceX96, spec.liquidity, spec.tick, spec.fee]),
+      }
+    case 'v4ModifyLiquidity':
+      return {
+        address: spec.address,
+        topics: [V4_MODIFY_LIQUIDITY, spec.poolId, addressTopic(spec.sender)],
+        data: encodeAbiParameters(v4ModifyLiquidityData, [spec.tickLower, spec.tickUpper, spec.liquidityDelta, spec.salt]),
       }
   }
 }

@@ -1,18 +1,18 @@
-import { getContractAddress, type Hex, keccak256, concat } from 'viem'
-import { getAmountOut, liquidityMinted, MINIMUM_LIQUIDITY } from './amm.ts'
+import { getContractAddress, type Hex } from 'viem'
 import { type SimContracts, ZERO_ADDRESS } from './contracts.ts'
 import type { LogSpec } from './encode.ts'
+import { createVenues, type SimPool, type Venue } from './pools.ts'
 import type { Rng } from './prng.ts'
 
 /**
  * The state of the simulated chain and the rules that move it one block. It decides what
- * happens (launches, liquidity, trades, transfers, rugs) and returns transactions as
- * `LogSpec`s; it never encodes, so replaying to a later block skips the ABI work.
+ * happens (launches, insiders, liquidity, trades, transfers, pulls and rugs) and returns
+ * transactions as `LogSpec`s; it never encodes, so replaying to a later block skips the ABI
+ * work. How each venue (Uniswap v2, v3, v4) books an operation lives in pools.ts.
  *
  * Every random draw comes from the one seeded `Rng`, in a fixed order, so a seed fixes the
  * whole history. (The float math here, Math.exp/log, is V8's software fdlibm port, so it
- * does not vary by CPU either.) WETH Deposit/Withdrawal events are not emitted: no decoder follows them,
- * and every log the world emits is one the production decoders read.
+ * does not vary by CPU either.) Every log the world emits is one the production decoders read.
  */
 
 /** Knobs of the world; the defaults give about 20 logs per block at steady state. */
@@ -25,8 +25,13 @@ export interface WorldParams {
   newTradersPerBlock: number
   /** Share of launches by a wallet that has launched before. */
   repeatLauncherShare: number
-  /** Share of swaps that route token A -> WETH -> token B in one transaction. */
+  /** Share of swaps that route token A -> WETH -> token B in one transaction (v2 pairs only). */
   routedSwapShare: number
+  /** Share of launches that list on Uniswap v3, and on v4; the rest list on v2. */
+  v3LaunchShare: number
+  v4LaunchShare: number
+  /** Deployers present from the start who keep launching, all along the history. */
+  serialDeployers: number
 }
 
 export const DEFAULT_WORLD_PARAMS: Readonly<WorldParams> = Object.freeze({
@@ -35,6 +40,9 @@ export const DEFAULT_WORLD_PARAMS: Readonly<WorldParams> = Object.freeze({
   newTradersPerBlock: 0.3,
   repeatLauncherShare: 0.5,
   routedSwapShare: 0.04,
+  v3LaunchShare: 0.2,
+  v4LaunchShare: 0.15,
+  serialDeployers: 6,
 })
 
 export interface SimTx {
@@ -44,6 +52,10 @@ export interface SimTx {
   logs: LogSpec[]
 }
 
+/**
+ * dud: never gets a pool. fade: interest dies out (some deployers pull part of the liquidity
+ * first). rug: the deployer removes all of its liquidity. popular: trades for long, becomes real.
+ */
 type Fate = 'dud' | 'fade' | 'rug' | 'popular'
 
 interface Deployer {
@@ -55,28 +67,22 @@ interface Deployer {
   propensity: number
 }
 
-interface Pair {
-  address: string
-  tokenIs0: boolean
-  reserveToken: bigint
-  reserveWeth: bigint
-  lpSupply: bigint
-  lp: Map<string, bigint>
-}
-
 interface Token {
   address: string
   deployer: Deployer
   supply: bigint
   fate: Fate
+  venue: Venue
   /** Expected swaps per block at the peak of interest. */
   peak: number
   /** Blocks for interest to rise (popular tokens build up) and to decay. */
   rampBlocks: number
   decayBlocks: number
   liquidityBlock: number
-  rugBlock: number
-  pair: Pair | null
+  /** When the deployer removes `pullFraction` of its liquidity (0: never). */
+  pullBlock: number
+  pullFraction: number
+  pool: SimPool | null
   alive: boolean
   balances: Map<string, bigint>
   /** Wallets that may hold a balance (zero balances are dropped lazily). */
@@ -101,20 +107,42 @@ export interface World {
   step(blockNumber: number): SimTx[]
 }
 
+type Action =
+  | { kind: 'launch' }
+  | { kind: 'insider'; token: Token; wallet: string; amount: bigint }
+  | { kind: 'addLiquidity'; token: Token }
+  | { kind: 'swap' }
+  | { kind: 'buy'; token: Token; trader: string }
+  | { kind: 'insiderSell'; token: Token; wallet: string }
+  | { kind: 'moreLiquidity'; token: Token }
+  | { kind: 'pull'; token: Token }
+  | { kind: 'transfer' }
+
 /** A fresh world driven by `rng`. */
 export function createWorld(rng: Rng, contracts: SimContracts, params: WorldParams): World {
   const weth = contracts.weth
-  const factory = contracts.v2Factories[0]
-  const router = contracts.v2Routers[0]
-  let allPairsLength = 0n
+  const venues = createVenues(contracts)
 
   const traders: string[] = []
+  const serial: Deployer[] = []
   const repeaters: Deployer[] = []
   const pending: Token[] = [] // launched, liquidity not yet added
   let active: Token[] = [] // tradable
+  /** Actions due in a later block (insider sells), by block number. */
+  const scheduled = new Map<number, Action[]>()
 
   const freshAddress = () => '0x' + rng.hex(40)
   for (let i = 0; i < 200; i++) traders.push(freshAddress())
+  // Serial deployers: long histories, many launches, a few of them good at it.
+  for (let i = 0; i < params.serialDeployers; i++) {
+    serial.push({ address: freshAddress(), nonce: rng.int(400), quality: i % 2 === 0 ? rng.range(0.7, 1) : rng.range(0, 0.5), propensity: rng.range(8, 16) })
+  }
+
+  function schedule(block: number, action: Action): void {
+    const due = scheduled.get(block)
+    if (due === undefined) scheduled.set(block, [action])
+    else due.push(action)
+  }
 
   // A fifth of buys come from the first 40 wallets: bots and whales that trade everything.
   function pickTrader(): string {
@@ -128,15 +156,20 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
   }
 
   function pickDeployer(): Deployer {
-    if (repeaters.length > 0 && rng.chance(params.repeatLauncherShare)) {
+    if (serial.length + repeaters.length > 0 && rng.chance(params.repeatLauncherShare)) {
       let total = 0
+      for (const d of serial) total += d.propensity
       for (const d of repeaters) total += d.propensity
       let x = rng.float() * total
+      for (const d of serial) {
+        x -= d.propensity
+        if (x < 0) return d
+      }
       for (const d of repeaters) {
         x -= d.propensity
         if (x < 0) return d
       }
-      return repeaters[repeaters.length - 1]
+      return repeaters.length > 0 ? repeaters[repeaters.length - 1] : serial[serial.length - 1]
     }
     const good = rng.chance(0.15)
     const d: Deployer = {
@@ -180,11 +213,6 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     return token.peak * ramp * Math.exp(-age / token.decayBlocks)
   }
 
-  function sync(pair: Pair): LogSpec {
-    const [reserve0, reserve1] = pair.tokenIs0 ? [pair.reserveToken, pair.reserveWeth] : [pair.reserveWeth, pair.reserveToken]
-    return { kind: 'sync', address: pair.address, reserve0, reserve1 }
-  }
-
   function launch(block: number, queue: Action[], at: number): SimTx {
     const deployer = pickDeployer()
     const address = getContractAddress({ from: deployer.address as Hex, nonce: BigInt(deployer.nonce) }).toLowerCase()
@@ -195,26 +223,46 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     const fate: Fate =
       u < 0.08 ? 'dud' : u < 0.08 + 0.02 + 0.12 * q ? 'popular' : u < 0.1 + 0.12 * q + 0.45 * (1 - q) ? 'rug' : 'fade'
     const popular = fate === 'popular'
+    const v = rng.float()
     const token: Token = {
       address,
       deployer,
       supply,
       fate,
+      venue: v < params.v3LaunchShare ? 'v3' : v < params.v3LaunchShare + params.v4LaunchShare ? 'v4' : 'v2',
       peak: popular ? rng.range(0.5, 2) : rng.logRange(0.05, 0.8),
       rampBlocks: popular ? rng.range(30, 300) : 2,
       decayBlocks: popular ? rng.range(400, 2500) : rng.range(8, 80),
       liquidityBlock: block + (rng.chance(0.4) ? 0 : 1 + rng.int(20)),
-      rugBlock: 0,
-      pair: null,
+      pullBlock: 0,
+      pullFraction: 0,
+      pool: null,
       alive: true,
       balances: new Map(),
       holders: [],
     }
-    token.rugBlock = token.liquidityBlock + 5 + rng.int(250)
+    if (fate === 'rug') {
+      token.pullBlock = token.liquidityBlock + 5 + rng.int(250)
+      token.pullFraction = 1
+    } else if (fate === 'fade' && rng.chance(0.2)) {
+      // A partial pull: the token lives on, below the 90% that would make it dead.
+      token.pullBlock = token.liquidityBlock + 5 + rng.int(100)
+      token.pullFraction = rng.range(0.2, 0.6)
+    }
     credit(token, deployer.address, supply)
     if (fate !== 'dud') {
       if (token.liquidityBlock === block) queue.splice(at + 1 + rng.int(queue.length - at), 0, { kind: 'addLiquidity', token })
       else pending.push(token)
+      // Insiders: before the pool opens the deployer hands off-market supply to fresh wallets,
+      // which sell into the pool later (before the rug, for a rug). Spliced in right after this
+      // launch, so ahead of the pool's opening even when it opens in this block.
+      const insiders = fate === 'rug' ? 2 + rng.int(4) : rng.chance(0.3) ? 1 + rng.int(3) : 0
+      for (let i = 0; i < insiders; i++) {
+        const wallet = freshAddress()
+        queue.splice(at + 1, 0, { kind: 'insider', token, wallet, amount: scale(supply, rng.range(0.005, 0.04)) })
+        const window = fate === 'rug' ? Math.max(1, token.pullBlock - token.liquidityBlock - 1) : 400
+        schedule(token.liquidityBlock + 1 + rng.int(window), { kind: 'insiderSell', token, wallet })
+      }
     }
     return {
       from: deployer.address,
@@ -223,89 +271,39 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     }
   }
 
+  function insider(token: Token, wallet: string, amount: bigint): SimTx {
+    const from = token.deployer.address
+    token.deployer.nonce++
+    debit(token, from, amount)
+    credit(token, wallet, amount)
+    return { from, logs: [{ kind: 'transfer', address: token.address, from, to: wallet, value: amount }] }
+  }
+
   function addInitialLiquidity(token: Token, queue: Action[], at: number): SimTx {
     const deployer = token.deployer
     deployer.nonce++
-    const tokenIs0 = token.address < weth
-    const [token0, token1] = tokenIs0 ? [token.address, weth] : [weth, token.address]
-    const pairAddress = getContractAddress({
-      opcode: 'CREATE2',
-      from: factory as Hex,
-      salt: keccak256(concat([token0 as Hex, token1 as Hex])),
-      bytecodeHash: contracts.v2PairInitCodeHash as Hex,
-    }).toLowerCase()
-    allPairsLength++
-    const amountToken = scale(token.supply, rng.range(0.6, 1))
+    const amountToken = scale(token.balances.get(deployer.address)!, rng.range(0.6, 1))
     const amountWeth = ethToWei(rng.logRange(0.3, token.fate === 'popular' ? 20 : 6))
-    const [amount0, amount1] = tokenIs0 ? [amountToken, amountWeth] : [amountWeth, amountToken]
-    const liquidity = liquidityMinted(amount0, amount1, 0n, 0n, 0n)
-    const pair: Pair = {
-      address: pairAddress,
-      tokenIs0,
-      reserveToken: amountToken,
-      reserveWeth: amountWeth,
-      lpSupply: liquidity + MINIMUM_LIQUIDITY,
-      lp: new Map([[deployer.address, liquidity]]),
-    }
-    token.pair = pair
+    const fee = token.venue === 'v2' ? 3000 : rng.chance(0.7) ? 3000 : 10000
+    const { pool, logs } = venues.open(token.venue, token.address, deployer.address, amountToken, amountWeth, fee)
+    token.pool = pool
     debit(token, deployer.address, amountToken)
     active.push(token)
-    // Insiders: fresh wallets that buy in the same block, right after the pool opens.
+    // Snipers: fresh wallets that buy in the same block, right after the pool opens.
     const snipers = token.fate === 'rug' ? rng.int(4) : rng.int(2)
     for (let i = 0; i < snipers; i++) queue.splice(at + 1, 0, { kind: 'buy', token, trader: freshAddress() })
-    return {
-      from: deployer.address,
-      logs: [
-        { kind: 'pairCreated', address: factory, token0, token1, pair: pairAddress, allPairsLength },
-        { kind: 'transfer', address: token.address, from: deployer.address, to: pairAddress, value: amountToken },
-        { kind: 'transfer', address: weth, from: router, to: pairAddress, value: amountWeth },
-        { kind: 'transfer', address: pairAddress, from: ZERO_ADDRESS, to: ZERO_ADDRESS, value: MINIMUM_LIQUIDITY },
-        { kind: 'transfer', address: pairAddress, from: ZERO_ADDRESS, to: deployer.address, value: liquidity },
-        sync(pair),
-        { kind: 'mint', address: pairAddress, sender: router, amount0, amount1 },
-      ],
-    }
+    return { from: deployer.address, logs }
   }
 
   function buy(token: Token, trader: string): SimTx | null {
-    const pair = token.pair!
-    const cap = Number(pair.reserveWeth / GWEI) / 1e9
+    const pool = token.pool!
+    const cap = Number(pool.reserveWeth / GWEI) / 1e9
     const wethIn = ethToWei(Math.min(rng.logRange(0.002, token.fate === 'popular' ? 3 : 0.8), cap * 0.3))
-    const tokenOut = getAmountOut(wethIn, pair.reserveWeth, pair.reserveToken)
-    if (wethIn === 0n || tokenOut === 0n) return null
-    pair.reserveWeth += wethIn
-    pair.reserveToken -= tokenOut
+    if (wethIn === 0n) return null
+    const tokenOut = venues.quote(pool, wethIn, true)
+    if (tokenOut === 0n) return null
     credit(token, trader, tokenOut)
-    return { from: trader, logs: buyLogs(token, wethIn, tokenOut, router, trader) }
-  }
-
-  /** Logs of a WETH -> token swap on `token`'s pair whose WETH was sent by `wethFrom`. */
-  function buyLogs(token: Token, wethIn: bigint, tokenOut: bigint, wethFrom: string, to: string): LogSpec[] {
-    const pair = token.pair!
-    return [
-      { kind: 'transfer', address: weth, from: wethFrom, to: pair.address, value: wethIn },
-      { kind: 'transfer', address: token.address, from: pair.address, to, value: tokenOut },
-      sync(pair),
-      pair.tokenIs0
-        ? { kind: 'swap', address: pair.address, sender: router, to, amount0In: 0n, amount1In: wethIn, amount0Out: tokenOut, amount1Out: 0n }
-        : { kind: 'swap', address: pair.address, sender: router, to, amount0In: wethIn, amount1In: 0n, amount0Out: 0n, amount1Out: tokenOut },
-    ]
-  }
-
-  /** Logs of a token -> WETH swap sending the WETH to `to`. Updates reserves and balances. */
-  function sellLogs(token: Token, seller: string, amount: bigint, wethOut: bigint, to: string): LogSpec[] {
-    const pair = token.pair!
-    pair.reserveToken += amount
-    pair.reserveWeth -= wethOut
-    debit(token, seller, amount)
-    return [
-      { kind: 'transfer', address: token.address, from: seller, to: pair.address, value: amount },
-      { kind: 'transfer', address: weth, from: pair.address, to, value: wethOut },
-      sync(pair),
-      pair.tokenIs0
-        ? { kind: 'swap', address: pair.address, sender: router, to, amount0In: amount, amount1In: 0n, amount0Out: 0n, amount1Out: wethOut }
-        : { kind: 'swap', address: pair.address, sender: router, to, amount0In: 0n, amount1In: amount, amount0Out: wethOut, amount1Out: 0n },
-    ]
+    return { from: trader, logs: venues.swap(pool, { wethIn: true, amountIn: wethIn, payer: null, recipient: trader }, tokenOut) }
   }
 
   function sellAmount(token: Token, seller: string): bigint {
@@ -313,96 +311,67 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     return rng.chance(0.35) ? balance : scale(balance, rng.range(0.1, 0.9))
   }
 
-  function sell(token: Token): SimTx | null {
-    const pair = token.pair!
-    const seller = pickHolder(token)
-    if (seller === null) return null
-    const amount = sellAmount(token, seller)
-    const wethOut = getAmountOut(amount, pair.reserveToken, pair.reserveWeth)
-    if (amount === 0n || wethOut === 0n) return null
-    // Most sells unwrap to ETH through the router; some take WETH straight to the wallet.
-    const to = rng.chance(0.8) ? router : seller
-    return { from: seller, logs: sellLogs(token, seller, amount, wethOut, to) }
+  /** `seller` sells `amount`; most sells unwrap to ETH through the router, some take WETH. */
+  function sellTx(token: Token, seller: string, amount: bigint): SimTx | null {
+    const pool = token.pool!
+    if (amount === 0n) return null
+    const wethOut = venues.quote(pool, amount, false)
+    if (wethOut === 0n) return null
+    const recipient = rng.chance(0.8) ? null : seller
+    debit(token, seller, amount)
+    return { from: seller, logs: venues.swap(pool, { wethIn: false, amountIn: amount, payer: seller, recipient }, wethOut) }
   }
 
-  /** Sell `from` and buy `into` in one transaction: the WETH goes pair to pair. */
+  function sell(token: Token): SimTx | null {
+    const seller = pickHolder(token)
+    if (seller === null) return null
+    return sellTx(token, seller, sellAmount(token, seller))
+  }
+
+  function insiderSell(token: Token, wallet: string): SimTx | null {
+    const balance = token.balances.get(wallet) ?? 0n
+    return sellTx(token, wallet, rng.chance(0.6) ? balance : scale(balance, rng.range(0.4, 0.9)))
+  }
+
+  /** Sell `from` and buy `into` in one transaction on two v2 pairs: the WETH goes pair to pair. */
   function routed(from: Token, into: Token): SimTx | null {
     const seller = pickHolder(from)
     if (seller === null) return null
     const amount = sellAmount(from, seller)
-    const wethMid = getAmountOut(amount, from.pair!.reserveToken, from.pair!.reserveWeth)
-    const intoPair = into.pair!
-    const tokenOut = getAmountOut(wethMid, intoPair.reserveWeth, intoPair.reserveToken)
-    if (amount === 0n || wethMid === 0n || tokenOut === 0n) return null
-    const logs = sellLogs(from, seller, amount, wethMid, intoPair.address)
-    intoPair.reserveWeth += wethMid
-    intoPair.reserveToken -= tokenOut
+    const fromPool = from.pool!
+    const intoPool = into.pool!
+    if (amount === 0n) return null
+    const wethMid = venues.quote(fromPool, amount, false)
+    if (wethMid === 0n) return null
+    const tokenOut = venues.quote(intoPool, wethMid, true)
+    if (tokenOut === 0n) return null
+    debit(from, seller, amount)
     credit(into, seller, tokenOut)
+    const logs = venues.swap(fromPool, { wethIn: false, amountIn: amount, payer: seller, recipient: intoPool.address }, wethMid)
     // The second hop's WETH is already in its pair: its transfer is the first hop's.
-    logs.push(...buyLogs(into, wethMid, tokenOut, from.pair!.address, seller).slice(1))
+    logs.push(...venues.swap(intoPool, { wethIn: true, amountIn: wethMid, payer: fromPool.address, recipient: seller, inputPaid: true }, tokenOut))
     return { from: seller, logs }
   }
 
   function addLiquidity(token: Token): SimTx | null {
-    const pair = token.pair!
     const provider = pickHolder(token)
     if (provider === null) return null
     const amountToken = scale(token.balances.get(provider)!, rng.range(0.2, 1))
-    const amountWeth = (amountToken * pair.reserveWeth) / pair.reserveToken
-    const [amount0, amount1, r0, r1] = pair.tokenIs0
-      ? [amountToken, amountWeth, pair.reserveToken, pair.reserveWeth]
-      : [amountWeth, amountToken, pair.reserveWeth, pair.reserveToken]
-    const liquidity = liquidityMinted(amount0, amount1, r0, r1, pair.lpSupply)
-    if (liquidity <= 0n || amountWeth === 0n) return null
-    pair.reserveToken += amountToken
-    pair.reserveWeth += amountWeth
-    pair.lpSupply += liquidity
-    pair.lp.set(provider, (pair.lp.get(provider) ?? 0n) + liquidity)
+    const added = venues.add(token.pool!, provider, amountToken)
+    if (added === null) return null
     debit(token, provider, amountToken)
-    return {
-      from: provider,
-      logs: [
-        { kind: 'transfer', address: token.address, from: provider, to: pair.address, value: amountToken },
-        { kind: 'transfer', address: weth, from: router, to: pair.address, value: amountWeth },
-        { kind: 'transfer', address: pair.address, from: ZERO_ADDRESS, to: provider, value: liquidity },
-        sync(pair),
-        { kind: 'mint', address: pair.address, sender: router, amount0, amount1 },
-      ],
-    }
+    return { from: provider, logs: added.logs }
   }
 
-  /** The deployer pulls all its liquidity (removeLiquidityETH): the token is dead. */
-  function rug(token: Token): SimTx | null {
-    token.alive = false
-    const pair = token.pair!
+  /** The deployer removes `pullFraction` of its liquidity; all of it is a rug, and the token is dead. */
+  function pull(token: Token): SimTx | null {
     const owner = token.deployer.address
-    const liquidity = pair.lp.get(owner) ?? 0n
-    if (liquidity === 0n) return null
+    if (token.pullFraction >= 1) token.alive = false
+    const removed = venues.remove(token.pool!, owner, token.pullFraction)
+    if (removed === null) return null
     token.deployer.nonce++
-    const outToken = (liquidity * pair.reserveToken) / pair.lpSupply
-    const outWeth = (liquidity * pair.reserveWeth) / pair.lpSupply
-    pair.reserveToken -= outToken
-    pair.reserveWeth -= outWeth
-    pair.lpSupply -= liquidity
-    pair.lp.delete(owner)
-    credit(token, owner, outToken)
-    const [amount0, amount1] = pair.tokenIs0 ? [outToken, outWeth] : [outWeth, outToken]
-    const pairOut: LogSpec[] = [
-      { kind: 'transfer', address: token.address, from: pair.address, to: router, value: outToken },
-      { kind: 'transfer', address: weth, from: pair.address, to: router, value: outWeth },
-    ]
-    if (!pair.tokenIs0) pairOut.reverse() // the pair pays token0 first
-    return {
-      from: owner,
-      logs: [
-        { kind: 'transfer', address: pair.address, from: owner, to: pair.address, value: liquidity },
-        { kind: 'transfer', address: pair.address, from: pair.address, to: ZERO_ADDRESS, value: liquidity },
-        ...pairOut,
-        sync(pair),
-        { kind: 'burn', address: pair.address, sender: router, amount0, amount1, to: router },
-        { kind: 'transfer', address: token.address, from: router, to: owner, value: outToken },
-      ],
-    }
+    credit(token, owner, removed.outToken)
+    return { from: owner, logs: removed.logs }
   }
 
   function transfer(token: Token | undefined): SimTx | null {
@@ -419,15 +388,6 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     credit(token, to, value)
     return { from, logs: [{ kind: 'transfer', address: token.address, from, to, value }] }
   }
-
-  type Action =
-    | { kind: 'launch' }
-    | { kind: 'addLiquidity'; token: Token }
-    | { kind: 'swap' }
-    | { kind: 'buy'; token: Token; trader: string }
-    | { kind: 'moreLiquidity'; token: Token }
-    | { kind: 'rug'; token: Token }
-    | { kind: 'transfer' }
 
   function step(block: number): SimTx[] {
     for (let n = rng.poisson(params.newTradersPerBlock); n > 0; n--) traders.push(freshAddress())
@@ -459,8 +419,13 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
       }
     }
     for (const t of active) {
-      if (t.fate === 'rug' && t.rugBlock <= block) queue.push({ kind: 'rug', token: t })
+      if (t.pullBlock === block) queue.push({ kind: 'pull', token: t })
       else if (t.fate === 'popular' && rng.chance(0.01)) queue.push({ kind: 'moreLiquidity', token: t })
+    }
+    const due = scheduled.get(block)
+    if (due !== undefined) {
+      scheduled.delete(block)
+      queue.push(...due)
     }
     for (let n = rng.poisson(total); n > 0; n--) queue.push({ kind: 'swap' })
     for (let n = rng.poisson(params.transfersPerBlock); n > 0; n--) queue.push({ kind: 'transfer' })
@@ -488,17 +453,23 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
         case 'launch':
           tx = launch(block, queue, at)
           break
+        case 'insider':
+          tx = insider(action.token, action.wallet, action.amount)
+          break
         case 'addLiquidity':
           tx = addInitialLiquidity(action.token, queue, at)
           break
         case 'buy':
           if (action.token.alive) tx = buy(action.token, action.trader)
           break
+        case 'insiderSell':
+          if (action.token.alive && action.token.pool !== null) tx = insiderSell(action.token, action.wallet)
+          break
         case 'moreLiquidity':
           if (action.token.alive) tx = addLiquidity(action.token)
           break
-        case 'rug':
-          if (action.token.alive) tx = rug(action.token)
+        case 'pull':
+          if (action.token.alive) tx = pull(action.token)
           break
         case 'transfer': {
           const t = active.length > 0 ? active[rng.int(active.length)] : undefined
@@ -512,9 +483,9 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
           // Early on buyers dominate; later it is closer to even.
           const buyShare = age < t.rampBlocks + 20 ? 0.7 : 0.5
           if (rng.chance(buyShare)) tx = buy(t, pickTrader())
-          else if (tradable.length > 1 && rng.chance(params.routedSwapShare)) {
+          else if (tradable.length > 1 && t.venue === 'v2' && rng.chance(params.routedSwapShare)) {
             const into = pickActive()
-            if (into !== undefined && into !== t && into.alive) tx = routed(t, into)
+            if (into !== undefined && into !== t && into.alive && into.venue === 'v2') tx = routed(t, into)
           } else tx = sell(t)
           break
         }
