@@ -2,7 +2,8 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Bus } from '../bus/types.ts'
-import { chainTopic, namespaced } from '../topics.ts'
+import { chainTopic, namespaced, TOPICS } from '../topics.ts'
+import { createPriceSimulator } from '../sim/price-sim.ts'
 import { createChainSimulator, type ChainSimulator } from '../sim/chain-sim.ts'
 
 export interface SimStart {
@@ -62,6 +63,10 @@ export interface SimSource {
 export function createSimSource(opts: SimSourceOptions): SimSource {
   const { bus, logger, chainId, blockSeconds } = opts
   const topic = namespaced(opts.namespace ?? '', chainTopic(chainId))
+  const priceTopic = namespaced(opts.namespace ?? '', TOPICS.pricesEthUsd)
+  // ETH/USD candles on the same clock: every minute up to the newest block's time is published.
+  const prices = createPriceSimulator({ seed: opts.seed, pair: 'ETH/USD', startPrice: 3000, startMinute: opts.start.genesis - (opts.start.genesis % 60) })
+  let nextMinute = Math.floor((opts.start.genesis + (opts.start.fromBlock - 1) * blockSeconds) / 60) * 60
   const chunk = opts.chunk ?? 100
   const sim: ChainSimulator = createChainSimulator({
     chainId,
@@ -77,17 +82,21 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   async function publishThrough(last: number): Promise<void> {
     while (!stopped && sim.nextNumber <= last) {
       const records = []
+      const candles = []
       while (records.length < chunk && sim.nextNumber <= last) {
         const b = sim.nextBlock()
         records.push({ key: String(chainId), value: JSON.stringify(b) })
+        for (; nextMinute <= b.timestamp; nextMinute += 60) candles.push({ key: 'ETH/USD', value: JSON.stringify(prices.candleAt(nextMinute)) })
       }
+      // Candles first: a block's quote finds the minute it was observed in.
+      if (candles.length) await bus.publish(priceTopic, candles)
       await bus.publish(topic, records)
     }
   }
 
   return {
     async run() {
-      await bus.ensureTopics([topic])
+      await bus.ensureTopics([topic, priceTopic])
       const target = opts.untilBlock ?? blockDue()
       const from = sim.nextNumber
       await publishThrough(target)

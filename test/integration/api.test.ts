@@ -38,6 +38,30 @@ describe('GET /token/{address}', () => {
     }
   })
 
+  it('/token/{address} quotes the latest swap, with FDV in WETH and in USD at that minute', async () => {
+    const [t] = await queryRows<{ token: string }>(env.rt.ch, 'SELECT token FROM swaps GROUP BY token ORDER BY count() DESC LIMIT 1')
+    const [last] = await queryRows<{ weth: string; amount: string; block_time: string; block_number: string }>(
+      env.rt.ch,
+      `SELECT weth_in + weth_out AS weth, token_in + token_out AS amount, block_time, block_number FROM swaps
+       WHERE token = {t:String} AND token_in + token_out > 0 ORDER BY block_number DESC, log_index DESC LIMIT 1`,
+      { t: t!.token },
+    )
+    const [supply] = await queryRows<{ s: string }>(env.rt.ch, 'SELECT sum(minted) - sum(burned) AS s FROM token_supply WHERE token = {t:String}', { t: t!.token })
+    const [candle] = await queryRows<{ close: string }>(
+      env.rt.ch,
+      "SELECT toString(close) AS close FROM price_candles WHERE pair = 'ETH/USD' AND minute <= {at:DateTime} ORDER BY minute DESC LIMIT 1",
+      { at: last!.block_time.replace('T', ' ').replace('Z', '') },
+    )
+    await env.ingestThrough(env.processor.watermark())
+    const { data } = (await get(`/token/${t!.token}`, admin)).json()
+    expect(data.price.observed_block).toBe(Number(last!.block_number))
+    expect(data.price.observed_at).toBe(last!.block_time)
+    const fdv = (BigInt(supply!.s) * BigInt(last!.weth)) / BigInt(last!.amount)
+    expect(data.price.fdv_weth_wei).toBe(fdv.toString())
+    expect(data.price.eth_usd).toBe(Number(candle!.close))
+    expect(data.price.fdv_usd).toBeCloseTo((Number(fdv) / 1e18) * Number(candle!.close), 0)
+  })
+
   it('/token/{address} names the deployer from the contract creation', async () => {
     const [c] = await queryRows<{ address: string; deployer: string; block_number: string }>(env.rt.ch, 'SELECT address, deployer, block_number FROM contract_creations LIMIT 1')
     const res = await get(`/token/${c!.address.toUpperCase().replace('0X', '0x')}`, admin)

@@ -3,6 +3,7 @@ import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
 import { followed4663 } from '../../bin/follow.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
+import { createPriceProcessor } from '../../pipelines/process/price-processor.ts'
 import { createSimSource } from '../../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { tempDir } from './temp.ts'
@@ -33,6 +34,8 @@ export async function startEmbedded(env: Record<string, string> = {}): Promise<E
     onAdvance: (b) => api.watermarks.advance(4663, b),
   })
   await processor.start()
+  const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics })
+  await prices.start()
   let next = 1
   return {
     rt,
@@ -55,6 +58,7 @@ export async function startEmbedded(env: Record<string, string> = {}): Promise<E
     },
     async close() {
       await processor.stop()
+      await prices.stop()
       await api.close()
       await rt.close()
       dir.cleanup()
