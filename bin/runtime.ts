@@ -22,7 +22,7 @@ export interface Runtime {
 }
 
 export async function createRuntime(config: Config, role: string): Promise<Runtime> {
-  const logger = createLogger(config.LOG_LEVEL, `svc-${role}`)
+  const logger = createLogger(config.LOG_LEVEL, `svc-${role}`, { sync: role.startsWith('pipeline') || role === 'sim' })
   const metrics = createMetrics()
   const ch = await createClickHouse(config)
   const applied = await migrate(ch)

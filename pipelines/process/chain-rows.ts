@@ -27,6 +27,21 @@ export interface ChainRows {
 
 type Row = Record<string, unknown>
 
+const NATIVE_ETH = '0x0000000000000000000000000000000000000000'
+
+/** The WETH-like side of a pool: 0, 1, or null when neither or both are. v4 native ETH counts. */
+function wethSide(pool: PoolInfo, follow: FollowedContracts): 0 | 1 | null {
+  const like = (t: string) => follow.weth.has(t) || (pool.protocol === 'v4' && t === NATIVE_ETH)
+  const w0 = like(pool.token0)
+  const w1 = like(pool.token1)
+  return w0 === w1 ? null : w0 ? 0 : 1
+}
+
+/** Split a signed pool-side amount (positive = into the pool) into in and out. */
+function inOut(amount: bigint): [bigint, bigint] {
+  return amount >= 0n ? [amount, 0n] : [0n, -amount]
+}
+
 /** A fresh in-memory state (no pools, no launches yet): for benchmarks and tests. */
 export function memoryRowsState(follow: FollowedContracts): ChainRowsState {
   const pools = new Map<string, PoolInfo>()
@@ -99,24 +114,66 @@ export function chainRows(chainId: number, blocks: ChainBlock[], state: ChainRow
             launch(follow.weth.has(ev.token0) ? ev.token1 : ev.token0, ev.pair, 'v2', b.number, t)
           }
           break
-        case 'v2_swap': {
-          const pool = pools.get(ev.address)
+        case 'v2_swap':
+        case 'v3_swap':
+        case 'v4_swap': {
+          const poolKey = ev.type === 'v4_swap' ? ev.poolId : ev.address
+          const pool = pools.get(poolKey)
           if (!pool) break
-          const wethIs0 = follow.weth.has(pool.token0)
-          const wethIs1 = follow.weth.has(pool.token1)
+          const side = wethSide(pool, follow)
           // Only token/WETH pools carry a WETH volume and a token side.
-          if (wethIs0 === wethIs1) break
+          if (side === null) break
+          // Into and out of the pool, per side: v2 states them; v3 signs them from the pool's view;
+          // v4 signs them from the swapper's, the opposite way.
+          let in0: bigint, out0: bigint, in1: bigint, out1: bigint
+          if (ev.type === 'v2_swap') [in0, out0, in1, out1] = [ev.amount0In, ev.amount0Out, ev.amount1In, ev.amount1Out]
+          else if (ev.type === 'v3_swap') [[in0, out0], [in1, out1]] = [inOut(ev.amount0), inOut(ev.amount1)]
+          else [[in0, out0], [in1, out1]] = [inOut(-ev.amount0), inOut(-ev.amount1)]
           swaps.push({
             ...at,
             tx_hash: log.txHash.toLowerCase(),
-            pool: ev.address,
+            pool: poolKey,
             protocol: pool.protocol,
-            token: wethIs0 ? pool.token1 : pool.token0,
+            token: side === 0 ? pool.token1 : pool.token0,
             trader: log.txFrom.toLowerCase(),
-            token_in: (wethIs0 ? ev.amount1In : ev.amount0In).toString(),
-            token_out: (wethIs0 ? ev.amount1Out : ev.amount0Out).toString(),
-            weth_in: (wethIs0 ? ev.amount0In : ev.amount1In).toString(),
-            weth_out: (wethIs0 ? ev.amount0Out : ev.amount1Out).toString(),
+            token_in: (side === 0 ? in1 : in0).toString(),
+            token_out: (side === 0 ? out1 : out0).toString(),
+            weth_in: (side === 0 ? in0 : in1).toString(),
+            weth_out: (side === 0 ? out0 : out1).toString(),
+            block_time: t,
+          })
+          break
+        }
+        case 'v3_pool_created':
+        case 'v4_initialize': {
+          const v4 = ev.type === 'v4_initialize'
+          if (!(v4 ? follow.v4PoolManagers : follow.v3Factories).has(ev.address)) break
+          const protocol = v4 ? 'v4' : 'v3'
+          const key = v4 ? ev.poolId : ev.pool
+          const info: PoolInfo = { token0: v4 ? ev.currency0 : ev.token0, token1: v4 ? ev.currency1 : ev.token1, protocol }
+          pools.add(key, info)
+          poolRows.push({ ...at, pool: key, protocol, factory: ev.address, token0: info.token0, token1: info.token1, created_at: t })
+          const side = wethSide(info, follow)
+          if (side !== null) launch(side === 0 ? info.token1 : info.token0, key, protocol, b.number, t)
+          break
+        }
+        case 'v3_mint':
+        case 'v3_burn':
+        case 'v4_modify_liquidity': {
+          const v4 = ev.type === 'v4_modify_liquidity'
+          const key = v4 ? ev.poolId : ev.address
+          if (!pools.get(key)) break
+          const adds = v4 ? ev.liquidityDelta > 0n : ev.type === 'v3_mint'
+          liquidity.push({
+            ...at,
+            tx_hash: log.txHash.toLowerCase(),
+            pool: key,
+            kind: adds ? 'mint' : 'burn',
+            provider: log.txFrom.toLowerCase(),
+            amount0: v4 ? '0' : ev.amount0.toString(),
+            amount1: v4 ? '0' : ev.amount1.toString(),
+            // v3 and v4 liquidity is measured in the pool's L units.
+            liquidity: (v4 ? (ev.liquidityDelta < 0n ? -ev.liquidityDelta : ev.liquidityDelta) : ev.amount).toString(),
             block_time: t,
           })
           break

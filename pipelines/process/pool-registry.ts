@@ -11,6 +11,8 @@ export interface PoolInfo {
 export interface FollowedContracts {
   weth: Set<string>
   v2Factories: Set<string>
+  v3Factories: Set<string>
+  v4PoolManagers: Set<string>
 }
 
 /**

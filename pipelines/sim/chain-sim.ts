@@ -1,6 +1,7 @@
 import type { ChainBlock, ChainLog, ContractCreation } from '../records/chain-block.ts'
 import { type SimContracts, simContracts } from './contracts.ts'
 import { encodeLog } from './encode.ts'
+import { simTokenMetadata } from './token-names.ts'
 import { createRng, seedToU32 } from './prng.ts'
 import { createWorld, DEFAULT_WORLD_PARAMS, type WorldParams } from './world.ts'
 
@@ -67,7 +68,7 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
     for (let txIndex = 0; txIndex < txs.length; txIndex++) {
       const tx = txs[txIndex]
       const txHash = mixHash(hashSeed, 1, number, txIndex)
-      if (tx.creation !== undefined) creations.push({ txHash, txIndex, address: tx.creation, deployer: tx.from })
+      if (tx.creation !== undefined) creations.push({ txHash, txIndex, address: tx.creation, deployer: tx.from, erc20: simTokenMetadata(tx.creation, seed) })
       for (const spec of tx.logs) {
         const { address, topics, data } = encodeLog(spec)
         logs.push({ logIndex: logs.length, txHash, txIndex, txFrom: tx.from, address, topics, data })

@@ -214,3 +214,32 @@ describe('operations', () => {
     expect(text).toMatch(/svc_measured_through_block\{chain="4663"\} \d+/)
   })
 })
+
+describe('GET /search and /badge', () => {
+  it('/search ranks exact symbol matches first and warns when tokens share the symbol', async () => {
+    const [dup] = await queryRows<{ symbol: string; n: string }>(
+      env.rt.ch,
+      "SELECT symbol, count() AS n FROM contract_creations WHERE symbol != '' GROUP BY symbol HAVING n > 1 ORDER BY n DESC, symbol LIMIT 1",
+    )
+    expect(dup).toBeDefined()
+    const res = (await get(`/search?q=${encodeURIComponent('$' + dup!.symbol.toLowerCase())}`)).json().data
+    const exact = res.results.filter((r: { match: string }) => r.match === 'symbol')
+    expect(exact.length).toBe(Number(dup!.n))
+    expect(res.results.slice(0, exact.length).every((r: { match: string }) => r.match === 'symbol')).toBe(true)
+    expect(res.warnings).toEqual([expect.objectContaining({ code: 'symbol_collision', symbol: dup!.symbol, tokens: Number(dup!.n) })])
+    const [one] = await queryRows<{ address: string }>(env.rt.ch, 'SELECT address FROM contract_creations LIMIT 1')
+    const byAddress = (await get(`/search?q=${one!.address}`)).json().data
+    expect(byAddress.results[0]).toMatchObject({ token: one!.address, match: 'address' })
+  })
+
+  it('/badge/{token} is a well-formed SVG showing the deployer band', async () => {
+    const [t] = await queryRows<{ token: string }>(env.rt.ch, 'SELECT token FROM launches LIMIT 1')
+    const res = await env.api.app.inject({ method: 'GET', url: `/badge/${t!.token}` })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('image/svg+xml; charset=utf-8')
+    expect(res.body).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*>.*<\/svg>$/)
+    expect(res.body).toMatch(/(poor|weak|mixed|proven|elite) \d+/)
+    const unknown = await env.api.app.inject({ method: 'GET', url: `/badge/0x${'ab'.repeat(20)}` })
+    expect(unknown.body).toContain('>unknown<')
+  })
+})

@@ -20,7 +20,7 @@ function independentCounts() {
     creations += b.creations.length
     for (const log of b.logs) {
       const ev = decodeLog(log)
-      if (ev?.type === 'v2_swap') swaps++
+      if (ev?.type === 'v2_swap' || ev?.type === 'v3_swap' || ev?.type === 'v4_swap') swaps++
       if (ev?.type === 'erc20_transfer') transfers++
     }
   }
@@ -56,15 +56,15 @@ describe('chain processor killed in the middle of a batch (Kafka + chDB)', () =>
     // Killed again in the re-formed batch, after a table that the first crash had not reached.
     const crash2 = await runSvc(pipeline, { ...env, PIPELINE_BATCH_BLOCKS: '70', DATA_DIR: data.path, SVC_FAULT: 'crash-after-insert:pool_reserves:1' })
     expect(crash2.signal).toBe('SIGKILL')
-    expect(crash2.stdout).toContain('re-inserting the journaled batch')
+    expect(crash2.stdout.includes('re-inserting the journaled batch'), `crash2:\n${crash2.stdout.slice(-2500)}`).toBe(true)
     const finish = await runSvc(pipeline, { ...env, PIPELINE_BATCH_BLOCKS: '70', DATA_DIR: data.path })
     expect(finish.code, finish.stderr).toBe(0)
-    expect(finish.stdout).toContain('re-inserting the journaled batch')
+    expect(finish.stdout.includes('re-inserting the journaled batch'), `finish:\n${finish.stdout.slice(0, 2500)}`).toBe(true)
 
     ch = await createClickHouse({ DATA_DIR: data.path } as never)
     const one = async (q: string) => (await queryRows<{ v: string }>(ch!, q))[0]!.v
     const expected = independentCounts()
-    expect(expected.swaps).toBeGreaterThan(200)
+    expect(expected.swaps).toBeGreaterThan(100)
 
     // Raw tables: as many rows as the chain has events, and no key twice.
     expect(Number(await one('SELECT count() AS v FROM chain_blocks'))).toBe(BLOCKS)
