@@ -8,6 +8,7 @@ export const TOPICS = {
   socialPosts: 'social.posts',
   socialFollows: 'social.follows',
   tgSightings: 'tg.sightings',
+  callerMirrors: 'social.caller_mirrors',
   solanaTrades: 'solana.trades',
   pricesEthUsd: 'prices.eth_usd',
   pricesSolUsd: 'prices.sol_usd',
