@@ -1,5 +1,6 @@
 import { type AbiEvent, type AbiParameter, encodeAbiParameters, encodeEventTopics, type Hex } from 'viem'
 import { erc20Abi } from '../decode/erc20.ts'
+import type { DecodedEvent, MalformedLog } from '../decode/types.ts'
 import { uniswapV2FactoryAbi } from '../decode/uniswap-v2-factory.ts'
 import { uniswapV2PairAbi } from '../decode/uniswap-v2-pair.ts'
 import { uniswapV3FactoryAbi } from '../decode/uniswap-v3-factory.ts'
@@ -7,58 +8,12 @@ import { uniswapV3PoolAbi } from '../decode/uniswap-v3-pool.ts'
 import { uniswapV4PoolManagerAbi } from '../decode/uniswap-v4-pool-manager.ts'
 
 /**
- * A log the world emits, before ABI encoding. The world decides what happens; this file
- * turns it into the topics and data a node would return, with viem's encoder, so the
- * production decoders are tested against an independent implementation.
+ * A log the world emits, before ABI encoding: the event the decoders would read back from it
+ * (any `DecodedEvent` but a malformed one). The world decides what happens; this file turns
+ * it into the topics and data a node would return, with viem's encoder, so the production
+ * decoders are tested against an independent implementation.
  */
-export type LogSpec =
-  | { kind: 'transfer'; address: string; from: string; to: string; value: bigint }
-  | { kind: 'pairCreated'; address: string; token0: string; token1: string; pair: string; allPairsLength: bigint }
-  | { kind: 'swap'; address: string; sender: string; to: string; amount0In: bigint; amount1In: bigint; amount0Out: bigint; amount1Out: bigint }
-  | { kind: 'sync'; address: string; reserve0: bigint; reserve1: bigint }
-  | { kind: 'mint'; address: string; sender: string; amount0: bigint; amount1: bigint }
-  | { kind: 'burn'; address: string; sender: string; to: string; amount0: bigint; amount1: bigint }
-  | { kind: 'v3PoolCreated'; address: string; token0: string; token1: string; fee: number; tickSpacing: number; pool: string }
-  | {
-      kind: 'v3Swap'
-      address: string
-      sender: string
-      recipient: string
-      /** Pool deltas: positive = into the pool. */
-      amount0: bigint
-      amount1: bigint
-      sqrtPriceX96: bigint
-      liquidity: bigint
-      tick: number
-    }
-  | { kind: 'v3Mint'; address: string; sender: string; owner: string; tickLower: number; tickUpper: number; amount: bigint; amount0: bigint; amount1: bigint }
-  | { kind: 'v3Burn'; address: string; owner: string; tickLower: number; tickUpper: number; amount: bigint; amount0: bigint; amount1: bigint }
-  | {
-      kind: 'v4Initialize'
-      address: string
-      poolId: string
-      currency0: string
-      currency1: string
-      fee: number
-      tickSpacing: number
-      hooks: string
-      sqrtPriceX96: bigint
-      tick: number
-    }
-  | {
-      kind: 'v4Swap'
-      address: string
-      poolId: string
-      sender: string
-      /** Swapper deltas, as v4-core emits them: negative = paid into the pool. */
-      amount0: bigint
-      amount1: bigint
-      sqrtPriceX96: bigint
-      liquidity: bigint
-      tick: number
-      fee: number
-    }
-  | { kind: 'v4ModifyLiquidity'; address: string; poolId: string; sender: string; tickLower: number; tickUpper: number; liquidityDelta: bigint; salt: string }
+export type LogSpec = Exclude<DecodedEvent, MalformedLog>
 
 export interface EncodedLog {
   address: string
@@ -118,80 +73,80 @@ const uint24Topic = (value: number) => encodeAbiParameters(UINT24_PARAM, [value]
 
 /** ABI-encode one world log. */
 export function encodeLog(spec: LogSpec): EncodedLog {
-  switch (spec.kind) {
-    case 'transfer':
+  switch (spec.type) {
+    case 'erc20_transfer':
       return {
         address: spec.address,
         topics: [TRANSFER, addressTopic(spec.from), addressTopic(spec.to)],
         data: encodeAbiParameters(transferData, [spec.value]),
       }
-    case 'pairCreated':
+    case 'v2_pair_created':
       return {
         address: spec.address,
         topics: [PAIR_CREATED, addressTopic(spec.token0), addressTopic(spec.token1)],
         data: encodeAbiParameters(pairCreatedData, [spec.pair, spec.allPairsLength]),
       }
-    case 'swap':
+    case 'v2_swap':
       return {
         address: spec.address,
         topics: [SWAP, addressTopic(spec.sender), addressTopic(spec.to)],
         data: encodeAbiParameters(swapData, [spec.amount0In, spec.amount1In, spec.amount0Out, spec.amount1Out]),
       }
-    case 'sync':
+    case 'v2_sync':
       return {
         address: spec.address,
         topics: [SYNC],
         data: encodeAbiParameters(syncData, [spec.reserve0, spec.reserve1]),
       }
-    case 'mint':
+    case 'v2_mint':
       return {
         address: spec.address,
         topics: [MINT, addressTopic(spec.sender)],
         data: encodeAbiParameters(mintData, [spec.amount0, spec.amount1]),
       }
-    case 'burn':
+    case 'v2_burn':
       return {
         address: spec.address,
         topics: [BURN, addressTopic(spec.sender), addressTopic(spec.to)],
         data: encodeAbiParameters(burnData, [spec.amount0, spec.amount1]),
       }
-    case 'v3PoolCreated':
+    case 'v3_pool_created':
       return {
         address: spec.address,
         topics: [V3_POOL_CREATED, addressTopic(spec.token0), addressTopic(spec.token1), uint24Topic(spec.fee)],
         data: encodeAbiParameters(v3PoolCreatedData, [spec.tickSpacing, spec.pool]),
       }
-    case 'v3Swap':
+    case 'v3_swap':
       return {
         address: spec.address,
         topics: [V3_SWAP, addressTopic(spec.sender), addressTopic(spec.recipient)],
         data: encodeAbiParameters(v3SwapData, [spec.amount0, spec.amount1, spec.sqrtPriceX96, spec.liquidity, spec.tick]),
       }
-    case 'v3Mint':
+    case 'v3_mint':
       return {
         address: spec.address,
         topics: [V3_MINT, addressTopic(spec.owner), int24Topic(spec.tickLower), int24Topic(spec.tickUpper)],
         data: encodeAbiParameters(v3MintData, [spec.sender, spec.amount, spec.amount0, spec.amount1]),
       }
-    case 'v3Burn':
+    case 'v3_burn':
       return {
         address: spec.address,
         topics: [V3_BURN, addressTopic(spec.owner), int24Topic(spec.tickLower), int24Topic(spec.tickUpper)],
         data: encodeAbiParameters(v3BurnData, [spec.amount, spec.amount0, spec.amount1]),
       }
-    case 'v4Initialize':
+    case 'v4_initialize':
       return {
         address: spec.address,
         topics: [V4_INITIALIZE, spec.poolId, addressTopic(spec.currency0), addressTopic(spec.currency1)],
         data: encodeAbiParameters(v4InitializeData, [spec.fee, spec.tickSpacing, spec.hooks, spec.sqrtPriceX96, spec.tick]),
       }
-    case 'v4Swap':
+    case 'v4_swap':
       return {
         address: spec.address,
         topics: [V4_SWAP, spec.poolId, addressTopic(spec.sender)],
         data: encodeAbiParameters(v4SwapData, [spec.amount0, spec.amount1, spec.sqrtPriceX96, spec.liquidity, spec.tick, spec.fee]),
       }
-    case 'v4ModifyLiquidity':
+    case 'v4_modify_liquidity':
       return {
         address: spec.address,
         topics: [V4_MODIFY_LIQUIDITY, spec.poolId, addressTopic(spec.sender)],

@@ -107,7 +107,7 @@ export function createVenues(contracts: SimContracts): Venues {
     pool.tokenIs0 ? [token, wethAmount] : [wethAmount, token]
   const sync = (pool: SimPool): LogSpec => {
     const [reserve0, reserve1] = pairOf(pool, pool.reserveToken, pool.reserveWeth)
-    return { kind: 'sync', address: pool.address, reserve0, reserve1 }
+    return { type: 'v2_sync', address: pool.address, reserve0, reserve1 }
   }
   const price = (pool: SimPool) => {
     const [r0, r1] = pairOf(pool, pool.reserveToken, pool.reserveWeth)
@@ -117,7 +117,7 @@ export function createVenues(contracts: SimContracts): Venues {
   /** Token and WETH transfers, token0's first (the order pools pay and are paid in). */
   const inOrder = (pool: SimPool, tokenLeg: LogSpec, wethLeg: LogSpec): LogSpec[] =>
     pool.tokenIs0 ? [tokenLeg, wethLeg] : [wethLeg, tokenLeg]
-  const transfer = (address: string, from: string, to: string, value: bigint): LogSpec => ({ kind: 'transfer', address, from, to, value })
+  const transfer = (address: string, from: string, to: string, value: bigint): LogSpec => ({ type: 'erc20_transfer', address, from, to, value })
 
   function open(venue: Venue, token: string, provider: string, amountToken: bigint, amountWeth: bigint, fee: number) {
     const tokenIs0 = token < weth
@@ -154,13 +154,13 @@ export function createVenues(contracts: SimContracts): Venues {
       pool.liquidity = lp + MINIMUM_LIQUIDITY
       pool.positions.set(provider, lp)
       const logs: LogSpec[] = [
-        { kind: 'pairCreated', address: v2Factory, token0, token1, pair: pool.address, allPairsLength },
+        { type: 'v2_pair_created', address: v2Factory, token0, token1, pair: pool.address, allPairsLength },
         transfer(token, provider, pool.address, amountToken),
         transfer(weth, v2Router, pool.address, amountWeth),
         transfer(pool.address, ZERO_ADDRESS, ZERO_ADDRESS, MINIMUM_LIQUIDITY),
         transfer(pool.address, ZERO_ADDRESS, provider, lp),
         sync(pool),
-        { kind: 'mint', address: pool.address, sender: v2Router, amount0, amount1 },
+        { type: 'v2_mint', address: pool.address, sender: v2Router, amount0, amount1 },
       ]
       return { pool, logs }
     }
@@ -176,9 +176,9 @@ export function createVenues(contracts: SimContracts): Venues {
       }).toLowerCase()
       // The position manager's multicall: createAndInitializePoolIfNecessary, then mint.
       const logs: LogSpec[] = [
-        { kind: 'v3PoolCreated', address: v3Factory, token0, token1, fee, tickSpacing, pool: pool.address },
+        { type: 'v3_pool_created', address: v3Factory, token0, token1, fee, tickSpacing, pool: pool.address },
         ...inOrder(pool, transfer(token, provider, pool.address, amountToken), transfer(weth, v3Manager, pool.address, amountWeth)),
-        { kind: 'v3Mint', address: pool.address, sender: v3Manager, owner: v3Manager, tickLower, tickUpper, amount: liquidity, amount0, amount1 },
+        { type: 'v3_mint', address: pool.address, sender: v3Manager, owner: v3Manager, tickLower, tickUpper, amount: liquidity, amount0, amount1 },
       ]
       return { pool, logs }
     }
@@ -187,8 +187,8 @@ export function createVenues(contracts: SimContracts): Venues {
     const { sqrtPriceX96: sqrtP, tick } = price(pool)
     const salt = positionSalt(pool, provider)
     const logs: LogSpec[] = [
-      { kind: 'v4Initialize', address: poolManager, poolId: pool.poolId, currency0: token0, currency1: token1, fee, tickSpacing, hooks: ZERO_ADDRESS, sqrtPriceX96: sqrtP, tick },
-      { kind: 'v4ModifyLiquidity', address: poolManager, poolId: pool.poolId, sender: v4Manager, tickLower, tickUpper, liquidityDelta: liquidity, salt },
+      { type: 'v4_initialize', address: poolManager, poolId: pool.poolId, currency0: token0, currency1: token1, fee, tickSpacing, hooks: ZERO_ADDRESS, sqrtPriceX96: sqrtP, tick },
+      { type: 'v4_modify_liquidity', address: poolManager, poolId: pool.poolId, sender: v4Manager, tickLower, tickUpper, liquidityDelta: liquidity, salt },
       ...inOrder(pool, transfer(token, provider, poolManager, amountToken), transfer(weth, v4Manager, poolManager, amountWeth)),
     ]
     return { pool, logs }
@@ -233,7 +233,7 @@ export function createVenues(contracts: SimContracts): Venues {
       const [out0, out1] = pairOf(pool, wethIn ? amountOut : 0n, wethIn ? 0n : amountOut)
       const logs: LogSpec[] = order.inputPaid ? [] : [input]
       logs.push(output, sync(pool), {
-        kind: 'swap', address: pool.address, sender: v2Router, to: recipient,
+        type: 'v2_swap', address: pool.address, sender: v2Router, to: recipient,
         amount0In: in0, amount1In: in1, amount0Out: out0, amount1Out: out1,
       })
       return logs
@@ -244,14 +244,14 @@ export function createVenues(contracts: SimContracts): Venues {
       return [
         output,
         input,
-        { kind: 'v3Swap', address: pool.address, sender: v3Router, recipient, amount0: delta0, amount1: delta1, sqrtPriceX96: sqrtP, liquidity: pool.liquidity, tick },
+        { type: 'v3_swap', address: pool.address, sender: v3Router, recipient, amount0: delta0, amount1: delta1, sqrtPriceX96: sqrtP, liquidity: pool.liquidity, tick },
       ]
     }
     // v4 emits Swap inside the swap call; the router settles (pays in) and takes (out) after.
     // Its amounts are the swapper's deltas: the pool's, negated.
     return [
       {
-        kind: 'v4Swap', address: poolManager, poolId: pool.poolId, sender: v4Router,
+        type: 'v4_swap', address: poolManager, poolId: pool.poolId, sender: v4Router,
         amount0: -delta0, amount1: -delta1, sqrtPriceX96: sqrtP, liquidity: pool.liquidity, tick, fee: pool.fee,
       },
       input,
@@ -277,16 +277,16 @@ export function createVenues(contracts: SimContracts): Venues {
         transfer(weth, v2Router, pool.address, amountWeth),
         transfer(pool.address, ZERO_ADDRESS, provider, liquidity),
         sync(pool),
-        { kind: 'mint', address: pool.address, sender: v2Router, amount0, amount1 },
+        { type: 'v2_mint', address: pool.address, sender: v2Router, amount0, amount1 },
       ]
     } else if (pool.venue === 'v3') {
       logs = [
         ...inOrder(pool, transfer(pool.token, provider, pool.address, amountToken), transfer(weth, v3Manager, pool.address, amountWeth)),
-        { kind: 'v3Mint', address: pool.address, sender: v3Manager, owner: v3Manager, tickLower, tickUpper, amount: liquidity, amount0, amount1 },
+        { type: 'v3_mint', address: pool.address, sender: v3Manager, owner: v3Manager, tickLower, tickUpper, amount: liquidity, amount0, amount1 },
       ]
     } else {
       logs = [
-        { kind: 'v4ModifyLiquidity', address: poolManager, poolId: pool.poolId, sender: v4Manager, tickLower, tickUpper, liquidityDelta: liquidity, salt: positionSalt(pool, provider) },
+        { type: 'v4_modify_liquidity', address: poolManager, poolId: pool.poolId, sender: v4Manager, tickLower, tickUpper, liquidityDelta: liquidity, salt: positionSalt(pool, provider) },
         ...inOrder(pool, transfer(pool.token, provider, poolManager, amountToken), transfer(weth, v4Manager, poolManager, amountWeth)),
       ]
     }
@@ -315,18 +315,18 @@ export function createVenues(contracts: SimContracts): Venues {
         transfer(pool.address, pool.address, ZERO_ADDRESS, liquidity),
         ...inOrder(pool, transfer(pool.token, pool.address, v2Router, outToken), transfer(weth, pool.address, v2Router, outWeth)),
         sync(pool),
-        { kind: 'burn', address: pool.address, sender: v2Router, amount0, amount1, to: v2Router },
+        { type: 'v2_burn', address: pool.address, sender: v2Router, amount0, amount1, to: v2Router },
         transfer(pool.token, v2Router, owner, outToken),
       ]
     } else if (pool.venue === 'v3') {
       // decreaseLiquidity (Burn), then collect: the pool pays the owner.
       logs = [
-        { kind: 'v3Burn', address: pool.address, owner: v3Manager, tickLower, tickUpper, amount: liquidity, amount0, amount1 },
+        { type: 'v3_burn', address: pool.address, owner: v3Manager, tickLower, tickUpper, amount: liquidity, amount0, amount1 },
         ...inOrder(pool, transfer(pool.token, pool.address, owner, outToken), transfer(weth, pool.address, owner, outWeth)),
       ]
     } else {
       logs = [
-        { kind: 'v4ModifyLiquidity', address: poolManager, poolId: pool.poolId, sender: v4Manager, tickLower, tickUpper, liquidityDelta: -liquidity, salt: positionSalt(pool, owner) },
+        { type: 'v4_modify_liquidity', address: poolManager, poolId: pool.poolId, sender: v4Manager, tickLower, tickUpper, liquidityDelta: -liquidity, salt: positionSalt(pool, owner) },
         ...inOrder(pool, transfer(pool.token, poolManager, owner, outToken), transfer(weth, poolManager, owner, outWeth)),
       ]
     }

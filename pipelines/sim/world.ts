@@ -267,7 +267,7 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     return {
       from: deployer.address,
       creation: address,
-      logs: [{ kind: 'transfer', address, from: ZERO_ADDRESS, to: deployer.address, value: supply }],
+      logs: [{ type: 'erc20_transfer', address, from: ZERO_ADDRESS, to: deployer.address, value: supply }],
     }
   }
 
@@ -276,7 +276,7 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     token.deployer.nonce++
     debit(token, from, amount)
     credit(token, wallet, amount)
-    return { from, logs: [{ kind: 'transfer', address: token.address, from, to: wallet, value: amount }] }
+    return { from, logs: [{ type: 'erc20_transfer', address: token.address, from, to: wallet, value: amount }] }
   }
 
   function addInitialLiquidity(token: Token, queue: Action[], at: number): SimTx {
@@ -377,7 +377,7 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
   function transfer(token: Token | undefined): SimTx | null {
     if (token === undefined || rng.chance(0.3)) {
       const from = rng.pick(traders)
-      return { from, logs: [{ kind: 'transfer', address: weth, from, to: rng.pick(traders), value: ethToWei(rng.logRange(0.01, 5)) }] }
+      return { from, logs: [{ type: 'erc20_transfer', address: weth, from, to: rng.pick(traders), value: ethToWei(rng.logRange(0.01, 5)) }] }
     }
     const from = pickHolder(token)
     if (from === null) return null
@@ -386,7 +386,7 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     const to = rng.chance(0.3) ? freshAddress() : rng.pick(traders)
     debit(token, from, value)
     credit(token, to, value)
-    return { from, logs: [{ kind: 'transfer', address: token.address, from, to, value }] }
+    return { from, logs: [{ type: 'erc20_transfer', address: token.address, from, to, value }] }
   }
 
   function step(block: number): SimTx[] {

@@ -1,4 +1,4 @@
-import { decodeEventLog, encodeAbiParameters, encodeEventTopics, getAddress, type Hex, toEventSelector } from 'viem'
+import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, toEventSelector } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { type DecodedEvent, decodeLog, decoders, type LogInput } from '../../pipelines/decode/index.ts'
 import { BURN_TOPIC0, MINT_TOPIC0, SWAP_TOPIC0 } from '../../pipelines/decode/uniswap-v2-pair.ts'
@@ -11,6 +11,7 @@ import {
   V4_SWAP_TOPIC0,
 } from '../../pipelines/decode/uniswap-v4-pool-manager.ts'
 import { createRng, type Rng } from '../../pipelines/sim/prng.ts'
+import { expectMalformed, randomAddress, withRandomCase } from '../setup/decode-cases.ts'
 
 const PER_TYPE = 2000
 
@@ -35,21 +36,8 @@ const int24 = (rng: Rng) => {
 }
 const uint24 = (rng: Rng) => (rng.chance(0.3) ? rng.pick([0, 1, 100, 500, 3000, 10000, 0x800000, 16777215]) : rng.int(2 ** 24))
 
-function randomAddress(rng: Rng): Hex {
-  if (rng.chance(0.05)) return '0x0000000000000000000000000000000000000000'
-  if (rng.chance(0.03)) return '0xffffffffffffffffffffffffffffffffffffffff'
-  const lower = ('0x' + rng.hex(40)) as Hex
-  return rng.chance(0.3) ? getAddress(lower) : lower
-}
-
 const randomBytes32 = (rng: Rng): Hex =>
   rng.chance(0.05) ? `0x${(rng.chance(0.5) ? '0' : 'f').repeat(64)}` : `0x${rng.hex(64)}`
-
-function shuffleCase(rng: Rng, hex: string): string {
-  let out = '0x'
-  for (let i = 2; i < hex.length; i++) out += rng.chance(0.5) ? hex[i].toUpperCase() : hex[i]
-  return out
-}
 
 type Kind = 'v3PoolCreated' | 'v3Swap' | 'v3Mint' | 'v3Burn' | 'v4Initialize' | 'v4Swap' | 'v4ModifyLiquidity'
 const KINDS: Kind[] = ['v3PoolCreated', 'v3Swap', 'v3Mint', 'v3Burn', 'v4Initialize', 'v4Swap', 'v4ModifyLiquidity']
@@ -59,7 +47,7 @@ const encodeTopics = (abi: readonly unknown[], eventName: string, args: Record<s
 
 /** A random, well-formed log of `kind`, encoded by viem. */
 function generate(rng: Rng, kind: Kind): LogInput {
-  const addr = () => randomAddress(rng)
+  const addr = () => randomAddress(rng, 0.05)
   let topics: string[]
   let data: Hex
   switch (kind) {
@@ -110,14 +98,7 @@ function generate(rng: Rng, kind: Kind): LogInput {
       )
       break
   }
-  const log = { address: randomAddress(rng) as string, topics, data: data as string }
-  if (rng.chance(0.3)) {
-    // Mixed case everywhere but topic0 (viem matches topic0 case-sensitively).
-    log.address = shuffleCase(rng, log.address)
-    log.topics = log.topics.map((t, i) => (i === 0 ? t : shuffleCase(rng, t)))
-    log.data = shuffleCase(rng, log.data)
-  }
-  return log
+  return withRandomCase(rng, { address: addr(), topics, data })
 }
 
 const VIEM_ABI = new Map<string, readonly unknown[]>([
@@ -299,16 +280,7 @@ describe('decodeLog() on Uniswap v3 and v4', () => {
       ['v4 ModifyLiquidity with a tickLower out of int24', withWord(logs.v4ModifyLiquidity, 0, word(2n ** 23n))],
       ['v4 ModifyLiquidity with a tickUpper out of int24', withWord(logs.v4ModifyLiquidity, 1, word(-(2n ** 23n) - 1n))],
     ]
-    for (const [name, log] of cases) {
-      it(`decodeLog() reports ${name} as malformed`, () => {
-        const r = decodeLog(log)
-        expect(r?.type).toBe('malformed')
-        if (r?.type === 'malformed') {
-          expect(r.reason.length).toBeGreaterThan(0)
-          expect(r.event).toMatch(/^\w+\(/)
-        }
-      })
-    }
+    expectMalformed(cases)
 
     it('decodeLog() rejects an out-of-range 24-bit word that viem would pass through as a number', () => {
       // Solidity's ABI decoder reverts on such a word; viem reads the whole word. We side with Solidity.
