@@ -1,0 +1,91 @@
+/**
+ * Caller grading (DESIGN §7). A call is an account's first mention of a token. A call is graded
+ * once the chain has run an hour past it and the token traded in that hour.
+ *
+ *  - entry: the first swap price at or after the call; exit: the last swap price at or before
+ *    the call plus one hour; the 1 h forward return is exit / entry − 1.
+ *  - the run of a token is its becoming real (the block it crossed the thresholds). An early call
+ *    is placed before the run of a token that ran; a momentum call is placed after its run began.
+ *  - early_rate and momentum_rate are shares of graded calls; hit_rate is the share of graded
+ *    calls with a positive 1 h return.
+ *  - score = round(100 × (0.5 × early_rate + 0.3 × hit_rate + 0.2 × clamp(0.5 + median_1h_return, 0, 1)))
+ *  - grade: A >= 75, B >= 55, C >= 35, else D. A caller is measured with at least 4 graded calls.
+ */
+export interface GradedCall {
+  calledAt: number
+  /** When the token became real (its run began), or null if it has not. */
+  runAt: number | null
+  /** 1 h forward return, or null when the call is not graded yet. */
+  return1h: number | null
+}
+
+export interface CallerGrade {
+  calls: number
+  graded: number
+  earlyRate: number
+  momentumRate: number
+  hitRate: number
+  medianReturn1h: number | null
+  score: number | null
+  grade: 'A' | 'B' | 'C' | 'D' | null
+  measured: boolean
+}
+
+export const MEASURED_MIN_GRADED_CALLS = 4
+
+export function median(xs: number[]): number | null {
+  if (xs.length === 0) return null
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+export function gradeOf(score: number): 'A' | 'B' | 'C' | 'D' {
+  return score >= 75 ? 'A' : score >= 55 ? 'B' : score >= 35 ? 'C' : 'D'
+}
+
+export function gradeCaller(calls: GradedCall[]): CallerGrade {
+  const graded = calls.filter((c) => c.return1h !== null)
+  const n = graded.length
+  const early = graded.filter((c) => c.runAt !== null && c.calledAt < c.runAt).length
+  const momentum = graded.filter((c) => c.runAt !== null && c.calledAt >= c.runAt).length
+  const hits = graded.filter((c) => c.return1h! > 0).length
+  const med = median(graded.map((c) => c.return1h!))
+  const rate = (k: number) => (n ? k / n : 0)
+  const score = n ? Math.round(100 * (0.5 * rate(early) + 0.3 * rate(hits) + 0.2 * Math.min(1, Math.max(0, 0.5 + (med ?? 0))))) : null
+  return {
+    calls: calls.length,
+    graded: n,
+    earlyRate: rate(early),
+    momentumRate: rate(momentum),
+    hitRate: rate(hits),
+    medianReturn1h: med,
+    score,
+    grade: score === null ? null : gradeOf(score),
+    measured: n >= MEASURED_MIN_GRADED_CALLS,
+  }
+}
+
+/**
+ * Mutual-follow clusters: connected components of the graph whose edges are pairs of accounts
+ * following each other. Accounts in one cluster count as one voice. Returns account -> cluster
+ * id (the smallest handle in it) for accounts in clusters of two or more.
+ */
+export function mutualClusters(following: Map<string, Set<string>>): Map<string, string> {
+  const parent = new Map<string, string>()
+  const find = (x: string): string => {
+    let r = x
+    while (parent.get(r) !== r) r = parent.get(r)!
+    parent.set(x, r)
+    return r
+  }
+  const union = (a: string, b: string) => {
+    for (const x of [a, b]) if (!parent.has(x)) parent.set(x, x)
+    const [ra, rb] = [find(a), find(b)]
+    if (ra !== rb) parent.set(ra < rb ? rb : ra, ra < rb ? ra : rb)
+  }
+  for (const [a, outs] of following) for (const b of outs) if (a !== b && following.get(b)?.has(a)) union(a, b)
+  const out = new Map<string, string>()
+  for (const x of parent.keys()) out.set(x, find(x))
+  return out
+}
