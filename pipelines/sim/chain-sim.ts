@@ -3,7 +3,7 @@ import { type SimContracts, simContracts } from './contracts.ts'
 import { encodeLog } from './encode.ts'
 import { simTokenMetadata } from './token-names.ts'
 import { createRng, seedToU32 } from './prng.ts'
-import { createWorld, DEFAULT_WORLD_PARAMS, type WorldParams } from './world.ts'
+import { createWorld, DEFAULT_WORLD_PARAMS, type Fate, type WorldParams } from './world.ts'
 
 export interface ChainSimulatorOptions {
   chainId: number
@@ -15,6 +15,15 @@ export interface ChainSimulatorOptions {
   /** The first block `nextBlock()` returns (>= 1). Earlier blocks are replayed, not emitted. Default 1. */
   fromBlock?: number
   params?: Partial<WorldParams>
+}
+
+/** A token launched in a simulated block, with the fate the world gave it at launch. */
+export interface SimLaunch {
+  token: string
+  symbol: string
+  /** Ground truth of the simulation: never on the bus, only for simulators layered on this one. */
+  fate: Fate
+  launchBlock: number
 }
 
 export interface ChainSimulator {
@@ -29,12 +38,15 @@ export interface ChainSimulator {
   skipTo(n: number): void
   /** The hash of block `n` (block 0 is the empty genesis). */
   blockHash(n: number): string
+  /** The tokens created in the block the last `nextBlock()` returned (empty after `skipTo`). */
+  readonly launched: readonly SimLaunch[]
 }
 
 export const DEFAULT_START_TIME = 1_735_689_600
 export const DEFAULT_BLOCK_TIME_SEC = 2
 
 const ZERO_HASH = '0x' + '0'.repeat(64)
+const NO_LAUNCHES: readonly SimLaunch[] = Object.freeze([])
 
 /**
  * A deterministic simulated EVM chain: same options, byte-identical blocks. Block n's hash
@@ -53,10 +65,12 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
   const hashSeed = seedToU32(`chain-sim-hash/${chainId}/${seed}`)
   const blockHash = (n: number) => (n < 0 ? ZERO_HASH : mixHash(hashSeed, 0, n, 0))
   let next = 1
+  let launched: readonly SimLaunch[] = NO_LAUNCHES
 
   function skipTo(n: number): void {
     if (!Number.isInteger(n) || n < next) throw new RangeError(`skipTo(${n}): the simulator is already at block ${next}`)
     while (next < n) world.step(next++)
+    launched = NO_LAUNCHES
   }
 
   function nextBlock(): ChainBlock {
@@ -74,6 +88,11 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
         logs.push({ logIndex: logs.length, txHash, txIndex, txFrom: tx.from, address, topics, data })
       }
     }
+    const fates = world.launched()
+    launched =
+      fates.length === 0
+        ? NO_LAUNCHES
+        : fates.map(({ address, fate }) => ({ token: address, symbol: creations.find((c) => c.address === address)!.erc20!.symbol, fate, launchBlock: number }))
     return {
       chainId,
       number,
@@ -96,6 +115,9 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
     nextBlock,
     skipTo,
     blockHash,
+    get launched() {
+      return launched
+    },
   }
 }
 

@@ -56,7 +56,7 @@ export interface SimTx {
  * dud: never gets a pool. fade: interest dies out (some deployers pull part of the liquidity
  * first). rug: the deployer removes all of its liquidity. popular: trades for long, becomes real.
  */
-type Fate = 'dud' | 'fade' | 'rug' | 'popular'
+export type Fate = 'dud' | 'fade' | 'rug' | 'popular'
 
 interface Deployer {
   address: string
@@ -105,6 +105,8 @@ function scale(amount: bigint, fraction: number): bigint {
 export interface World {
   /** Advance the world by one block and return its transactions in order. */
   step(blockNumber: number): SimTx[]
+  /** The tokens the last `step` launched, in launch order, with the fate decided at launch. */
+  launched(): ReadonlyArray<{ address: string; fate: Fate }>
 }
 
 type Action =
@@ -130,6 +132,7 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
   let active: Token[] = [] // tradable
   /** Actions due in a later block (insider sells), by block number. */
   const scheduled = new Map<number, Action[]>()
+  const launchedNow: Array<{ address: string; fate: Fate }> = []
 
   const freshAddress = () => '0x' + rng.hex(40)
   for (let i = 0; i < 200; i++) traders.push(freshAddress())
@@ -250,6 +253,7 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
       token.pullFraction = rng.range(0.2, 0.6)
     }
     credit(token, deployer.address, supply)
+    launchedNow.push({ address, fate })
     if (fate !== 'dud') {
       if (token.liquidityBlock === block) queue.splice(at + 1 + rng.int(queue.length - at), 0, { kind: 'addLiquidity', token })
       else pending.push(token)
@@ -390,6 +394,7 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
   }
 
   function step(block: number): SimTx[] {
+    launchedNow.length = 0
     for (let n = rng.poisson(params.newTradersPerBlock); n > 0; n--) traders.push(freshAddress())
 
     // Interest per tradable token, fixed for the block; tokens nobody trades any more leave.
@@ -495,5 +500,5 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     return txs
   }
 
-  return { step }
+  return { step, launched: () => launchedNow }
 }
