@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.ts'
 import type { Metrics } from '../core/metrics.ts'
 import type { Store } from '../core/store/types.ts'
 import type { ServingCache } from './serving/serving-cache.ts'
+import type { SocialBookSource } from './serving/social-book.ts'
 import type { TokenBookSource } from './serving/token-book.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
@@ -17,6 +18,8 @@ export interface ApiDeps {
   watermarks: Watermarks
   /** Chain-4663 token and deployer records, recomputed once per watermark. */
   books: TokenBookSource
+  /** Callers, clusters and calls, recomputed when chain or social data advance. */
+  socialBooks: SocialBookSource
   logger: Logger
   metrics: Metrics
   /** The endpoint catalog (for the documents generated from it). */

@@ -4,6 +4,7 @@ import { buildApp } from '../api/app.ts'
 import { catalog } from '../api/catalog/index.ts'
 import type { ApiDeps } from '../api/deps.ts'
 import { createServingCache } from '../api/serving/serving-cache.ts'
+import { createSocialBookSource } from '../api/serving/social-book.ts'
 import { createTokenBookSource } from '../api/serving/token-book.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { mcpPlugin } from '../mcp/http.ts'
@@ -27,6 +28,7 @@ export async function createApiServer(rt: Runtime, opts: { pollMs?: number } = {
     cache: createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined }),
     watermarks,
     books: createTokenBookSource({ ch: rt.ch, watermarks, logger: rt.logger }),
+    socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }),
     logger: rt.logger,
     metrics: rt.metrics,
     catalog,
@@ -36,7 +38,7 @@ export async function createApiServer(rt: Runtime, opts: { pollMs?: number } = {
       store: () => rt.store.ping(),
     },
   }
-  const gate = createClosedGate(rt.config.SVC_ADMIN_TOKEN)
+  const gate = createClosedGate(rt.config.SVC_ADMIN_TOKEN, rt.store)
   const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate)] })
   return {
     app,

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from '../core/config.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
 import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
+import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
 import { createSimSource, resolveSimStart, type SimSource } from '../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
@@ -18,6 +19,7 @@ const USAGE = `usage: svc <command>
   pipeline chain-4663   the chain-4663 processor only  [--exit-at-block N]
   pipeline source-4663  the chain-4663 JSON-RPC source only (needs CHAIN_4663_RPC_URL)
   pipeline prices       the ETH/USD candle processor only
+  pipeline social       the social processor only (posts, follows, room sightings, mirrors)
   sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows`
@@ -93,6 +95,8 @@ async function commandStart(config: Config): Promise<void> {
   const processor = await startProcessor(rt, (b) => api.watermarks.advance(4663, b))
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
   await prices.start()
+  const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })
+  await social.start()
   let sim: SimSource | RpcSource | undefined
   if (config.CHAIN_4663_RPC_URL) {
     sim = await startRpcSource(rt)
@@ -101,7 +105,7 @@ async function commandStart(config: Config): Promise<void> {
     sim = createSimSource({ bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
-  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => api.close()])
+  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => api.close()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -123,6 +127,13 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     onShutdown(rt, [() => source.stop()])
     return
   }
+  if (positionals[0] === 'social') {
+    const rt = await createRuntime(config, 'pipeline-social')
+    const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
+    await social.start()
+    onShutdown(rt, [() => social.stop()])
+    return
+  }
   if (positionals[0] === 'prices') {
     const rt = await createRuntime(config, 'pipeline-prices')
     const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
@@ -130,7 +141,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     onShutdown(rt, [() => prices.stop()])
     return
   }
-  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663 or prices`)
+  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663, prices or social`)
   const exitAt = values['exit-at-block'] !== undefined ? Number(values['exit-at-block']) : undefined
   const rt = await createRuntime(config, `pipeline-${positionals[0]}`)
   let processor: ChainProcessor | undefined

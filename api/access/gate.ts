@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
+import type { Store } from '../../core/store/types.ts'
 import { ApiError } from '../errors.ts'
 import { priceOf } from '../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../catalog/types.ts'
@@ -40,16 +41,34 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /**
+ * A fixed one-minute window per endpoint and IP, counted in the store (shared by every API
+ * process when it is Redis). Over the cap: 429 with the seconds left in the window.
+ */
+async function enforcePerMinute(store: Store, endpoint: AnyEndpoint, ip: string, cap: number): Promise<void> {
+  const window = Math.floor(Date.now() / 60_000)
+  const key = `rate:${endpoint.method}:${endpoint.path}:${ip}:${window}`
+  const used = await store.incr(key, 1, 60_000)
+  if (used > cap) {
+    const retryAfter = String(Math.max(1, 60 - Math.floor((Date.now() % 60_000) / 1000)))
+    throw new ApiError('rate_limited', `At most ${cap} requests per minute per IP; retry in ${retryAfter} s.`, { limit: cap, window_seconds: 60 }, { 'retry-after': retryAfter })
+  }
+}
+
+/**
  * The gate until x402 settlement and subscription keys are wired (the access issue): free
  * endpoints are open; the operator's admin token (SVC_ADMIN_TOKEN as a bearer) is admitted
  * everywhere; every other paid or key call fails closed with 402 or 401, so paid data is never
  * served unpaid.
  */
-export function createClosedGate(adminToken: string | undefined): AccessGate {
+export function createClosedGate(adminToken: string | undefined, store: Store): AccessGate {
   return {
     async admit(endpoint, query, request) {
       const price = priceOf(endpoint.access, query)
-      if (endpoint.access.kind === 'free' || (endpoint.access.kind === 'paid' && price === null)) return { via: 'free', price: null }
+      if (endpoint.access.kind === 'free') {
+        if (endpoint.access.perMinute) await enforcePerMinute(store, endpoint, request.ip, endpoint.access.perMinute)
+        return { via: 'free', price: null }
+      }
+      if (endpoint.access.kind === 'paid' && price === null) return { via: 'free', price: null }
       const token = bearer(request)
       if (adminToken && token && sameSecret(token, adminToken)) return { via: 'admin', price: null }
       if (endpoint.access.kind === 'key') {

@@ -1,6 +1,12 @@
 import { healthEndpoint, mcpEndpoint, metricsEndpoint, openApiEndpoint, x402CatalogEndpoint } from '../endpoints/meta.ts'
 import { plannedEndpoints } from '../endpoints/planned.ts'
 import { badgeEndpoint } from '../endpoints/badge.ts'
+import { callerCallsEndpoint, callerCardEndpoint, callersEndpoint } from '../endpoints/callers.ts'
+import { firstCallEndpoint } from '../endpoints/first-call.ts'
+import { followsOfHandleEndpoint, socialFollowsEndpoint } from '../endpoints/follows.ts'
+import { mentionsEndpoint } from '../endpoints/mentions.ts'
+import { momentumEndpoint } from '../endpoints/momentum.ts'
+import { signalsEndpoint } from '../endpoints/signals.ts'
 import { deployerEndpoint } from '../endpoints/deployer.ts'
 import { feedEndpoint } from '../endpoints/feed.ts'
 import { leaderboardEndpoint } from '../endpoints/leaderboard.ts'
@@ -23,6 +29,15 @@ export const catalog: AnyEndpoint[] = [
   searchEndpoint,
   badgeEndpoint,
   leaderboardEndpoint,
+  callerCardEndpoint,
+  callerCallsEndpoint,
+  callersEndpoint,
+  mentionsEndpoint,
+  momentumEndpoint,
+  socialFollowsEndpoint,
+  followsOfHandleEndpoint,
+  signalsEndpoint,
+  firstCallEndpoint,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

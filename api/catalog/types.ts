@@ -3,7 +3,7 @@ import type { ApiDeps } from '../deps.ts'
 
 /** How a call to an endpoint is paid for (DESIGN §5). Prices are USD decimal strings. */
 export type Access =
-  | { kind: 'free'; note?: string }
+  | { kind: 'free'; /** Requests per minute per IP before 429. */ perMinute?: number; note?: string }
   | {
       kind: 'paid'
       price: string

@@ -4,6 +4,8 @@ import type { Logger } from '../../core/logger.ts'
 import type { Bus } from '../bus/types.ts'
 import { chainTopic, namespaced, TOPICS } from '../topics.ts'
 import { createPriceSimulator } from '../sim/price-sim.ts'
+import { createSocialSimulator } from '../sim/social-sim.ts'
+import type { BusRecord } from '../bus/types.ts'
 import { createChainSimulator, type ChainSimulator } from '../sim/chain-sim.ts'
 
 export interface SimStart {
@@ -45,6 +47,8 @@ export interface SimSourceOptions {
   untilBlock?: number
   /** Blocks per publish call while catching up. */
   chunk?: number
+  /** Publish the social world too (posts, follows, room sightings, mirrors). Default true. */
+  social?: boolean
 }
 
 export interface SimSource {
@@ -68,13 +72,18 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   const prices = createPriceSimulator({ seed: opts.seed, pair: 'ETH/USD', startPrice: 3000, startMinute: opts.start.genesis - (opts.start.genesis % 60) })
   let nextMinute = Math.floor((opts.start.genesis + (opts.start.fromBlock - 1) * blockSeconds) / 60) * 60
   const chunk = opts.chunk ?? 100
-  const sim: ChainSimulator = createChainSimulator({
-    chainId,
-    seed: opts.seed,
-    startTime: opts.start.genesis,
-    blockTimeSec: blockSeconds,
-    fromBlock: opts.start.fromBlock,
-  })
+  const socialTopics = {
+    posts: namespaced(opts.namespace ?? '', TOPICS.socialPosts),
+    follows: namespaced(opts.namespace ?? '', TOPICS.socialFollows),
+    sightings: namespaced(opts.namespace ?? '', TOPICS.tgSightings),
+    mirrors: namespaced(opts.namespace ?? '', TOPICS.callerMirrors),
+  }
+  // The social world reacts to every block since the first, so a resumed simulator replays the
+  // chain from block 1 (publishing nothing) to rebuild it, instead of skipping ahead.
+  const sim: ChainSimulator = createChainSimulator({ chainId, seed: opts.seed, startTime: opts.start.genesis, blockTimeSec: blockSeconds })
+  const social = opts.social === false ? null : createSocialSimulator({ seed: opts.seed, chainId, blockTimeSec: blockSeconds })
+  if (social) while (sim.nextNumber < opts.start.fromBlock) social.onBlock(sim.nextBlock(), sim.launched)
+  else if (opts.start.fromBlock > 1) sim.skipTo(opts.start.fromBlock)
   let stopped = false
   let wake: (() => void) | undefined
   const blockDue = () => Math.floor((Date.now() / 1000 - opts.start.genesis) / blockSeconds)
@@ -83,20 +92,29 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
     while (!stopped && sim.nextNumber <= last) {
       const records = []
       const candles = []
+      const out = { posts: [] as BusRecord[], follows: [] as BusRecord[], sightings: [] as BusRecord[], mirrors: [] as BusRecord[] }
       while (records.length < chunk && sim.nextNumber <= last) {
         const b = sim.nextBlock()
         records.push({ key: String(chainId), value: JSON.stringify(b) })
         for (; nextMinute <= b.timestamp; nextMinute += 60) candles.push({ key: 'ETH/USD', value: JSON.stringify(prices.candleAt(nextMinute)) })
+        if (social) {
+          const s = social.onBlock(b, sim.launched)
+          out.posts.push(...s.posts.map((p) => ({ key: p.author, value: JSON.stringify(p) })))
+          out.follows.push(...s.follows.map((f) => ({ key: f.account, value: JSON.stringify(f) })))
+          out.sightings.push(...s.sightings.map((x) => ({ key: x.token, value: JSON.stringify(x) })))
+          out.mirrors.push(...s.mirrors.map((m) => ({ key: m.handle, value: JSON.stringify(m) })))
+        }
       }
       // Candles first: a block's quote finds the minute it was observed in.
       if (candles.length) await bus.publish(priceTopic, candles)
       await bus.publish(topic, records)
+      for (const [k, list] of Object.entries(out)) if (list.length) await bus.publish(socialTopics[k as keyof typeof out], list)
     }
   }
 
   return {
     async run() {
-      await bus.ensureTopics([topic, priceTopic])
+      await bus.ensureTopics([topic, priceTopic, ...Object.values(socialTopics)])
       const target = opts.untilBlock ?? blockDue()
       const from = sim.nextNumber
       await publishThrough(target)

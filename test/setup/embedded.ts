@@ -4,6 +4,7 @@ import { followed4663 } from '../../bin/follow.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../../pipelines/process/price-processor.ts'
+import { createSocialProcessor } from '../../pipelines/process/social-processor.ts'
 import { createSimSource } from '../../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { tempDir } from './temp.ts'
@@ -23,7 +24,7 @@ export interface Embedded {
  * The embedded mode in one test process: chDB in a temp dir, the in-process bus and store,
  * the chain processor and the API, with simulated blocks published on demand.
  */
-export async function startEmbedded(env: Record<string, string> = {}): Promise<Embedded> {
+export async function startEmbedded(env: Record<string, string> = {}, opts: { social?: boolean } = {}): Promise<Embedded> {
   const dir = tempDir()
   const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env })
   const rt = await createRuntime(config, 'test')
@@ -36,6 +37,8 @@ export async function startEmbedded(env: Record<string, string> = {}): Promise<E
   await processor.start()
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics })
   await prices.start()
+  const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, onInserted: (n) => api.watermarks.socialAdvanced(n) })
+  await social.start()
   let next = 1
   return {
     rt,
@@ -45,7 +48,7 @@ export async function startEmbedded(env: Record<string, string> = {}): Promise<E
       if (block >= next) {
         const sim = createSimSource({
           bus: rt.bus, logger: rt.logger, chainId: 4663, seed: config.SIMULATOR_SEED, blockSeconds: 2,
-          start: { fromBlock: next, genesis: DEFAULT_START_TIME }, untilBlock: block,
+          start: { fromBlock: next, genesis: DEFAULT_START_TIME }, untilBlock: block, social: opts.social,
         })
         await sim.run()
         next = block + 1
@@ -59,6 +62,7 @@ export async function startEmbedded(env: Record<string, string> = {}): Promise<E
     async close() {
       await processor.stop()
       await prices.stop()
+      await social.stop()
       await api.close()
       await rt.close()
       dir.cleanup()
