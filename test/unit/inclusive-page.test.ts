@@ -29,7 +29,7 @@ describe('inclusivePage()', () => {
     const seen = new Set<string>()
     let since: number | null = null
     for (let i = 0; i < 50; i++) {
-      const { page, next } = inclusivePage(all, since, 3, (x) => x.t)
+      const { page, next }: { page: typeof all; next: number | null } = inclusivePage(all, since, 3, (x) => x.t)
       for (const x of page) seen.add(x.id)
       if (next === since) break
       since = next
