@@ -32,6 +32,23 @@ Addresses are accepted in any case and answered lowercase; handles with or witho
 - Deployer score bands: 0-29 \`poor\`, 30-49 \`weak\`, 50-69 \`mixed\`, 70-84 \`proven\`, 85-100 \`elite\`.
 - Caller grade from a 0-100 caller score: A >= 75, B >= 55, C >= 35, else D; a caller is measured with
   at least 4 graded calls.
+- A call is an account's first mention of a token (a contract address, or a cashtag that names exactly
+  one token; an ambiguous cashtag is recorded as ambiguous and never guessed). A call is graded once the
+  chain has run an hour past it: entry = the first swap price at or after the call, exit = the last swap
+  price at or before call + 1 h, 1 h forward return = exit / entry − 1.
+- The run of a token is its becoming real. early_rate: share of graded calls placed before the run;
+  momentum_rate: share placed after it began; hit_rate_1h: share with a positive 1 h return.
+- Caller score = round(100 × (0.5 × early_rate + 0.3 × hit_rate_1h + 0.2 × clamp(0.5 + median 1 h return, 0, 1))).
+  rank_score (/signals/calls) = score / 100.
+- Mutual-follow clusters: connected accounts that follow each other (from tracked follow snapshots);
+  a cluster counts as one voice, and its members are "coordinated" (left out of /signals/calls unless
+  include_coordinated=true).
+- Social windows (velocity_24h, momentum hours) end at the newest captured post (the firehose clock).
+- Messaging rooms: a token's record is reportable from k_threshold = 3 distinct rooms; rooms are opaque
+  ids, never named; no message text is kept.
+- Follow polls run about every 6 hours; a transition is dated by the poll that saw it (observed_at),
+  with the poll before it (previous_poll). Cursors of /social/follows and /signals/calls are inclusive:
+  dedupe by id; items sharing a timestamp are delivered together.
 - Structure verdict: \`rotation\`, \`distribution\`, \`accumulation\`, or \`insufficient_data\`.
 - Tracked roster: the wallets on the ingested third-party leaderboard (at most 100).
 - FIFO: buys open lots at their WETH cost; sells close lots first in, first out; a partial exit is a sell

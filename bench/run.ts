@@ -1,6 +1,7 @@
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
+import { benchMomentum, benchSocialIngest } from './social.bench.ts'
 import type { BenchResult } from './result.ts'
 
 /** Run every benchmark in one process and print each ratio against its named baseline. */
@@ -8,6 +9,8 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ['decode', benchDecode],
   ['ingest', benchIngest],
   ['api', benchApi],
+  ['social', benchSocialIngest],
+  ['momentum', benchMomentum],
 ]
 
 const only = process.argv.slice(2)
