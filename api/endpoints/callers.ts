@@ -3,7 +3,7 @@ import { gradeOf } from '../../core/domain/caller-grade.ts'
 import { Handle } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import { CallerRecordView, callerRecordView, iso, round } from '../serving/social-views.ts'
-import type { CallRecord } from '../serving/social-book.ts'
+import { callsOf, type CallRecord } from '../serving/social-book.ts'
 import type { TokenBook } from '../serving/token-book.ts'
 
 const CALL_LOG_LIMIT = 100
@@ -44,7 +44,8 @@ export const callerCardEndpoint = defineEndpoint({
   async handler({ params, deps }) {
     const [social, tokens] = await Promise.all([deps.socialBooks.get(), deps.books.get()])
     const c = social.callers.get(params.handle)
-    return { data: { ...callerRecordView(params.handle, c), found: Boolean(c), recent_calls: (c?.callList ?? []).slice(0, RECENT_CALLS).map((x) => callView(x, tokens)) } }
+    const recent = c ? await callsOf(deps.ch, social, params.handle, RECENT_CALLS) : []
+    return { data: { ...callerRecordView(params.handle, c), found: Boolean(c), recent_calls: recent.map((x) => callView(x, tokens)) } }
   },
 })
 
@@ -60,13 +61,14 @@ export const callerCallsEndpoint = defineEndpoint({
   async handler({ params, deps }) {
     const [social, tokens] = await Promise.all([deps.socialBooks.get(), deps.books.get()])
     const c = social.callers.get(params.handle)
-    const list = c?.callList ?? []
+    const list = c ? await callsOf(deps.ch, social, params.handle, CALL_LOG_LIMIT) : []
+    const total = c?.calls ?? 0
     return {
       data: {
         measured: callerRecordView(params.handle, c),
-        calls: list.slice(0, CALL_LOG_LIMIT).map((x) => callView(x, tokens)),
-        total: list.length,
-        truncated: list.length > CALL_LOG_LIMIT,
+        calls: list.map((x) => callView(x, tokens)),
+        total,
+        truncated: total > CALL_LOG_LIMIT,
       },
     }
   },

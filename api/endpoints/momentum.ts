@@ -26,7 +26,8 @@ export const momentumEndpoint = defineEndpoint({
   async handler({ query, deps }) {
     const version = `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
     return deps.cache.get(`momentum:${query.hours}`, version, async () => {
-      const [social, tokens, clock] = await Promise.all([deps.socialBooks.get(), deps.books.get(), firehoseClock(deps.ch)])
+      // Weights from the newest graded book there is: a regrade of a large corpus runs in the background.
+      const [social, tokens, clock] = await Promise.all([deps.socialBooks.peek(), deps.books.get(), firehoseClock(deps.ch)])
       const end = Math.floor(clock / 3600) * 3600
       const rows = await queryRows<{ token: string; mentions: string; authors: string[] }>(
         deps.ch,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { queryRows } from '../../core/clickhouse.ts'
 import { IsoCursor, Limit } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import { isoToMicros } from '../serving/cursor.ts'
@@ -37,14 +38,23 @@ export const signalsEndpoint = defineEndpoint({
   async handler({ query, deps }) {
     const [social, tokens] = await Promise.all([deps.socialBooks.get(), deps.books.get()])
     const since = query.since === undefined ? null : Math.floor(isoToMicros(query.since)! / 1e6)
-    const eligible = social.calls.filter((c) => {
-      const r = social.callers.get(c.author)
-      return (
-        r !== undefined && r.measured && r.graded >= query.min_calls && r.earlyRate >= query.min_early_rate &&
-        (r.score ?? 0) / 100 >= query.min_rank_score && (query.include_coordinated || !r.cluster)
-      )
-    })
-    const { page, next } = inclusivePage(eligible, since, query.limit, (c) => c.capturedAt)
+    const eligible = [...social.callers.values()]
+      .filter((r) => r.measured && r.graded >= query.min_calls && r.earlyRate >= query.min_early_rate && (r.score ?? 0) / 100 >= query.min_rank_score && (query.include_coordinated || !r.cluster))
+      .map((r) => r.handle)
+    const rows = eligible.length === 0 ? [] : await queryRows<{ author: string; token: string; called_at: string; captured_at: string }>(
+      deps.ch,
+      `SELECT author, token, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at
+       FROM calls WHERE author IN {authors:Array(String)}
+       GROUP BY author, token HAVING captured_at >= {since:UInt32}
+       ORDER BY captured_at, author, token LIMIT {cap:UInt32}`,
+      { authors: eligible, since: since ?? 0, cap: query.limit * 20 },
+    )
+    const { page, next } = inclusivePage(
+      rows.map((r) => ({ author: r.author, token: r.token, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at) })),
+      since,
+      query.limit,
+      (c) => c.capturedAt,
+    )
     const tokenList = [...new Set(page.map((c) => c.token))]
     const [tg, first] = await Promise.all([tgRecords(deps.ch, tokenList), firstMentions(deps.ch, tokenList)])
     return {

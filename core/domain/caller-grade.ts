@@ -11,12 +11,15 @@
  *  - score = round(100 × (0.5 × early_rate + 0.3 × hit_rate + 0.2 × clamp(0.5 + median_1h_return, 0, 1)))
  *  - grade: A >= 75, B >= 55, C >= 35, else D. A caller is measured with at least 4 graded calls.
  */
-export interface GradedCall {
-  calledAt: number
-  /** When the token became real (its run began), or null if it has not. */
-  runAt: number | null
-  /** 1 h forward return, or null when the call is not graded yet. */
-  return1h: number | null
+/** What grading needs of a caller's calls (summed in SQL: sql/queries/caller_summaries.sql). */
+export interface CallerCounts {
+  calls: number
+  graded: number
+  early: number
+  momentum: number
+  hits: number
+  /** Median 1 h forward return over graded calls, null without graded calls. */
+  medianReturn1h: number | null
 }
 
 export interface CallerGrade {
@@ -33,32 +36,21 @@ export interface CallerGrade {
 
 export const MEASURED_MIN_GRADED_CALLS = 4
 
-export function median(xs: number[]): number | null {
-  if (xs.length === 0) return null
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
-
 export function gradeOf(score: number): 'A' | 'B' | 'C' | 'D' {
   return score >= 75 ? 'A' : score >= 55 ? 'B' : score >= 35 ? 'C' : 'D'
 }
 
-export function gradeCaller(calls: GradedCall[]): CallerGrade {
-  const graded = calls.filter((c) => c.return1h !== null)
-  const n = graded.length
-  const early = graded.filter((c) => c.runAt !== null && c.calledAt < c.runAt).length
-  const momentum = graded.filter((c) => c.runAt !== null && c.calledAt >= c.runAt).length
-  const hits = graded.filter((c) => c.return1h! > 0).length
-  const med = median(graded.map((c) => c.return1h!))
+export function scoreCaller(c: CallerCounts): CallerGrade {
+  const n = c.graded
   const rate = (k: number) => (n ? k / n : 0)
-  const score = n ? Math.round(100 * (0.5 * rate(early) + 0.3 * rate(hits) + 0.2 * Math.min(1, Math.max(0, 0.5 + (med ?? 0))))) : null
+  const med = n ? c.medianReturn1h : null
+  const score = n ? Math.round(100 * (0.5 * rate(c.early) + 0.3 * rate(c.hits) + 0.2 * Math.min(1, Math.max(0, 0.5 + (med ?? 0))))) : null
   return {
-    calls: calls.length,
+    calls: c.calls,
     graded: n,
-    earlyRate: rate(early),
-    momentumRate: rate(momentum),
-    hitRate: rate(hits),
+    earlyRate: rate(c.early),
+    momentumRate: rate(c.momentum),
+    hitRate: rate(c.hits),
     medianReturn1h: med,
     score,
     grade: score === null ? null : gradeOf(score),

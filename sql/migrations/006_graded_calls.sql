@@ -1,13 +1,16 @@
--- Every call (an account's first mention of a token) with what grading needs: the entry price
--- (first swap at or after the call), the exit price (last swap at or before call + 1 h) and
--- when the token's run began (it became real). Prices are WETH per token unit; only their
--- ratio is used.
+-- Calls with their 1 h forward return and the token's run, as a parameterized view:
+--   graded_calls(chain = 4663, chain_time = <unix seconds of the newest block>, author = '' | '<handle>')
+-- entry = first swap price at or after the call; exit = last swap price at or before call + 1 h;
+-- a call is graded when the chain has run an hour past it and the token traded in that hour.
+-- The run of a token is its becoming real. Prices are WETH per token unit; only ratios are used.
+CREATE VIEW IF NOT EXISTS graded_calls AS
 WITH
     c AS
     (
         SELECT author, token, min(called_at) AS called_at, min(captured_at) AS captured_at,
                argMinMerge(first_post) AS post_id, uniqExactMerge(mentions) AS mentions
         FROM calls
+        WHERE {author:String} = '' OR author = {author:String}
         GROUP BY author, token
     ),
     px AS
@@ -27,13 +30,14 @@ WITH
         FROM c ASOF LEFT JOIN px ON px.token = c.token AND px.block_time <= c.called_at + 3600
     )
 SELECT
-    c.author AS author, c.token AS token, toUnixTimestamp(c.called_at) AS called_at, toUnixTimestamp(c.captured_at) AS captured_at,
+    c.author AS author, c.token AS token, c.called_at AS called_at, c.captured_at AS captured_at,
     c.post_id AS post_id, c.mentions AS mentions,
-    entry.entry_price AS entry_price, toUnixTimestamp(entry.entry_at) AS entry_at,
-    exit.exit_price AS exit_price, toUnixTimestamp(exit.exit_at) AS exit_at,
-    ifNull(toUnixTimestamp(r.real_at), 0) AS run_at
+    if({chain_time:UInt32} >= toUnixTimestamp(c.called_at) + 3600 AND entry.entry_price > 0
+         AND toUnixTimestamp(entry.entry_at) > 0 AND entry.entry_at <= c.called_at + 3600 AND exit.exit_at >= entry.entry_at,
+       exit.exit_price / entry.entry_price - 1, NULL) AS return_1h,
+    r.real_at AS run_at
 FROM c
 LEFT JOIN entry ON entry.author = c.author AND entry.token = c.token
 LEFT JOIN exit ON exit.author = c.author AND exit.token = c.token
 LEFT JOIN (SELECT token, min(real_at) AS real_at FROM token_real WHERE chain_id = {chain:UInt32} GROUP BY token) AS r ON r.token = c.token
-SETTINGS join_use_nulls = 0
+SETTINGS join_use_nulls = 0;
