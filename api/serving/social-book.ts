@@ -103,7 +103,7 @@ export async function callsOf(ch: ClickHouseClient, book: SocialBook, handle: st
 export interface SocialBookSource {
   /** The book of the current versions, waiting briefly for a reload (see FRESH_WAIT_MS). */
   get(): Promise<SocialBook>
-  /** The newest book there is, without waiting for a reload (the first load is awaited). */
+  /** The newest book there is; never starts a reload (the first load is awaited). */
   peek(): Promise<SocialBook>
 }
 
@@ -120,16 +120,23 @@ export function createSocialBookSource(deps: { ch: ClickHouseClient; watermarks:
   let loading: { version: string; book: Promise<SocialBook> } | undefined
   const versionNow = () => `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
 
+  let lastLoadMs = 0
+  let lastLoadEnded = 0
+
   function reload(version: string): Promise<SocialBook> {
     if (loading) return loading.book
+    // A regrade of a large corpus is heavy: keep the engine mostly free for requests by
+    // starting the next one only after four times the last one's duration has passed.
+    if (current && Date.now() - lastLoadEnded < 4 * lastLoadMs) return Promise.resolve(current.book)
+    const started = Date.now()
     const book = loadSocialBook(deps.ch)
     loading = { version, book }
     book.then(
       (b) => {
         current = { version, book: b }
         loading = undefined
-        // Data moved on while loading: start the next load.
-        if (versionNow() !== version) void reload(versionNow()).catch(() => {})
+        lastLoadEnded = Date.now()
+        lastLoadMs = lastLoadEnded - started
       },
       (err) => {
         deps.logger.error({ err }, 'social book load failed')
@@ -155,15 +162,15 @@ export function createSocialBookSource(deps: { ch: ClickHouseClient; watermarks:
           new Promise<boolean>((resolve) => setTimeout(() => resolve(true), left).unref()),
         ])
         if (timedOut) return stale
-        // A load that began before this version may have finished first: go round for the next.
+        // A load that began before this version may have finished first, or the throttle kept
+        // the previous book: go round (the deadline bounds the wait).
+        if (current?.version !== version && Date.now() - lastLoadEnded < 4 * lastLoadMs) {
+          await new Promise((r) => setTimeout(r, Math.min(deadline - Date.now(), 4 * lastLoadMs - (Date.now() - lastLoadEnded))))
+        }
       }
     },
     async peek() {
-      if (current) {
-        if (current.version !== versionNow()) void reload(versionNow()).catch(() => {})
-        return current.book
-      }
-      return reload(versionNow())
+      return current ? current.book : reload(versionNow())
     },
   }
 }
