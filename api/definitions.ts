@@ -43,7 +43,7 @@ Addresses are accepted in any case and answered lowercase; handles with or witho
 - Mutual-follow clusters: connected accounts that follow each other (from tracked follow snapshots);
   a cluster counts as one voice, and its members are "coordinated" (left out of /signals/calls unless
   include_coordinated=true).
-- Social windows (velocity_24h, momentum hours) end at the newest captured post (the firehose clock).
+- Social windows (velocity_24h, momentum hours) end with the hour of the newest mention (the firehose clock).
 - Messaging rooms: a token's record is reportable from k_threshold = 3 distinct rooms; rooms are opaque
   ids, never named; no message text is kept.
 - Follow polls run about every 6 hours; a transition is dated by the poll that saw it (observed_at),

@@ -12,7 +12,7 @@ export const mentionsEndpoint = defineEndpoint({
   path: '/mentions/{token}',
   summary: 'Mention tape',
   description:
-    "The latest 200 mentions of a token, each with the mentioning account's measured accuracy record; the true total and a truncation flag; the first-ever mention; clustered vs independent voices (a mutual-follow cluster is one voice); and the 24 h velocity in hourly buckets ending at the newest captured post. No post text is returned.",
+    "The latest 200 mentions of a token, each with the mentioning account's measured accuracy record; the true total and a truncation flag; the first-ever mention; clustered vs independent voices (a mutual-follow cluster is one voice); and the 24 h velocity in hourly buckets ending with the hour of the newest mention. No post text is returned.",
   tags: ['social'],
   params: z.object({ token: Address }),
   response: z.object({

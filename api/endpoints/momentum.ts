@@ -11,7 +11,7 @@ export const momentumEndpoint = defineEndpoint({
   path: '/social/momentum',
   summary: 'Social momentum',
   description:
-    'Tokens mentioned in the last `hours` (1-48, default 6; the window ends at the newest captured post), ranked by measured caller-accuracy weight (the sum over voices of the best measured score in the voice / 100), then independent voices, then mentions. A mutual-follow cluster is one voice.',
+    'Tokens mentioned in the last `hours` (1-48, default 6; the window ends with the hour of the newest mention), ranked by measured caller-accuracy weight (the sum over voices of the best measured score in the voice / 100), then independent voices, then mentions. A mutual-follow cluster is one voice.',
   tags: ['social'],
   query: z.object({ hours: z.coerce.number().int('expected an integer from 1 to 48').min(1, 'expected an integer from 1 to 48').max(48, 'expected an integer from 1 to 48').default(6) }),
   response: z.object({

@@ -32,9 +32,12 @@ export async function firstMentions(ch: ClickHouseClient, tokens: string[]): Pro
   return new Map(rows.map((r) => [r.token, Number(r.t)]))
 }
 
-/** The firehose clock: the newest capture time, which social windows end at. */
+/**
+ * The firehose clock, which social windows end at: the hour of the newest mention. Read from
+ * the hourly view (a few rows per token-hour), not from the raw mentions (millions).
+ */
 export async function firehoseClock(ch: ClickHouseClient): Promise<number> {
-  const [r] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(captured_at)) AS t FROM mentions')
+  const [r] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(hour)) AS t FROM mention_hourly')
   return Number(r?.t ?? 0)
 }
 
