@@ -8,6 +8,7 @@ import type { SocialBookSource } from './serving/social-book.ts'
 import type { TokenBookSource } from './serving/token-book.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
+import type { KeyRegistry } from './access/keys.ts'
 
 /** What endpoint handlers may use. Handlers read from ClickHouse views through the cache. */
 export interface ApiDeps {
@@ -16,6 +17,8 @@ export interface ApiDeps {
   store: Store
   cache: ServingCache
   watermarks: Watermarks
+  /** Subscription keys (hashed in ClickHouse). */
+  keys: KeyRegistry
   /** Chain-4663 token and deployer records, recomputed once per watermark. */
   books: TokenBookSource
   /** Callers, clusters and calls, recomputed when chain or social data advance. */

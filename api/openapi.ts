@@ -45,7 +45,8 @@ function errorResponses(e: AnyEndpoint): Record<string, Json> {
   if (e.params && Object.keys(e.params.shape).some((k) => k === 'token' || k === 'address')) byStatus(['invalid_address'])
   if (e.body) byStatus(['payload_too_large', 'unsupported_media_type'])
   if (e.access.kind === 'paid' || e.access.kind === 'mixed') byStatus(['payment_required'])
-  if (e.access.kind === 'key') byStatus(['missing_key', 'invalid_key'])
+  if (e.access.kind === 'key') byStatus(['missing_key', 'invalid_key', 'forbidden'])
+  if (e.access.kind === 'admin') byStatus(['missing_key', 'forbidden'])
   byStatus(['rate_limited', 'internal_error', 'dependency_unavailable'])
   if (!e.handler) byStatus(['not_implemented'])
   return out
@@ -61,7 +62,9 @@ function priceText(e: AnyEndpoint): string {
     case 'mixed':
       return `Free ${a.freePerDay} per day per IP, then ${a.price} USD per call over x402.`
     case 'key':
-      return 'Needs a subscription key (x-svc-key or Authorization: Bearer).'
+      return `Needs a subscription key (x-svc-key or Authorization: Bearer)${a.feature ? ` whose plan includes ${a.feature}` : ''}.`
+    case 'admin':
+      return 'Operator only: Authorization: Bearer <SVC_ADMIN_TOKEN>.'
   }
 }
 
@@ -88,7 +91,7 @@ export function buildOpenApi(catalog: AnyEndpoint[]): Json {
       ...(e.access.kind === 'mixed' ? { 'x-free-per-day': e.access.freePerDay } : {}),
       ...(e.tool ? { 'x-mcp-tool': e.tool.name } : {}),
       ...(e.handler ? {} : { 'x-status': 'planned' }),
-      ...(e.access.kind === 'key' ? { security: [{ svcKey: [] }, { bearerKey: [] }] } : {}),
+      ...(e.access.kind === 'key' ? { security: [{ svcKey: [] }, { bearerKey: [] }] } : e.access.kind === 'admin' ? { security: [{ bearerKey: [] }] } : {}),
     }
     if (e.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(e.body, 'input') } } }
     ;(paths[e.path] ??= {})[e.method.toLowerCase()] = op

@@ -43,7 +43,7 @@ export async function invokeEndpoint(
   const query = parsePart(e.query, input.query, 'query')
   const body = parsePart(e.body, input.body, 'body')
   const grant = await gate.admit(e, query as Record<string, unknown>, info)
-  const result = await e.handler({ params, query, body, deps, request: info })
+  const result = await e.handler({ params, query, body, deps, request: info, grant })
   // Settle only after the handler succeeded; a settlement failure throws, so nothing is served.
   const headers = grant.settle ? await grant.settle() : {}
   return { result, headers, grant }

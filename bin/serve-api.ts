@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { createClosedGate } from '../api/access/gate.ts'
+import { createAccessGate } from '../api/access/gate.ts'
+import { createKeyRegistry } from '../api/access/keys.ts'
 import { buildApp } from '../api/app.ts'
 import { catalog } from '../api/catalog/index.ts'
 import type { ApiDeps } from '../api/deps.ts'
@@ -27,6 +28,7 @@ export async function createApiServer(rt: Runtime, opts: { pollMs?: number } = {
     store: rt.store,
     cache: createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined }),
     watermarks,
+    keys: createKeyRegistry(rt.ch),
     books: createTokenBookSource({ ch: rt.ch, watermarks, logger: rt.logger }),
     socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }),
     logger: rt.logger,
@@ -38,7 +40,7 @@ export async function createApiServer(rt: Runtime, opts: { pollMs?: number } = {
       store: () => rt.store.ping(),
     },
   }
-  const gate = createClosedGate(rt.config.SVC_ADMIN_TOKEN, rt.store)
+  const gate = createAccessGate({ adminToken: rt.config.SVC_ADMIN_TOKEN, store: rt.store, keys: deps.keys })
   const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate)] })
   return {
     app,

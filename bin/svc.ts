@@ -8,6 +8,8 @@ import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/s
 import { createSimSource, resolveSimStart, type SimSource } from '../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { migrate } from '../sql/migrate.ts'
+import { createKeyRegistry } from '../api/access/keys.ts'
+import { PLAN_NAMES, type PlanName } from '../core/domain/plans.ts'
 import { runReadOnlySql } from '../sql/read-only.ts'
 import { followed4663 } from './follow.ts'
 import { createRuntime, type Runtime } from './runtime.ts'
@@ -22,7 +24,8 @@ const USAGE = `usage: svc <command>
   pipeline social       the social processor only (posts, follows, room sightings, mirrors)
   sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
   migrate               apply sql/migrations
-  sql "<query>"         run one read-only query and print JSON rows`
+  sql "<query>"         run one read-only query and print JSON rows
+  keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)`
 
 /** Stop cleanly on SIGTERM/SIGINT: each closer runs once, in order. */
 function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | void>): void {
@@ -179,6 +182,30 @@ async function commandMigrate(config: Config): Promise<void> {
   await ch.close()
 }
 
+/** `svc keys create <plan> | list | revoke <prefix>`: subscription keys, stored hashed. */
+async function commandKeys(config: Config, args: string[]): Promise<void> {
+  const [action, arg] = args
+  const ch = await createClickHouse(config)
+  try {
+    await migrate(ch)
+    const keys = createKeyRegistry(ch)
+    if (action === 'create') {
+      if (!PLAN_NAMES.includes(arg as PlanName)) throw new ConfigError(`svc keys create needs a plan: ${PLAN_NAMES.join(', ')}`)
+      const { key, record } = await keys.create(arg as PlanName)
+      console.log(JSON.stringify({ key, prefix: record.prefix, plan: record.plan, note: 'shown once: store it now' }))
+    } else if (action === 'list') {
+      for (const k of await keys.list()) console.log(JSON.stringify({ prefix: k.prefix, plan: k.plan, created_at: k.createdAt, revoked_at: k.revokedAt }))
+    } else if (action === 'revoke') {
+      if (!arg) throw new ConfigError('svc keys revoke needs a key prefix (svc_live_XXXX)')
+      console.log(JSON.stringify({ revoked: await keys.revoke(arg) }))
+    } else {
+      throw new ConfigError('usage: svc keys create <plan> | list | revoke <prefix>')
+    }
+  } finally {
+    await ch.close()
+  }
+}
+
 async function commandSql(config: Config, args: string[]): Promise<void> {
   const query = args.join(' ').trim()
   if (!query) throw new ConfigError('svc sql needs a query: svc sql "SELECT ..."')
@@ -204,6 +231,7 @@ async function main(argv: string[]): Promise<void> {
     case 'sim': return commandSim(config, rest)
     case 'migrate': return commandMigrate(config)
     case 'sql': return commandSql(config, rest)
+    case 'keys': return commandKeys(config, rest)
     default:
       console.error(`svc: unknown command ${JSON.stringify(command)}\n${USAGE}`)
       process.exit(2)

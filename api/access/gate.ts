@@ -1,14 +1,19 @@
 import { timingSafeEqual } from 'node:crypto'
+import { planHas } from '../../core/domain/plans.ts'
 import type { Store } from '../../core/store/types.ts'
 import { ApiError } from '../errors.ts'
 import { priceOf } from '../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../catalog/types.ts'
+import type { KeyRegistry } from './keys.ts'
 
 /** What admitted a call, and how to complete it once the handler has succeeded. */
 export interface AccessGrant {
   via: 'free' | 'admin' | 'key' | 'payment' | 'free_quota'
   /** USD price this call is charged, or null. */
   price: string | null
+  /** The subscription key's hash, when a key admitted the call. */
+  keyHash?: string
+  plan?: string
   /**
    * Settle the charge; runs only after the handler succeeded, and its failure means no data
    * is served. Returns headers to add to the response (e.g. PAYMENT-RESPONSE).
@@ -18,10 +23,17 @@ export interface AccessGrant {
 
 /**
  * The single access hook every catalog route and MCP tool goes through. It decides before
- * the handler runs (throwing 401/402/429 as ApiError) and settles after it succeeds.
+ * the handler runs (throwing 401/402/403/429 as ApiError) and settles after it succeeds.
  */
 export interface AccessGate {
   admit(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo): Promise<AccessGrant>
+}
+
+/** Per-call payment (x402): a grant for a valid payment, null when none was presented. */
+export interface PaymentMethod {
+  admit(endpoint: AnyEndpoint, price: string, request: RequestInfo): Promise<AccessGrant | null>
+  /** The 402 for a call that presented no payment. */
+  required(endpoint: AnyEndpoint, price: string, request: RequestInfo): ApiError
 }
 
 export function header(request: RequestInfo, name: string): string | undefined {
@@ -54,26 +66,65 @@ async function enforcePerMinute(store: Store, endpoint: AnyEndpoint, ip: string,
   }
 }
 
+/** Take one call of a free daily quota (per endpoint and IP, UTC day); false when used up. */
+async function takeDailyQuota(store: Store, endpoint: AnyEndpoint, ip: string, perDay: number): Promise<boolean> {
+  const day = Math.floor(Date.now() / 86_400_000)
+  const msLeft = (day + 1) * 86_400_000 - Date.now()
+  const used = await store.incr(`quota:${endpoint.method}:${endpoint.path}:${ip}:${day}`, 1, msLeft)
+  return used <= perDay
+}
+
+export interface GateDeps {
+  adminToken: string | undefined
+  store: Store
+  keys: KeyRegistry
+  /** x402; without it paid calls fail closed with 402. */
+  payments?: PaymentMethod
+}
+
 /**
- * The gate until x402 settlement and subscription keys are wired (the access issue): free
- * endpoints are open; the operator's admin token (SVC_ADMIN_TOKEN as a bearer) is admitted
- * everywhere; every other paid or key call fails closed with 402 or 401, so paid data is never
- * served unpaid.
+ * The gate: free endpoints (with their rate caps); the operator's admin token; subscription keys
+ * (x-svc-key or Authorization: Bearer; paid endpoints run without payment, key endpoints check
+ * the plan's features); free daily quotas of mixed endpoints; then per-call payment. Paid data
+ * is never served without one of these: every other call answers 401 or 402.
  */
-export function createClosedGate(adminToken: string | undefined, store: Store): AccessGate {
+export function createAccessGate(deps: GateDeps): AccessGate {
+  const { store, keys } = deps
   return {
     async admit(endpoint, query, request) {
-      const price = priceOf(endpoint.access, query)
-      if (endpoint.access.kind === 'free') {
-        if (endpoint.access.perMinute) await enforcePerMinute(store, endpoint, request.ip, endpoint.access.perMinute)
+      const access = endpoint.access
+      const price = priceOf(access, query)
+      if (access.kind === 'free') {
+        if (access.perMinute) await enforcePerMinute(store, endpoint, request.ip, access.perMinute)
         return { via: 'free', price: null }
       }
-      if (endpoint.access.kind === 'paid' && price === null) return { via: 'free', price: null }
+      if (access.kind === 'paid' && price === null) return { via: 'free', price: null }
+
       const token = bearer(request)
-      if (adminToken && token && sameSecret(token, adminToken)) return { via: 'admin', price: null }
-      if (endpoint.access.kind === 'key') {
-        throw new ApiError(token || header(request, 'x-svc-key') ? 'invalid_key' : 'missing_key')
+      if (deps.adminToken && token && sameSecret(token, deps.adminToken)) return { via: 'admin', price: null }
+      if (access.kind === 'admin') throw new ApiError(token ? 'forbidden' : 'missing_key', 'This endpoint needs the operator token (Authorization: Bearer).')
+
+      const presented = header(request, 'x-svc-key') ?? token
+      if (presented !== undefined) {
+        const record = await keys.verify(presented)
+        if (!record) throw new ApiError('invalid_key')
+        if (access.kind === 'key' && access.feature && !planHas(record.plan, access.feature)) {
+          throw new ApiError('forbidden', `The ${record.plan} plan does not include ${access.feature}.`, { plan: record.plan, feature: access.feature })
+        }
+        return { via: 'key', price: null, keyHash: record.keyHash, plan: record.plan }
       }
+      if (access.kind === 'key') throw new ApiError('missing_key')
+
+      if (access.kind === 'mixed' && query.tier === 'free') {
+        if (await takeDailyQuota(store, endpoint, request.ip, access.freePerDay)) return { via: 'free_quota', price: null }
+        throw new ApiError('payment_required', `The free quota of ${access.freePerDay} per day is used up; pay per call or retry tomorrow.`, { price_usd: access.price })
+      }
+      if (deps.payments) {
+        const paid = await deps.payments.admit(endpoint, price!, request)
+        if (paid) return paid
+      }
+      if (access.kind === 'mixed' && (await takeDailyQuota(store, endpoint, request.ip, access.freePerDay))) return { via: 'free_quota', price: null }
+      if (deps.payments) throw deps.payments.required(endpoint, price!, request)
       throw new ApiError('payment_required', undefined, { price_usd: price, network: 'eip155:8453', asset: 'USDC' })
     },
   }

@@ -1,6 +1,8 @@
 import { healthEndpoint, mcpEndpoint, metricsEndpoint, openApiEndpoint, x402CatalogEndpoint } from '../endpoints/meta.ts'
 import { plannedEndpoints } from '../endpoints/planned.ts'
+import { adminSqlEndpoint, createKeyEndpoint, listKeysEndpoint, revokeKeyEndpoint } from '../endpoints/admin.ts'
 import { badgeEndpoint } from '../endpoints/badge.ts'
+import { listWatchlistEndpoint, unwatchTokenEndpoint, watchTokenEndpoint } from '../endpoints/watchlist.ts'
 import { callerCallsEndpoint, callerCardEndpoint, callersEndpoint } from '../endpoints/callers.ts'
 import { firstCallEndpoint } from '../endpoints/first-call.ts'
 import { followsOfHandleEndpoint, socialFollowsEndpoint } from '../endpoints/follows.ts'
@@ -38,6 +40,13 @@ export const catalog: AnyEndpoint[] = [
   followsOfHandleEndpoint,
   signalsEndpoint,
   firstCallEndpoint,
+  watchTokenEndpoint,
+  listWatchlistEndpoint,
+  unwatchTokenEndpoint,
+  createKeyEndpoint,
+  listKeysEndpoint,
+  revokeKeyEndpoint,
+  adminSqlEndpoint,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

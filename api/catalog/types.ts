@@ -1,4 +1,6 @@
 import type { z } from 'zod'
+import type { Feature } from '../../core/domain/plans.ts'
+import type { AccessGrant } from '../access/gate.ts'
 import type { ApiDeps } from '../deps.ts'
 
 /** How a call to an endpoint is paid for (DESIGN §5). Prices are USD decimal strings. */
@@ -12,7 +14,9 @@ export type Access =
       note?: string
     }
   | { kind: 'mixed'; price: string; freePerDay: number; note?: string }
-  | { kind: 'key'; note?: string }
+  | { kind: 'key'; /** The plan feature the endpoint needs. */ feature?: Feature; note?: string }
+  /** Operator endpoints: the SVC_ADMIN_TOKEN bearer only. */
+  | { kind: 'admin'; note?: string }
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE'
 
@@ -27,6 +31,8 @@ export interface HandlerContext<P, Q, B> {
   body: B
   deps: ApiDeps
   request: RequestInfo
+  /** What admitted the call (the key's hash for key-scoped data such as the watchlist). */
+  grant: AccessGrant
 }
 
 /** What a handler returns: the JSON body, or a raw body with its content type (SVG badge). */

@@ -1,0 +1,88 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import type { PlanName } from '../../core/domain/plans.ts'
+
+export const KEY_PREFIX = 'svc_live_'
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+const KEY_SHAPE = /^svc_live_[0-9A-Za-z]{32}$/
+
+/** A new key: the live prefix and 32 random base62 characters (rejection sampling, no bias). */
+export function generateKey(): string {
+  let out = ''
+  while (out.length < 32) {
+    for (const b of randomBytes(48)) if (b < 248 && out.length < 32) out += BASE62[b % 62]
+  }
+  return KEY_PREFIX + out
+}
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
+export const looksLikeKey = (s: string) => KEY_SHAPE.test(s)
+
+export interface KeyRecord {
+  keyHash: string
+  prefix: string
+  plan: PlanName
+  createdAt: string
+  revokedAt: string | null
+}
+
+/** How long a verified key is trusted from memory before ClickHouse is asked again (revocations). */
+const CACHE_MS = 5_000
+
+/**
+ * Subscription keys, stored hashed in ClickHouse (`api_keys`), so every API process sees the
+ * same keys and they survive restarts. A key is shown once, by `create`.
+ */
+export function createKeyRegistry(ch: ClickHouseClient) {
+  const cache = new Map<string, { record: KeyRecord | null; at: number }>()
+
+  async function write(r: KeyRecord): Promise<void> {
+    await ch.insert({
+      table: 'api_keys',
+      values: [{ key_hash: r.keyHash, prefix: r.prefix, plan: r.plan, created_at: Date.parse(r.createdAt), revoked_at: r.revokedAt ? Date.parse(r.revokedAt) : null, version: Date.now() * 1000 + Math.floor(Math.random() * 1000) }],
+      format: 'JSONEachRow',
+      clickhouse_settings: { insert_deduplicate: 0 },
+    })
+  }
+
+  async function rows(where: string, params: Record<string, unknown>): Promise<KeyRecord[]> {
+    const r = await queryRows<{ key_hash: string; prefix: string; plan: PlanName; created_at: string; revoked_at: string | null }>(
+      ch,
+      `SELECT key_hash, prefix, plan, created_at, revoked_at FROM api_keys FINAL WHERE ${where} ORDER BY created_at`,
+      params,
+    )
+    return r.map((x) => ({ keyHash: x.key_hash, prefix: x.prefix, plan: x.plan, createdAt: x.created_at, revokedAt: x.revoked_at }))
+  }
+
+  return {
+    /** Issue a key; the only time it exists in clear. */
+    async create(plan: PlanName): Promise<{ key: string; record: KeyRecord }> {
+      const key = generateKey()
+      const record: KeyRecord = { keyHash: hashKey(key), prefix: key.slice(0, KEY_PREFIX.length + 4), plan, createdAt: new Date().toISOString(), revokedAt: null }
+      await write(record)
+      return { key, record }
+    },
+    list: () => rows('1', {}),
+    /** Revoke every live key with this prefix; returns how many. */
+    async revoke(prefix: string): Promise<number> {
+      const live = (await rows('prefix = {p:String}', { p: prefix })).filter((r) => !r.revokedAt)
+      for (const r of live) await write({ ...r, revokedAt: new Date().toISOString() })
+      for (const r of live) cache.delete(r.keyHash)
+      return live.length
+    },
+    /** The live record of a key, or null. */
+    async verify(key: string): Promise<KeyRecord | null> {
+      if (!looksLikeKey(key)) return null
+      const h = hashKey(key)
+      const hit = cache.get(h)
+      if (hit && Date.now() - hit.at < CACHE_MS) return hit.record
+      const [r] = await rows('key_hash = {h:String}', { h })
+      const record = r && !r.revokedAt ? r : null
+      cache.set(h, { record, at: Date.now() })
+      return record
+    },
+  }
+}
+
+export type KeyRegistry = ReturnType<typeof createKeyRegistry>
