@@ -62,6 +62,7 @@ const EnvSchema = z.object({
   X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address').optional(),
   X402_FACILITATOR_URL: optionalUrl,
   X402_NETWORK_RPC_URL: optionalUrl,
+  X402_ASSET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address').transform((s) => s.toLowerCase()).optional(),
 })
 
 type Env = z.infer<typeof EnvSchema>

@@ -1,0 +1,326 @@
+import { x402Facilitator } from '@x402/core/facilitator'
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader, HTTPFacilitatorClient } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
+import { toFacilitatorEvmSigner } from '@x402/evm'
+import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, type Address, type Hex } from 'viem'
+import type { Config } from '../../../core/config.ts'
+import type { Logger } from '../../../core/logger.ts'
+import type { Store } from '../../../core/store/types.ts'
+import { PAYMENT_NETWORK, USDC_BASE, usdToAtomic } from '../../catalog/pricing.ts'
+import type { AnyEndpoint, RequestInfo } from '../../catalog/types.ts'
+import { ApiError } from '../../errors.ts'
+import type { AccessGrant } from '../gate.ts'
+
+/**
+ * x402 version 2 per-call payments, a thin adapter over the official SDK (@x402/core,
+ * @x402/evm): the 402 requirements (scheme exact, eip155:8453, USDC, our pay-to, the catalog
+ * price in 6-decimal units), our own checks of a presented payment with a reason per failure,
+ * verification by the facilitator before the handler, a spent-once claim in the store, and
+ * settlement after the handler succeeded (its failure throws, so nothing is served).
+ *
+ * Facilitator: the SDK's HTTP client when X402_FACILITATOR_URL is set; otherwise the SDK's
+ * `x402Facilitator` with the exact EVM scheme, settling on the chain at X402_NETWORK_RPC_URL
+ * and sending from that node's first account (`eth_accounts`, an account the node signs for).
+ */
+
+export const X402_VERSION = 2
+/** EIP-712 domain of USDC on Base (and of the test token). */
+export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const
+/** Seconds a client's authorization may stay valid (validBefore - now), as advertised. */
+export const MAX_TIMEOUT_SECONDS = 300
+/** Slack on the validity window for clock differences between client and server, seconds. */
+const CLOCK_SLACK_SECONDS = 60
+/** The facilitator refuses authorizations that expire within this many seconds; so do we. */
+const EXPIRY_MARGIN_SECONDS = 6
+
+/** Why a presented payment was refused; also the `error` of the 402 requirements object. */
+export type PaymentRefusal =
+  | 'malformed'
+  | 'unsupported_version'
+  | 'wrong_scheme'
+  | 'wrong_network'
+  | 'wrong_asset'
+  | 'wrong_pay_to'
+  | 'underpaid'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'validity_too_long'
+  | 'invalid_signature'
+  | 'insufficient_funds'
+  | 'replayed'
+  | 'verification_failed'
+  | 'settlement_failed'
+  | 'payments_not_configured'
+
+const REFUSAL_TEXT: Record<PaymentRefusal, string> = {
+  malformed: 'the payment header is not a valid x402 exact EVM payment',
+  unsupported_version: `only x402 version ${X402_VERSION} is accepted`,
+  wrong_scheme: 'the payment scheme is not exact',
+  wrong_network: `the payment is not on ${PAYMENT_NETWORK}`,
+  wrong_asset: 'the payment asset is not USDC',
+  wrong_pay_to: 'the payment is not made out to this service',
+  underpaid: 'the payment is less than the price',
+  expired: 'the payment authorization has expired',
+  not_yet_valid: 'the payment authorization is not valid yet',
+  validity_too_long: `the payment authorization is valid for longer than ${MAX_TIMEOUT_SECONDS} s`,
+  invalid_signature: 'the payment signature is not valid',
+  insufficient_funds: 'the payer does not hold enough USDC',
+  replayed: 'this payment authorization was already used',
+  verification_failed: 'the facilitator refused the payment',
+  settlement_failed: 'the payment could not be settled; nothing was charged for data',
+  payments_not_configured: 'payments are not configured on this server',
+}
+
+/** The facilitator's side (the SDK's HTTP client and local facilitator both have it). */
+export interface Facilitator {
+  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>
+  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>
+}
+
+export interface X402PaymentsDeps {
+  config: Pick<Config, 'X402_PAY_TO' | 'X402_FACILITATOR_URL' | 'X402_NETWORK_RPC_URL' | 'X402_ASSET'>
+  store: Store
+  logger: Logger
+}
+
+export interface X402Payments {
+  /** True when pay-to and a facilitator (URL or local chain RPC) are configured. */
+  readonly enabled: boolean
+  /** The x402 v2 PaymentRequired object for a call at `price` (USD) of `resourceUrl`. */
+  requirements(endpoint: AnyEndpoint, price: string, resourceUrl: string, reason?: PaymentRefusal): PaymentRequired
+  /** 402 payment_required with PAYMENT-REQUIRED (base64 of the requirements) and the same object as details. */
+  paymentRequiredError(endpoint: AnyEndpoint, price: string, resourceUrl: string, reason?: PaymentRefusal): ApiError
+  /**
+   * A grant for a valid payment (PAYMENT-SIGNATURE, or the legacy X-Payment header); null when
+   * the request carries none. Throws payment_required naming the reason when the payment is
+   * refused, dependency_unavailable when the facilitator cannot be reached.
+   */
+  admit(endpoint: AnyEndpoint, price: string, request: RequestInfo, resourceUrl: string): Promise<AccessGrant | null>
+}
+
+interface Eip3009Authorization {
+  from: string
+  to: string
+  value: string
+  validAfter: string
+  validBefore: string
+  nonce: string
+}
+
+function headerOf(request: RequestInfo, name: string): string | undefined {
+  const v = request.headers[name.toLowerCase()]
+  return (Array.isArray(v) ? v[0] : v)?.trim() || undefined
+}
+
+const isAddress = (s: unknown): s is string => typeof s === 'string' && /^0x[0-9a-fA-F]{40}$/.test(s)
+const isUint = (s: unknown): s is string => typeof s === 'string' && /^\d{1,78}$/.test(s)
+
+function authorizationOf(payload: PaymentPayload): Eip3009Authorization | null {
+  const p = payload.payload as { authorization?: Partial<Eip3009Authorization>; signature?: unknown } | undefined
+  const a = p?.authorization
+  if (!a || typeof p.signature !== 'string' || !/^0x[0-9a-fA-F]+$/.test(p.signature)) return null
+  if (!isAddress(a.from) || !isAddress(a.to)) return null
+  if (!isUint(a.value) || !isUint(a.validAfter) || !isUint(a.validBefore)) return null
+  if (typeof a.nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return null
+  return a as Eip3009Authorization
+}
+
+/** The facilitator's reasons in ours. */
+function refusalFromFacilitator(reason: string | undefined): PaymentRefusal {
+  switch (reason) {
+    case 'invalid_exact_evm_network_mismatch':
+      return 'wrong_network'
+    case 'invalid_exact_evm_recipient_mismatch':
+      return 'wrong_pay_to'
+    case 'invalid_exact_evm_payload_authorization_value_mismatch':
+    case 'invalid_exact_evm_authorization_value':
+      return 'underpaid'
+    case 'invalid_exact_evm_payload_authorization_valid_before':
+      return 'expired'
+    case 'invalid_exact_evm_payload_authorization_valid_after':
+      return 'not_yet_valid'
+    case 'invalid_exact_evm_signature':
+    case 'invalid_exact_evm_failed_to_parse_signature':
+      return 'invalid_signature'
+    case 'invalid_exact_evm_nonce_already_used':
+      return 'replayed'
+    case 'invalid_exact_evm_insufficient_balance':
+      return 'insufficient_funds'
+    case 'asset_not_deployed_contract':
+    case 'invalid_exact_evm_eip3009_not_supported':
+    case 'invalid_exact_evm_token_name_mismatch':
+    case 'invalid_exact_evm_token_version_mismatch':
+      return 'wrong_asset'
+    default:
+      return 'verification_failed'
+  }
+}
+
+/** The local facilitator: the SDK's, settling on the chain at `rpcUrl` from the node's first account. */
+function localFacilitator(rpcUrl: string, network: string, logger: Logger): Facilitator {
+  let ready: Promise<x402Facilitator> | undefined
+  const build = async () => {
+    const chainId = Number(network.split(':')[1])
+    const chain = defineChain({
+      id: chainId,
+      name: `x402-${chainId}`,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    })
+    const transport = http(rpcUrl, { retryCount: 0, timeout: 30_000 })
+    const publicClient = createPublicClient({ chain, transport, pollingInterval: 100, cacheTime: 0 })
+    const [account] = (await publicClient.request({ method: 'eth_accounts' } as never)) as Address[]
+    if (!account) throw new Error(`the node at ${rpcUrl} has no account to settle payments from`)
+    const wallet = createWalletClient({ chain, transport, account })
+    const signer = toFacilitatorEvmSigner(
+      {
+        address: account,
+        readContract: (args) => publicClient.readContract(args as never),
+        verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
+        writeContract: (args) => wallet.writeContract(args as never),
+        sendTransaction: (args) => wallet.sendTransaction(args as never),
+        waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
+        getCode: (args) => publicClient.getCode(args),
+      },
+      { confirmationTimeoutMs: 60_000 },
+    )
+    const facilitator = new x402Facilitator()
+    registerExactEvmScheme(facilitator, { signer, networks: network as `${string}:${string}` })
+    logger.info({ rpcUrl, network, account }, 'x402 local facilitator ready')
+    return facilitator
+  }
+  const get = () => {
+    ready ??= build().catch((error: unknown) => {
+      ready = undefined
+      throw error
+    })
+    return ready
+  }
+  return {
+    verify: async (payload, requirements) => (await get()).verify(payload, requirements),
+    settle: async (payload, requirements) => (await get()).settle(payload, requirements),
+  }
+}
+
+export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?: Facilitator } = {}): X402Payments {
+  const { config, store, logger } = deps
+  const network = PAYMENT_NETWORK
+  const asset = (config.X402_ASSET ?? USDC_BASE).toLowerCase()
+  const payTo = config.X402_PAY_TO ? getAddress(config.X402_PAY_TO) : undefined
+  const facilitator: Facilitator | undefined =
+    opts.facilitator ??
+    (config.X402_FACILITATOR_URL
+      ? new HTTPFacilitatorClient({ url: config.X402_FACILITATOR_URL })
+      : config.X402_NETWORK_RPC_URL
+        ? localFacilitator(config.X402_NETWORK_RPC_URL, network, logger)
+        : undefined)
+  const enabled = Boolean(payTo && facilitator)
+
+  function accepted(price: string): PaymentRequirements {
+    return {
+      scheme: 'exact',
+      network: network as PaymentRequirements['network'],
+      asset: getAddress(asset),
+      amount: usdToAtomic(price),
+      payTo: payTo ?? '',
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      extra: { name: USDC_EIP712.name, version: USDC_EIP712.version },
+    }
+  }
+
+  function requirements(endpoint: AnyEndpoint, price: string, resourceUrl: string, reason?: PaymentRefusal): PaymentRequired {
+    return {
+      x402Version: X402_VERSION,
+      ...(reason ? { error: reason } : {}),
+      resource: { url: resourceUrl, description: endpoint.summary, mimeType: endpoint.produces ?? 'application/json' },
+      accepts: payTo ? [accepted(price)] : [],
+    }
+  }
+
+  function paymentRequiredError(endpoint: AnyEndpoint, price: string, resourceUrl: string, reason?: PaymentRefusal): ApiError {
+    const required = requirements(endpoint, price, resourceUrl, reason)
+    const message = reason
+      ? `Payment refused (${reason}): ${REFUSAL_TEXT[reason]}. Settle ${price} USDC on ${network} over x402 and retry.`
+      : `Payment required: ${price} USDC on ${network} over x402 (PAYMENT-REQUIRED header); retry with PAYMENT-SIGNATURE.`
+    return new ApiError('payment_required', message, required as unknown as Record<string, unknown>, {
+      'PAYMENT-REQUIRED': encodePaymentRequiredHeader(required),
+    })
+  }
+
+  async function admit(endpoint: AnyEndpoint, price: string, request: RequestInfo, resourceUrl: string): Promise<AccessGrant | null> {
+    const raw = headerOf(request, 'payment-signature') ?? headerOf(request, 'x-payment')
+    if (raw === undefined) return null
+    const refuse = (reason: PaymentRefusal, extra?: Record<string, unknown>) => {
+      if (extra) logger.info({ path: endpoint.path, reason, ...extra }, 'x402 payment refused')
+      return paymentRequiredError(endpoint, price, resourceUrl, reason)
+    }
+    if (!enabled || !facilitator || !payTo) throw refuse('payments_not_configured')
+
+    let payload: PaymentPayload
+    try {
+      payload = decodePaymentSignatureHeader(raw)
+    } catch {
+      throw refuse('malformed')
+    }
+    if (!payload || typeof payload !== 'object' || !payload.accepted || typeof payload.accepted !== 'object') throw refuse('malformed')
+    if (payload.x402Version !== X402_VERSION) throw refuse('unsupported_version')
+    const offer = payload.accepted
+    if (offer.scheme !== 'exact') throw refuse('wrong_scheme')
+    if (offer.network !== network) throw refuse('wrong_network')
+    if (!isAddress(offer.asset) || offer.asset.toLowerCase() !== asset) throw refuse('wrong_asset')
+    const auth = authorizationOf(payload)
+    if (!auth) throw refuse('malformed')
+    if (getAddress(auth.to) !== payTo || !isAddress(offer.payTo) || getAddress(offer.payTo) !== payTo) throw refuse('wrong_pay_to')
+    const due = BigInt(usdToAtomic(price))
+    const value = BigInt(auth.value)
+    if (value < due) throw refuse('underpaid')
+    const now = Math.floor(Date.now() / 1000)
+    const validBefore = BigInt(auth.validBefore)
+    if (validBefore < BigInt(now + EXPIRY_MARGIN_SECONDS)) throw refuse('expired')
+    if (BigInt(auth.validAfter) > BigInt(now)) throw refuse('not_yet_valid')
+    if (validBefore > BigInt(now + MAX_TIMEOUT_SECONDS + CLOCK_SLACK_SECONDS)) throw refuse('validity_too_long')
+
+    // An authorization is spent once: keyed by token, payer and EIP-3009 nonce (what the token
+    // itself keys it by), kept until well after the authorization can no longer be used.
+    const spentKey = `x402:spent:${network}:${asset}:${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
+    const spentTtlMs = (Number(validBefore) - now + CLOCK_SLACK_SECONDS) * 1000
+    if ((await store.get(spentKey)) !== null) throw refuse('replayed')
+
+    // The facilitator checks signature, recipient, window and balance against what we ask for;
+    // a payment above the price is settled for its full authorized value.
+    const required: PaymentRequirements = { ...accepted(price), amount: value.toString() }
+    let verified: VerifyResponse
+    try {
+      verified = await facilitator.verify(payload, required)
+    } catch (error) {
+      logger.warn({ err: error, path: endpoint.path }, 'x402 verification failed to run')
+      throw new ApiError('dependency_unavailable', 'The payment facilitator could not verify the payment; retry shortly.')
+    }
+    if (!verified.isValid) {
+      throw refuse(refusalFromFacilitator(verified.invalidReason), { facilitatorReason: verified.invalidReason, payer: verified.payer })
+    }
+    if (!(await store.setIfAbsent(spentKey, JSON.stringify({ at: Date.now(), path: endpoint.path }), spentTtlMs))) throw refuse('replayed')
+
+    return {
+      via: 'payment',
+      price,
+      async settle() {
+        let settled: SettleResponse
+        try {
+          settled = await facilitator.settle(payload, required)
+        } catch (error) {
+          logger.error({ err: error, path: endpoint.path, payer: auth.from }, 'x402 settlement failed to run')
+          throw refuse('settlement_failed')
+        }
+        if (!settled.success) {
+          throw refuse('settlement_failed', { facilitatorReason: settled.errorReason, payer: auth.from, transaction: settled.transaction })
+        }
+        logger.info({ path: endpoint.path, payer: settled.payer, transaction: settled.transaction as Hex, amount: value.toString() }, 'x402 payment settled')
+        return { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settled) }
+      },
+    }
+  }
+
+  return { enabled, requirements, paymentRequiredError, admit }
+}

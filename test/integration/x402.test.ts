@@ -1,0 +1,267 @@
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { x402Client, wrapFetchWithPayment } from '@x402/fetch'
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
+import { getAddress, type Address, type LocalAccount } from 'viem'
+import type { AccessGate } from '../../api/access/gate.ts'
+import { createX402Payments, type X402Payments } from '../../api/access/x402/payments.ts'
+import { buildApp } from '../../api/app.ts'
+import { catalog } from '../../api/catalog/index.ts'
+import { priceOf, usdToAtomic } from '../../api/catalog/pricing.ts'
+import { defineEndpoint, type AnyEndpoint } from '../../api/catalog/types.ts'
+import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { startPaymentsChain, type PaymentsChain } from '../setup/payments-chain.ts'
+
+/**
+ * x402 v2 end to end: the official @x402/fetch client pays our API, which verifies with the
+ * SDK's local facilitator and settles on a Hardhat chain (id 8453) holding our EIP-3009 test
+ * USDC. The gate here is a test stand-in that sends every priced call through the adapter.
+ */
+
+const NETWORK = 'eip155:8453'
+const TOKEN_PATH = '/token/0x00000000000000000000000000000000000000aa'
+const PRICE = '0.01'
+const AMOUNT = BigInt(usdToAtomic(PRICE))
+
+// Test-only paid endpoints: one whose handler fails, one that spends the payer's USDC while it
+// runs (so the settlement that follows must fail).
+let drain: ((payer: Address) => Promise<void>) | undefined
+const boom = defineEndpoint({
+  method: 'GET', path: '/test/x402/boom', summary: 'fails', description: 'A paid handler that throws.', tags: ['test'],
+  response: z.object({ ok: z.boolean() }), access: { kind: 'paid', price: PRICE },
+  handler: async () => {
+    throw new Error('handler failed on purpose')
+  },
+})
+const secret = defineEndpoint({
+  method: 'GET', path: '/test/x402/secret', summary: 'drains', description: 'A paid handler that empties the payer first.', tags: ['test'],
+  response: z.object({ secret: z.string() }), access: { kind: 'paid', price: PRICE },
+  handler: async ({ request }) => {
+    await drain!(String(request.headers['x-test-payer']) as Address)
+    return { secret: 'paid data' }
+  },
+})
+
+let chain: PaymentsChain
+let env: Embedded
+let app: FastifyInstance
+let payments: X402Payments
+let base: string
+let payTo: Address
+const timings: Record<string, number> = {}
+
+function testGate(p: X402Payments): AccessGate {
+  return {
+    async admit(endpoint, query, request) {
+      const price = priceOf(endpoint.access, query)
+      if (price === null) return { via: 'free', price: null }
+      const url = `http://${String(request.headers.host)}${endpoint.path}`
+      const grant = await p.admit(endpoint, price, request, url)
+      if (grant) return grant
+      throw p.paymentRequiredError(endpoint, price, url)
+    },
+  }
+}
+
+beforeAll(async () => {
+  let t = Date.now()
+  chain = await startPaymentsChain()
+  timings.chain = Date.now() - t
+  payTo = chain.node.accounts[1]!
+  t = Date.now()
+  env = await startEmbedded({ X402_PAY_TO: payTo, X402_NETWORK_RPC_URL: chain.node.rpcUrl, X402_ASSET: chain.usdc })
+  await env.ingestThrough(20)
+  timings.embedded = Date.now() - t
+  payments = createX402Payments({ config: env.rt.config, store: env.rt.store, logger: env.rt.logger })
+  app = await buildApp({ deps: env.api.deps, gate: testGate(payments), catalog: [...catalog, boom as unknown as AnyEndpoint, secret as unknown as AnyEndpoint] })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  drain = async (payer) => {
+    const balance = await chain.balanceOf(payer)
+    const hash = await chain.node.client.writeContract({
+      address: chain.usdc, abi: chain.usdcAbi, functionName: 'transfer', args: [chain.node.accounts[0]!, balance], account: payer, chain: chain.node.chain,
+    })
+    await chain.node.client.waitForTransactionReceipt({ hash })
+  }
+})
+
+afterAll(async () => {
+  await app?.close()
+  await env?.close()
+  await chain?.stop()
+  console.log('x402 test timings (ms):', timings)
+})
+
+/** The official client, allowed to pay our test token (not one of the SDK's known assets). */
+function payingClient(signer: LocalAccount) {
+  return x402Client.fromConfig({
+    schemes: [{ network: NETWORK, client: new ExactEvmScheme(signer) }],
+    spendControls: { allowedAssets: [{ network: NETWORK, asset: chain.usdc }] },
+  })
+}
+
+/** fetch with payment, recording the payment headers it sent. */
+function payingFetch(signer: LocalAccount) {
+  const sent: string[] = []
+  const recording: typeof fetch = async (input, init) => {
+    const req = new Request(input, init)
+    const sig = req.headers.get('payment-signature')
+    if (sig) sent.push(sig)
+    return fetch(req)
+  }
+  return { fetch: wrapFetchWithPayment(recording, payingClient(signer)), sent }
+}
+
+async function requirementsOf(path: string): Promise<PaymentRequired> {
+  const res = await fetch(base + path)
+  expect(res.status).toBe(402)
+  return decodePaymentRequiredHeader(res.headers.get('payment-required')!)
+}
+
+/** Sign a payment for altered requirements with the SDK's own client scheme. */
+async function paymentFor(signer: LocalAccount, path: string, alter: (r: PaymentRequirements) => PaymentRequirements = (r) => r): Promise<string> {
+  const required = await requirementsOf(path)
+  const changed = { ...required, accepts: required.accepts.map(alter) }
+  const client = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(signer) }], spendControls: false })
+  const payload: PaymentPayload = await client.createPaymentPayload(changed)
+  return encodePaymentSignatureHeader(payload)
+}
+
+async function send(path: string, headers: Record<string, string>) {
+  const res = await fetch(base + path, { headers })
+  const body = (await res.json()) as { error?: { code: string; details?: PaymentRequired & Record<string, unknown> } }
+  return { status: res.status, headers: res.headers, body }
+}
+
+describe('x402 v2 payments', () => {
+  it('answers 402 with PAYMENT-REQUIRED (and the same object in the body) when no payment is presented', async () => {
+    const res = await fetch(base + TOKEN_PATH)
+    expect(res.status).toBe(402)
+    const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!)
+    expect(required.x402Version).toBe(2)
+    expect(required.resource.url).toContain('/token/{address}')
+    expect(required.accepts).toEqual([
+      {
+        scheme: 'exact',
+        network: NETWORK,
+        asset: getAddress(chain.usdc),
+        amount: AMOUNT.toString(),
+        payTo: getAddress(payTo),
+        maxTimeoutSeconds: 300,
+        extra: { name: 'USD Coin', version: '2' },
+      },
+    ])
+    const body = (await res.json()) as { error: { code: string; details: unknown } }
+    expect(body.error.code).toBe('payment_required')
+    expect(body.error.details).toEqual(required)
+  })
+
+  it('serves a paid call to the official client and moves exactly the price on chain', async () => {
+    const payer = chain.signer(2)
+    const before = { payTo: await chain.balanceOf(payTo), payer: await chain.balanceOf(payer.address) }
+    const t = Date.now()
+    const { fetch: pay, sent } = payingFetch(payer)
+    const res = await pay(base + TOKEN_PATH)
+    timings.paidCall = Date.now() - t
+    expect(res.status).toBe(200)
+    expect(sent).toHaveLength(1)
+    const body = (await res.json()) as { data: { found: boolean } }
+    expect(body.data).toBeDefined()
+    const settled = decodePaymentResponseHeader(res.headers.get('payment-response')!)
+    expect(settled.success).toBe(true)
+    expect(settled.network).toBe(NETWORK)
+    expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(getAddress(settled.payer!)).toBe(payer.address)
+    const receipt = await chain.node.client.getTransactionReceipt({ hash: settled.transaction as `0x${string}` })
+    expect(receipt.status).toBe('success')
+    expect(await chain.balanceOf(payTo)).toBe(before.payTo + AMOUNT)
+    expect(await chain.balanceOf(payer.address)).toBe(before.payer - AMOUNT)
+
+    // The same authorization again, in either header: refused, nothing moves.
+    for (const name of ['PAYMENT-SIGNATURE', 'X-Payment']) {
+      const again = await send(TOKEN_PATH, { [name]: sent[0]! })
+      expect(again.status).toBe(402)
+      expect(again.body.error?.details?.error).toBe('replayed')
+      expect(decodePaymentRequiredHeader(again.headers.get('payment-required')!).error).toBe('replayed')
+    }
+    expect(await chain.balanceOf(payTo)).toBe(before.payTo + AMOUNT)
+  })
+
+  it('accepts the legacy X-Payment header', async () => {
+    const payer = chain.signer(3)
+    const before = await chain.balanceOf(payTo)
+    const header = await paymentFor(payer, TOKEN_PATH)
+    const res = await send(TOKEN_PATH, { 'X-Payment': header })
+    expect(res.status).toBe(200)
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!).success).toBe(true)
+    expect(await chain.balanceOf(payTo)).toBe(before + AMOUNT)
+  })
+
+  it('serves exactly one of two identical payments sent at the same moment', async () => {
+    const payer = chain.signer(4)
+    const before = await chain.balanceOf(payTo)
+    const header = await paymentFor(payer, TOKEN_PATH)
+    const results = await Promise.all([send(TOKEN_PATH, { 'PAYMENT-SIGNATURE': header }), send(TOKEN_PATH, { 'PAYMENT-SIGNATURE': header })])
+    const statuses = results.map((r) => r.status).sort()
+    expect(statuses).toEqual([200, 402])
+    expect(results.find((r) => r.status === 402)!.body.error?.details?.error).toBe('replayed')
+    expect(await chain.balanceOf(payTo)).toBe(before + AMOUNT)
+  })
+
+  it.each([
+    ['underpaid', (r: PaymentRequirements) => ({ ...r, amount: (AMOUNT - 1n).toString() })],
+    ['wrong_network', (r: PaymentRequirements) => ({ ...r, network: 'eip155:84532' as PaymentRequirements['network'] })],
+    ['wrong_asset', (r: PaymentRequirements) => ({ ...r, asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' })],
+    ['wrong_pay_to', (r: PaymentRequirements) => ({ ...r, payTo: chain.node.accounts[7]! })],
+    ['expired', (r: PaymentRequirements) => ({ ...r, maxTimeoutSeconds: -60 })],
+  ])('refuses a payment that is %s, naming the reason, and moves nothing', async (reason, alter) => {
+    const payer = chain.signer(5)
+    const before = { payTo: await chain.balanceOf(payTo), payer: await chain.balanceOf(payer.address) }
+    const header = await paymentFor(payer, TOKEN_PATH, alter)
+    const res = await send(TOKEN_PATH, { 'PAYMENT-SIGNATURE': header })
+    expect(res.status).toBe(402)
+    expect(res.body.error?.code).toBe('payment_required')
+    expect(res.body.error?.details?.error).toBe(reason)
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).error).toBe(reason)
+    expect(await chain.balanceOf(payTo)).toBe(before.payTo)
+    expect(await chain.balanceOf(payer.address)).toBe(before.payer)
+  })
+
+  it('refuses a payment signed by someone else than the payer it names', async () => {
+    const header = await paymentFor(chain.signer(5), TOKEN_PATH)
+    const payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload: { authorization: { from: string } } }
+    payload.payload.authorization.from = chain.signer(6).address
+    const forged = Buffer.from(JSON.stringify(payload)).toString('base64')
+    const res = await send(TOKEN_PATH, { 'PAYMENT-SIGNATURE': forged })
+    expect(res.status).toBe(402)
+    expect(res.body.error?.details?.error).toBe('invalid_signature')
+  })
+
+  it('does not charge a call whose handler fails', async () => {
+    const payer = chain.signer(6)
+    const before = { payTo: await chain.balanceOf(payTo), payer: await chain.balanceOf(payer.address) }
+    const { fetch: pay } = payingFetch(payer)
+    const res = await pay(base + boom.path)
+    expect(res.status).toBe(500)
+    expect(res.headers.get('payment-response')).toBeNull()
+    expect(await chain.balanceOf(payTo)).toBe(before.payTo)
+    expect(await chain.balanceOf(payer.address)).toBe(before.payer)
+  })
+
+  it('serves nothing when the settlement fails', async () => {
+    const payer = chain.signer(8)
+    const before = await chain.balanceOf(payTo)
+    const header = await paymentFor(payer, secret.path)
+    const res = await fetch(base + secret.path, { headers: { 'PAYMENT-SIGNATURE': header, 'x-test-payer': payer.address } })
+    const text = await res.text()
+    expect(res.status).toBe(402)
+    expect(text).not.toContain('paid data')
+    expect((JSON.parse(text) as { error: { details: { error: string } } }).error.details.error).toBe('settlement_failed')
+    expect(res.headers.get('payment-response')).toBeNull()
+    expect(await chain.balanceOf(payTo)).toBe(before)
+  })
+})
