@@ -9,6 +9,18 @@ import type { TokenBookSource } from './serving/token-book.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 import type { KeyRegistry } from './access/keys.ts'
+import type { UrlPolicy } from './alerts/webhook-url.ts'
+import type { WebhookStore } from './alerts/webhook-store.ts'
+import type { AlertEvent } from '../pipelines/records/alert.ts'
+
+/** Alert webhooks as the /alerts/* endpoints see them. */
+export interface AlertsDeps {
+  webhooks: WebhookStore
+  /** Where a webhook may point (loopback only when explicitly allowed). */
+  policy: UrlPolicy
+  /** Put an alert on the bus for the delivery worker. */
+  publish(e: AlertEvent): Promise<void>
+}
 
 /** What endpoint handlers may use. Handlers read from ClickHouse views through the cache. */
 export interface ApiDeps {
@@ -27,6 +39,8 @@ export interface ApiDeps {
   metrics: Metrics
   /** The endpoint catalog (for the documents generated from it). */
   catalog: AnyEndpoint[]
+  /** Alert webhooks; absent in processes that do not serve /alerts/*. */
+  alerts?: AlertsDeps
   /** Readiness checks for /health, by component name. */
   readiness: Record<string, () => Promise<void>>
 }

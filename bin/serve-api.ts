@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { createAccessGate } from '../api/access/gate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
+import { createAlertDelivery, publishAlert } from '../api/alerts/delivery.ts'
+import { createAlertProducers, type AlertProducers } from '../api/alerts/producers.ts'
+import { createWebhookStore } from '../api/alerts/webhook-store.ts'
+import { loopbackAllowedByEnv } from '../api/alerts/webhook-url.ts'
 import { buildApp } from '../api/app.ts'
 import { catalog } from '../api/catalog/index.ts'
 import type { ApiDeps } from '../api/deps.ts'
@@ -15,13 +19,31 @@ export interface ApiServer {
   app: FastifyInstance
   watermarks: Watermarks
   deps: ApiDeps
+  /** The alert producers (a test may run a pass with `tick()`). */
+  alertProducers: AlertProducers
   close(): Promise<void>
 }
 
+/** Alert options; tests use them to reach a local HTTPS receiver quickly. */
+export interface AlertOptions {
+  /** Admit loopback webhook hosts (default: WEBHOOK_ALLOW_LOOPBACK=on). Tests only. */
+  allowLoopback?: boolean
+  /** Extra CA certificate (PEM) the delivery worker trusts. */
+  ca?: string
+  /** First retry wait in ms (default 1000, doubling). */
+  backoffMs?: number
+  /** Producer pass interval in ms (default 2000). */
+  producerIntervalMs?: number
+}
+
 /** Build the API (catalog routes + MCP) over a runtime. `pollMs` 0: watermarks are pushed in-process. */
-export async function createApiServer(rt: Runtime, opts: { pollMs?: number } = {}): Promise<ApiServer> {
+export async function createApiServer(rt: Runtime, opts: { pollMs?: number; alerts?: AlertOptions } = {}): Promise<ApiServer> {
   const watermarks = createWatermarks(rt.ch, [4663], opts.pollMs ?? 500)
   await watermarks.refresh()
+  const namespace = rt.config.BUS_NAMESPACE
+  const webhooks = createWebhookStore(rt.ch)
+  const policy = { allowLoopback: opts.alerts?.allowLoopback ?? loopbackAllowedByEnv() }
+  const publish = (e: Parameters<typeof publishAlert>[1]) => publishAlert(rt.bus, e, namespace)
   const deps: ApiDeps = {
     config: rt.config,
     ch: rt.ch,
@@ -34,6 +56,7 @@ export async function createApiServer(rt: Runtime, opts: { pollMs?: number } = {
     logger: rt.logger,
     metrics: rt.metrics,
     catalog,
+    alerts: { webhooks, policy, publish },
     readiness: {
       clickhouse: async () => void (await rt.ch.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json(),
       bus: () => rt.bus.ping(),
@@ -42,11 +65,21 @@ export async function createApiServer(rt: Runtime, opts: { pollMs?: number } = {
   }
   const gate = createAccessGate({ adminToken: rt.config.SVC_ADMIN_TOKEN, store: rt.store, keys: deps.keys })
   const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate)] })
+  // One delivery consumer group across API processes; producers may run in each (they dedupe).
+  const delivery = createAlertDelivery({ bus: rt.bus, webhooks, logger: rt.logger, namespace, policy, ca: opts.alerts?.ca, backoffMs: opts.alerts?.backoffMs })
+  await delivery.start()
+  const alertProducers = createAlertProducers({
+    ch: rt.ch, store: rt.store, books: deps.books, socialBooks: deps.socialBooks, publish, logger: rt.logger, intervalMs: opts.alerts?.producerIntervalMs,
+  })
+  alertProducers.start()
   return {
     app,
     watermarks,
     deps,
+    alertProducers,
     async close() {
+      await alertProducers.stop()
+      await delivery.stop()
       watermarks.stop()
       await app.close()
     },

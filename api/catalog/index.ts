@@ -2,6 +2,7 @@ import { healthEndpoint, mcpEndpoint, metricsEndpoint, openApiEndpoint, x402Cata
 import { plannedEndpoints } from '../endpoints/planned.ts'
 import { adminSqlEndpoint, createKeyEndpoint, listKeysEndpoint, revokeKeyEndpoint } from '../endpoints/admin.ts'
 import { badgeEndpoint } from '../endpoints/badge.ts'
+import { deleteWebhookEndpoint, getWebhookEndpoint, setWebhookEndpoint, testAlertEndpoint } from '../endpoints/alerts.ts'
 import { listWatchlistEndpoint, unwatchTokenEndpoint, watchTokenEndpoint } from '../endpoints/watchlist.ts'
 import { callerCallsEndpoint, callerCardEndpoint, callersEndpoint } from '../endpoints/callers.ts'
 import { firstCallEndpoint } from '../endpoints/first-call.ts'
@@ -43,6 +44,10 @@ export const catalog: AnyEndpoint[] = [
   watchTokenEndpoint,
   listWatchlistEndpoint,
   unwatchTokenEndpoint,
+  setWebhookEndpoint,
+  getWebhookEndpoint,
+  deleteWebhookEndpoint,
+  testAlertEndpoint,
   createKeyEndpoint,
   listKeysEndpoint,
   revokeKeyEndpoint,

@@ -1,5 +1,5 @@
 import { createRuntime, type Runtime } from '../../bin/runtime.ts'
-import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
+import { createApiServer, type AlertOptions, type ApiServer } from '../../bin/serve-api.ts'
 import { followed4663 } from '../../bin/follow.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
@@ -24,11 +24,11 @@ export interface Embedded {
  * The embedded mode in one test process: chDB in a temp dir, the in-process bus and store,
  * the chain processor and the API, with simulated blocks published on demand.
  */
-export async function startEmbedded(env: Record<string, string> = {}, opts: { social?: boolean } = {}): Promise<Embedded> {
+export async function startEmbedded(env: Record<string, string> = {}, opts: { social?: boolean; alerts?: AlertOptions } = {}): Promise<Embedded> {
   const dir = tempDir()
   const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env })
   const rt = await createRuntime(config, 'test')
-  const api = await createApiServer(rt, { pollMs: 0 })
+  const api = await createApiServer(rt, { pollMs: 0, alerts: opts.alerts })
   const processor = createChainProcessor({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663,
     follow: followed4663(config), maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS,

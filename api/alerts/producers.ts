@@ -1,0 +1,193 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import type { Logger } from '../../core/logger.ts'
+import type { Store } from '../../core/store/types.ts'
+import type { AlertEvent } from '../../pipelines/records/alert.ts'
+import type { SocialBook, SocialBookSource } from '../serving/social-book.ts'
+import type { TokenBook, TokenBookSource, TokenRecord, DeployerRecord } from '../serving/token-book.ts'
+
+/** proven_deployer_launch: deployer score at least this, and at least PROVEN_MIN_PRIOR_REAL earlier real tokens. */
+export const PROVEN_MIN_SCORE = 70
+export const PROVEN_MIN_PRIOR_REAL = 2
+const DAY_MS = 86_400_000
+
+export interface ProvenLaunch {
+  token: TokenRecord
+  deployer: DeployerRecord
+  priorReal: number
+}
+
+/** Launches after `afterVisibleUs` (feed order) by proven deployers with enough earlier real tokens. */
+export function provenLaunches(book: TokenBook, afterVisibleUs: number): ProvenLaunch[] {
+  const out: ProvenLaunch[] = []
+  for (const t of book.feed) {
+    if (!t.launch || t.launch.visibleUs <= afterVisibleUs || !t.deployer) continue
+    const d = book.deployers.get(t.deployer)
+    if (!d || d.score === null || d.score < PROVEN_MIN_SCORE) continue
+    const priorReal = d.launches.filter((x) => x.launch!.visibleUs < t.launch!.visibleUs && x.realBlock !== null).length
+    if (priorReal >= PROVEN_MIN_PRIOR_REAL) out.push({ token: t, deployer: d, priorReal })
+  }
+  return out
+}
+
+/** The UTC day (YYYY-MM-DD) of the launch: the once-per-deployer-per-day window. */
+const utcDay = (iso: string) => new Date(iso).toISOString().slice(0, 10)
+
+/**
+ * The proven-deployer alerts for launches after `afterVisibleUs`, at most one per deployer per
+ * UTC day of launch: the store's setIfAbsent decides, so API processes running this side by
+ * side still alert once.
+ */
+export async function provenDeployerAlerts(book: TokenBook, afterVisibleUs: number, store: Store): Promise<AlertEvent[]> {
+  const out: AlertEvent[] = []
+  for (const { token: t, deployer: d, priorReal } of provenLaunches(book, afterVisibleUs)) {
+    const day = utcDay(t.launch!.launchedAt)
+    if (!(await store.setIfAbsent(`alert:proven:${d.deployer}:${day}`, t.token, 2 * DAY_MS))) continue
+    out.push({
+      id: `proven_deployer_launch:${d.deployer}:${day}`,
+      kind: 'proven_deployer_launch',
+      created_at: new Date().toISOString(),
+      data: {
+        chain_id: book.chainId, token: t.token, name: t.name, symbol: t.symbol, pool: t.launch!.pool, block: t.launch!.block, launched_at: t.launch!.launchedAt,
+        deployer: d.deployer, score: d.score, band: d.band, launched: d.launched, real: d.real, prior_real: priorReal,
+      },
+    })
+  }
+  return out
+}
+
+export interface FreshCall {
+  author: string
+  token: string
+  postId: string
+  calledAt: number
+  capturedAt: number
+}
+
+/**
+ * measured_caller_call alerts: calls by measured callers, each with `lp`, the providers whose
+ * liquidity is still in the token's launch pool (`lpByPool`). One alert per caller and token.
+ */
+export async function measuredCallAlerts(calls: FreshCall[], social: SocialBook, book: TokenBook, lpByPool: Map<string, string[]>, store: Store): Promise<AlertEvent[]> {
+  const out: AlertEvent[] = []
+  for (const c of calls) {
+    const caller = social.callers.get(c.author)
+    if (!caller?.measured) continue
+    if (!(await store.setIfAbsent(`alert:call:${c.author}:${c.token}`, c.postId, 30 * DAY_MS))) continue
+    const t = book.tokens.get(c.token)
+    const pool = t?.launch?.pool ?? null
+    out.push({
+      id: `measured_caller_call:${c.author}:${c.token}`,
+      kind: 'measured_caller_call',
+      created_at: new Date().toISOString(),
+      data: {
+        author: c.author, token: c.token, post_id: c.postId, called_at: new Date(c.calledAt * 1000).toISOString(),
+        caller: { score: caller.score, grade: caller.grade, graded_calls: caller.graded, cluster: caller.cluster },
+        symbol: t?.symbol ?? null, deployer: t?.deployer ?? null, pool,
+        lp: pool ? (lpByPool.get(pool) ?? []) : [],
+      },
+    })
+  }
+  return out
+}
+
+/** Calls first captured at or after `sinceS` (unix seconds). */
+async function freshCalls(ch: ClickHouseClient, sinceS: number): Promise<FreshCall[]> {
+  const rows = await queryRows<{ author: string; token: string; post_id: string; called_at: string; captured_at: string }>(
+    ch,
+    `SELECT author, token, argMinMerge(first_post) AS post_id, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at
+     FROM calls GROUP BY author, token HAVING min(captured_at) >= toDateTime({since:UInt32}, 'UTC') ORDER BY captured_at, author, token LIMIT 5000`,
+    { since: sinceS },
+  )
+  return rows.map((r) => ({ author: r.author, token: r.token, postId: r.post_id, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at) }))
+}
+
+/** Providers that added liquidity to each pool and have not removed all of it. */
+export async function liquidityProviders(ch: ClickHouseClient, chainId: number, pools: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>()
+  if (!pools.length) return out
+  const rows = await queryRows<{ pool: string; provider: string }>(
+    ch,
+    `SELECT pool, provider FROM liquidity_events FINAL WHERE chain_id = {chain:UInt32} AND pool IN {pools:Array(String)}
+     GROUP BY pool, provider HAVING sumIf(liquidity, kind = 'mint') > sumIf(liquidity, kind = 'burn') ORDER BY pool, provider`,
+    { chain: chainId, pools },
+  )
+  for (const r of rows) {
+    if (!out.has(r.pool)) out.set(r.pool, [])
+    out.get(r.pool)!.push(r.provider)
+  }
+  return out
+}
+
+export interface AlertProducers {
+  /** One pass (also what the timer runs); the first pass only sets the watermarks. */
+  tick(): Promise<void>
+  start(): void
+  stop(): Promise<void>
+}
+
+/**
+ * The producers of the API process: every `intervalMs` they compare the token and social books
+ * with what they last saw and publish alerts for what is new. History before the first pass is
+ * not alerted.
+ */
+export function createAlertProducers(deps: {
+  ch: ClickHouseClient
+  store: Store
+  books: TokenBookSource
+  socialBooks: SocialBookSource
+  publish: (e: AlertEvent) => Promise<void>
+  logger: Logger
+  intervalMs?: number
+}): AlertProducers {
+  let lastVisibleUs: number | null = null
+  let callsSince: number | null = null
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> | undefined
+
+  async function pass() {
+    const book = await deps.books.get()
+    const newest = book.feed.at(-1)?.launch?.visibleUs ?? 0
+    if (lastVisibleUs === null) lastVisibleUs = newest
+    else if (newest > lastVisibleUs) {
+      for (const e of await provenDeployerAlerts(book, lastVisibleUs, deps.store)) await deps.publish(e)
+      lastVisibleUs = newest
+    }
+
+    if (callsSince === null) {
+      const [r] = await queryRows<{ t: string }>(deps.ch, 'SELECT toUnixTimestamp(max(captured_at)) AS t FROM calls')
+      callsSince = Number(r?.t ?? 0) + 1
+      return
+    }
+    const calls = await freshCalls(deps.ch, callsSince)
+    if (!calls.length) return
+    // peek: never starts a regrade of its own once a book exists (serving keeps priority).
+    const social = await deps.socialBooks.peek()
+    const pools = [...new Set(calls.map((c) => book.tokens.get(c.token)?.launch?.pool).filter((p): p is string => !!p))]
+    const lp = await liquidityProviders(deps.ch, book.chainId, pools)
+    for (const e of await measuredCallAlerts(calls, social, book, lp, deps.store)) await deps.publish(e)
+    // Same-second captures may still arrive: the next pass starts at this second again and
+    // the store's setIfAbsent drops the repeats.
+    callsSince = Math.max(callsSince, ...calls.map((c) => c.capturedAt))
+  }
+
+  function tick(): Promise<void> {
+    running ??= pass()
+      .catch((err) => deps.logger.error({ err }, 'alert producers pass failed'))
+      .finally(() => (running = undefined))
+    return running
+  }
+
+  return {
+    tick,
+    start() {
+      timer ??= setInterval(() => void tick(), deps.intervalMs ?? 2_000)
+      timer.unref()
+    },
+    async stop() {
+      if (timer) clearInterval(timer)
+      timer = undefined
+      await running
+    },
+  }
+}

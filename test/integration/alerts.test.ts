@@ -1,0 +1,174 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { publishAlert } from '../../api/alerts/delivery.ts'
+import { verifySignature } from '../../api/alerts/sign.ts'
+import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+import { tempDir } from '../setup/temp.ts'
+
+interface Received {
+  headers: Record<string, string | string[] | undefined>
+  body: string
+}
+
+let env: Embedded
+let receiver: Server
+let hookUrl: string
+const received: Received[] = []
+/** Status codes the receiver answers with, in order; 200 once they run out. */
+const script: number[] = []
+const certDir = tempDir('svc-alerts-cert-')
+
+beforeAll(async () => {
+  // A self-signed certificate for 127.0.0.1, trusted by the delivery worker through its `ca` option.
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '-keyout', join(certDir.path, 'key.pem'), '-out', join(certDir.path, 'cert.pem'),
+  ], { stdio: 'ignore' })
+  const cert = readFileSync(join(certDir.path, 'cert.pem'), 'utf8')
+  receiver = createServer({ key: readFileSync(join(certDir.path, 'key.pem')), cert }, (req, res) => {
+    let body = ''
+    req.setEncoding('utf8')
+    req.on('data', (c: string) => (body += c))
+    req.on('end', () => {
+      received.push({ headers: req.headers, body })
+      res.statusCode = script.shift() ?? 200
+      res.end('ok')
+    })
+  })
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+  hookUrl = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+  env = await startEmbedded({}, { alerts: { allowLoopback: true, ca: cert, backoffMs: 100, producerIntervalMs: 3_600_000 } })
+})
+afterAll(async () => {
+  await env?.close()
+  await new Promise((r) => receiver?.close(r))
+  certDir.cleanup()
+})
+
+async function call(method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: object) {
+  const res = await env.api.app.inject({ method, url, headers: payload ? { ...headers, 'content-type': 'application/json' } : headers, payload: payload ? JSON.stringify(payload) : undefined })
+  return { status: res.statusCode, body: res.body, json: () => res.json() }
+}
+
+const issue = async (plan: string) => {
+  const res = await call('POST', '/admin/keys', { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, { plan })
+  expect(res.status).toBe(200)
+  return (res.json() as { key: string }).key
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await f()
+    if (v !== undefined) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe('/alerts/webhook', () => {
+  it('POST /alerts/webhook refuses http, private, link-local and CGNAT targets with 400 and the error body', async () => {
+    const h = { 'x-svc-key': await issue('desk') }
+    for (const [url, reason] of [
+      ['http://example.com/x', 'not_https'],
+      ['https://10.0.0.1/x', 'blocked_address'],
+      ['https://192.168.1.5/x', 'blocked_address'],
+      ['https://169.254.169.254/latest', 'blocked_address'],
+      ['https://100.64.0.1/x', 'blocked_address'],
+      ['https://[fd00::1]/x', 'blocked_address'],
+      ['https://[::ffff:10.0.0.1]/x', 'blocked_address'],
+      ['https://0.0.0.0/x', 'blocked_address'],
+      ['https://user:pw@example.com/x', 'credentials_in_url'],
+    ] as const) {
+      const res = await call('POST', '/alerts/webhook', h, { url })
+      expect(res.status, url).toBe(400)
+      expect(res.json().error, url).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'url', reason } })
+    }
+    expect((await call('POST', '/alerts/webhook', h, { url: 'not a url' })).status).toBe(400)
+    expect((await call('GET', '/alerts/webhook', h)).json().data.configured).toBe(false)
+  })
+
+  it('the /alerts endpoints need a key whose plan has the webhook feature', async () => {
+    expect((await call('GET', '/alerts/webhook')).json().error.code).toBe('missing_key')
+    const res = await call('POST', '/alerts/webhook', { 'x-svc-key': await issue('founders') }, { url: hookUrl })
+    expect(res.status).toBe(403)
+  })
+
+  it('the secret is shown once; POST /alerts/test delivers a signed test event, retried after two 500s, then delivered', async () => {
+    const h = { 'x-svc-key': await issue('signal_feed') }
+    const created = await call('POST', '/alerts/webhook', h, { url: hookUrl })
+    expect(created.status).toBe(200)
+    const { secret, url } = created.json().data
+    expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/)
+    expect(url).toBe(hookUrl)
+    const shown = await call('GET', '/alerts/webhook', h)
+    expect(shown.json().data).toMatchObject({ configured: true, url: hookUrl, retry: { max_attempts: 6 } })
+    expect(shown.body).not.toContain(secret)
+
+    received.length = 0
+    script.push(500, 500)
+    const fired = await call('POST', '/alerts/test', h)
+    expect(fired.status).toBe(200)
+    const eventId = fired.json().data.event_id as string
+    const delivery = await until('delivered', async () => {
+      const d = (await call('GET', '/alerts/webhook', h)).json().data.deliveries.find((x: { event_id: string }) => x.event_id === eventId)
+      return d?.status === 'delivered' ? d : undefined
+    })
+    expect(delivery).toMatchObject({ kind: 'test', status: 'delivered', attempts: 3, last_status_code: 200, url: hookUrl })
+    expect(received).toHaveLength(3)
+    const now = Math.floor(Date.now() / 1000)
+    for (const r of received) {
+      expect(verifySignature(secret, r.body, String(r.headers['x-svc-signature']), now)).toBe(true)
+      expect(verifySignature('whsec_wrong', r.body, String(r.headers['x-svc-signature']), now)).toBe(false)
+      const body = JSON.parse(r.body)
+      expect(Object.keys(body).sort()).toEqual(['created_at', 'data', 'id', 'kind'])
+      expect(body).toMatchObject({ id: eventId, kind: 'test' })
+    }
+    // A second POST replaces the webhook with a new secret.
+    const again = (await call('POST', '/alerts/webhook', h, { url: hookUrl })).json().data.secret
+    expect(again).not.toBe(secret)
+  })
+
+  it('an alert any producer publishes on the bus reaches every webhook; a receiver that keeps failing ends failed', async () => {
+    const a = { 'x-svc-key': await issue('desk') }
+    const b = { 'x-svc-key': await issue('desk') }
+    const secretA = (await call('POST', '/alerts/webhook', a, { url: hookUrl })).json().data.secret
+    await call('POST', '/alerts/webhook', b, { url: `${hookUrl}?b` })
+    received.length = 0
+    const id = `proven_deployer_launch:0x${'11'.repeat(20)}:2026-11-21`
+    await publishAlert(env.rt.bus, { id, kind: 'proven_deployer_launch', created_at: new Date().toISOString(), data: { token: `0x${'22'.repeat(20)}` } })
+    for (const h of [a, b]) {
+      await until('both delivered', async () => {
+        const d = (await call('GET', '/alerts/webhook', h)).json().data.deliveries.find((x: { event_id: string }) => x.event_id === id)
+        return d?.status === 'delivered' ? d : undefined
+      })
+    }
+    const toA = received.find((r) => r.headers['x-svc-signature'] && verifySignature(secretA, r.body, String(r.headers['x-svc-signature']), Math.floor(Date.now() / 1000)))
+    expect(JSON.parse(toA!.body)).toMatchObject({ id, kind: 'proven_deployer_launch', data: { token: `0x${'22'.repeat(20)}` } })
+
+    // Six 500s: the delivery gives up after the sixth attempt.
+    script.push(500, 500, 500, 500, 500, 500)
+    const fired = (await call('POST', '/alerts/test', a)).json().data.event_id
+    const failed = await until('failed', async () => {
+      const d = (await call('GET', '/alerts/webhook', a)).json().data.deliveries.find((x: { event_id: string }) => x.event_id === fired)
+      return d?.status === 'failed' ? d : undefined
+    }, 30_000)
+    expect(failed).toMatchObject({ attempts: 6, last_status_code: 500, last_error: 'HTTP 500' })
+  })
+
+  it('DELETE /alerts/webhook removes it; POST /alerts/test then answers 409', async () => {
+    const h = { 'x-svc-key': await issue('desk') }
+    await call('POST', '/alerts/webhook', h, { url: hookUrl })
+    expect((await call('DELETE', '/alerts/webhook', h)).json()).toEqual({ data: { removed: true } })
+    expect((await call('GET', '/alerts/webhook', h)).json().data).toMatchObject({ configured: false, url: null })
+    expect((await call('DELETE', '/alerts/webhook', h)).json()).toEqual({ data: { removed: false } })
+    const res = await call('POST', '/alerts/test', h)
+    expect(res.status).toBe(409)
+    expect(res.json().error.code).toBe('conflict')
+  })
+})
