@@ -27,7 +27,7 @@ export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unk
 }
 
 export function requestInfo(req: FastifyRequest): RequestInfo {
-  return { ip: req.ip, headers: req.headers }
+  return { ip: req.ip, headers: req.headers, url: `${req.protocol}://${req.host}${req.url}` }
 }
 
 /** Run one catalog endpoint for an already-parsed request, through the access gate. */

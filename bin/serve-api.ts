@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { createAccessGate } from '../api/access/gate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
+import { x402PaymentMethod } from '../api/access/x402/method.ts'
+import { createX402Payments } from '../api/access/x402/payments.ts'
 import { createAlertDelivery, publishAlert } from '../api/alerts/delivery.ts'
 import { createAlertProducers, type AlertProducers } from '../api/alerts/producers.ts'
 import { createWebhookStore } from '../api/alerts/webhook-store.ts'
@@ -37,7 +39,11 @@ export interface AlertOptions {
 }
 
 /** Build the API (catalog routes + MCP) over a runtime. `pollMs` 0: watermarks are pushed in-process. */
-export async function createApiServer(rt: Runtime, opts: { pollMs?: number; alerts?: AlertOptions } = {}): Promise<ApiServer> {
+export async function createApiServer(
+  rt: Runtime,
+  /** freshWaitMs: how long a request waits for the books of new data before stale ones are served (tests wait long: they assert on fresh data). */
+  opts: { pollMs?: number; alerts?: AlertOptions; freshWaitMs?: number } = {},
+): Promise<ApiServer> {
   const watermarks = createWatermarks(rt.ch, [4663], opts.pollMs ?? 500)
   await watermarks.refresh()
   const namespace = rt.config.BUS_NAMESPACE
@@ -51,8 +57,8 @@ export async function createApiServer(rt: Runtime, opts: { pollMs?: number; aler
     cache: createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined }),
     watermarks,
     keys: createKeyRegistry(rt.ch),
-    books: createTokenBookSource({ ch: rt.ch, watermarks, logger: rt.logger }),
-    socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }),
+    books: createTokenBookSource({ ch: rt.ch, watermarks, logger: rt.logger }, { freshWaitMs: opts.freshWaitMs }),
+    socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }, { freshWaitMs: opts.freshWaitMs }),
     logger: rt.logger,
     metrics: rt.metrics,
     catalog,
@@ -63,7 +69,15 @@ export async function createApiServer(rt: Runtime, opts: { pollMs?: number; aler
       store: () => rt.store.ping(),
     },
   }
-  const gate = createAccessGate({ adminToken: rt.config.SVC_ADMIN_TOKEN, store: rt.store, keys: deps.keys })
+  // x402 when a pay-to address and a facilitator (URL or payments-chain RPC) are configured;
+  // otherwise paid calls without a key fail closed with a plain 402.
+  const payments = createX402Payments({ config: rt.config, store: rt.store, logger: rt.logger })
+  const gate = createAccessGate({
+    adminToken: rt.config.SVC_ADMIN_TOKEN,
+    store: rt.store,
+    keys: deps.keys,
+    payments: payments.enabled ? x402PaymentMethod(payments) : undefined,
+  })
   const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate)] })
   // One delivery consumer group across API processes; producers may run in each (they dedupe).
   const delivery = createAlertDelivery({ bus: rt.bus, webhooks, logger: rt.logger, namespace, policy, ca: opts.alerts?.ca, backoffMs: opts.alerts?.backoffMs })

@@ -23,6 +23,8 @@ export type HttpMethod = 'GET' | 'POST' | 'DELETE'
 export interface RequestInfo {
   ip: string
   headers: Record<string, string | string[] | undefined>
+  /** The absolute URL called (the x402 resource); absent for calls made in-process. */
+  url?: string
 }
 
 export interface HandlerContext<P, Q, B> {

@@ -107,7 +107,7 @@ export interface SocialBookSource {
   peek(): Promise<SocialBook>
 }
 
-/** How long a request waits for the book of new data before the previous one is served. */
+/** How long a request waits for the book of new data before the previous one is served (default). */
 const FRESH_WAIT_MS = 500
 
 /**
@@ -115,7 +115,8 @@ const FRESH_WAIT_MS = 500
  * while it runs, requests wait at most FRESH_WAIT_MS and then get the previous book, so a large
  * corpus never puts a full regrade on the request path.
  */
-export function createSocialBookSource(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger }): SocialBookSource {
+export function createSocialBookSource(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger }, opts: { freshWaitMs?: number } = {}): SocialBookSource {
+  const freshWaitMs = opts.freshWaitMs ?? FRESH_WAIT_MS
   let current: { version: string; book: SocialBook } | undefined
   let loading: { version: string; book: Promise<SocialBook> } | undefined
   const versionNow = () => `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
@@ -148,7 +149,7 @@ export function createSocialBookSource(deps: { ch: ClickHouseClient; watermarks:
 
   return {
     async get() {
-      const deadline = Date.now() + FRESH_WAIT_MS
+      const deadline = Date.now() + freshWaitMs
       for (;;) {
         const version = versionNow()
         if (current?.version === version) return current.book

@@ -201,7 +201,8 @@ export interface TokenBookSource {
   get(): Promise<TokenBook>
 }
 
-export function createTokenBookSource(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger }, chainId = 4663): TokenBookSource {
+export function createTokenBookSource(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger }, opts: { freshWaitMs?: number } = {}, chainId = 4663): TokenBookSource {
+  const freshWaitMs = opts.freshWaitMs ?? FRESH_WAIT_MS
   let current: TokenBook | undefined
   let currentVersion = ''
   let loading: Promise<TokenBook> | undefined
@@ -236,7 +237,7 @@ export function createTokenBookSource(deps: { ch: ClickHouseClient; watermarks: 
       if (!current) return next
       // Wait briefly for the new book; past that, serve the previous one while it loads: the
       // answer stays consistent (it states the block it is measured through) and fast.
-      const timeout = new Promise<TokenBook>((resolve) => setTimeout(() => resolve(current!), FRESH_WAIT_MS).unref())
+      const timeout = new Promise<TokenBook>((resolve) => setTimeout(() => resolve(current!), freshWaitMs).unref())
       return Promise.race([next.catch(() => current!), timeout])
     },
   }

@@ -7,7 +7,8 @@ import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import { getAddress, type Address, type LocalAccount } from 'viem'
-import type { AccessGate } from '../../api/access/gate.ts'
+import { createAccessGate } from '../../api/access/gate.ts'
+import { x402PaymentMethod } from '../../api/access/x402/method.ts'
 import { createX402Payments, type X402Payments } from '../../api/access/x402/payments.ts'
 import { buildApp } from '../../api/app.ts'
 import { catalog } from '../../api/catalog/index.ts'
@@ -19,7 +20,7 @@ import { startPaymentsChain, type PaymentsChain } from '../setup/payments-chain.
 /**
  * x402 v2 end to end: the official @x402/fetch client pays our API, which verifies with the
  * SDK's local facilitator and settles on a Hardhat chain (id 8453) holding our EIP-3009 test
- * USDC. The gate here is a test stand-in that sends every priced call through the adapter.
+ * USDC, through the production access gate with x402 as its payment method.
  */
 
 const NETWORK = 'eip155:8453'
@@ -54,19 +55,6 @@ let base: string
 let payTo: Address
 const timings: Record<string, number> = {}
 
-function testGate(p: X402Payments): AccessGate {
-  return {
-    async admit(endpoint, query, request) {
-      const price = priceOf(endpoint.access, query)
-      if (price === null) return { via: 'free', price: null }
-      const url = `http://${String(request.headers.host)}${endpoint.path}`
-      const grant = await p.admit(endpoint, price, request, url)
-      if (grant) return grant
-      throw p.paymentRequiredError(endpoint, price, url)
-    },
-  }
-}
-
 beforeAll(async () => {
   let t = Date.now()
   chain = await startPaymentsChain()
@@ -77,7 +65,7 @@ beforeAll(async () => {
   await env.ingestThrough(20)
   timings.embedded = Date.now() - t
   payments = createX402Payments({ config: env.rt.config, store: env.rt.store, logger: env.rt.logger })
-  app = await buildApp({ deps: env.api.deps, gate: testGate(payments), catalog: [...catalog, boom as unknown as AnyEndpoint, secret as unknown as AnyEndpoint] })
+  app = await buildApp({ deps: env.api.deps, gate: createAccessGate({ adminToken: undefined, store: env.rt.store, keys: env.api.deps.keys, payments: x402PaymentMethod(payments) }), catalog: [...catalog, boom as unknown as AnyEndpoint, secret as unknown as AnyEndpoint] })
   await app.listen({ host: '127.0.0.1', port: 0 })
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
   drain = async (payer) => {
@@ -143,7 +131,7 @@ describe('x402 v2 payments', () => {
     expect(res.status).toBe(402)
     const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!)
     expect(required.x402Version).toBe(2)
-    expect(required.resource.url).toContain('/token/{address}')
+    expect(required.resource.url).toBe(base + TOKEN_PATH) // the URL that was called
     expect(required.accepts).toEqual([
       {
         scheme: 'exact',

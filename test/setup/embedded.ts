@@ -28,7 +28,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
   const dir = tempDir()
   const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env })
   const rt = await createRuntime(config, 'test')
-  const api = await createApiServer(rt, { pollMs: 0, alerts: opts.alerts })
+  const api = await createApiServer(rt, { pollMs: 0, alerts: opts.alerts, freshWaitMs: 20_000 })
   const processor = createChainProcessor({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663,
     follow: followed4663(config), maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS,
