@@ -56,7 +56,7 @@ export async function createApiServer(
     store: rt.store,
     cache: createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined }),
     watermarks,
-    keys: createKeyRegistry(rt.ch),
+    keys: createKeyRegistry(rt.ch, rt.store),
     books: createTokenBookSource({ ch: rt.ch, watermarks, logger: rt.logger }, { freshWaitMs: opts.freshWaitMs }),
     socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }, { freshWaitMs: opts.freshWaitMs }),
     logger: rt.logger,

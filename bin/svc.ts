@@ -9,6 +9,7 @@ import { createSimSource, resolveSimStart, type SimSource } from '../pipelines/s
 import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { migrate } from '../sql/migrate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
+import { createRedisStore } from '../core/store/redis-store.ts'
 import { PLAN_NAMES, type PlanName } from '../core/domain/plans.ts'
 import { runReadOnlySql } from '../sql/read-only.ts'
 import { followed4663 } from './follow.ts'
@@ -186,9 +187,13 @@ async function commandMigrate(config: Config): Promise<void> {
 async function commandKeys(config: Config, args: string[]): Promise<void> {
   const [action, arg] = args
   const ch = await createClickHouse(config)
+  let closeStore: () => Promise<void> | undefined = () => undefined
   try {
     await migrate(ch)
-    const keys = createKeyRegistry(ch)
+    // Written through to Redis when configured, so running API processes see the key at once.
+    const store = config.REDIS_URL ? createRedisStore(config.REDIS_URL) : undefined
+    closeStore = () => store?.close()
+    const keys = createKeyRegistry(ch, store)
     if (action === 'create') {
       if (!PLAN_NAMES.includes(arg as PlanName)) throw new ConfigError(`svc keys create needs a plan: ${PLAN_NAMES.join(', ')}`)
       const { key, record } = await keys.create(arg as PlanName)
@@ -202,6 +207,7 @@ async function commandKeys(config: Config, args: string[]): Promise<void> {
       throw new ConfigError('usage: svc keys create <plan> | list | revoke <prefix>')
     }
   } finally {
+    await closeStore()
     await ch.close()
   }
 }

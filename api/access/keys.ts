@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { PlanName } from '../../core/domain/plans.ts'
+import type { Store } from '../../core/store/types.ts'
 
 export const KEY_PREFIX = 'svc_live_'
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -31,13 +32,19 @@ export interface KeyRecord {
 const CACHE_MS = 5_000
 
 /**
- * Subscription keys, stored hashed in ClickHouse (`api_keys`), so every API process sees the
- * same keys and they survive restarts. A key is shown once, by `create`.
+ * Subscription keys, stored hashed: in ClickHouse (`api_keys`: durable, also for the embedded
+ * mode) and, written through, in the store (Redis when configured), so that every API process
+ * sharing the store sees the same keys, whatever ClickHouse each one has. A key is shown once,
+ * by `create`.
  */
-export function createKeyRegistry(ch: ClickHouseClient) {
+export function createKeyRegistry(ch: ClickHouseClient, store?: Store) {
   const cache = new Map<string, { record: KeyRecord | null; at: number }>()
 
   async function write(r: KeyRecord): Promise<void> {
+    if (store) {
+      await store.set(`apikey:${r.keyHash}`, JSON.stringify(r))
+      await store.sadd('apikeys', r.keyHash)
+    }
     await ch.insert({
       table: 'api_keys',
       values: [{ key_hash: r.keyHash, prefix: r.prefix, plan: r.plan, created_at: Date.parse(r.createdAt), revoked_at: r.revokedAt ? Date.parse(r.revokedAt) : null, version: Date.now() * 1000 + Math.floor(Math.random() * 1000) }],
@@ -55,6 +62,18 @@ export function createKeyRegistry(ch: ClickHouseClient) {
     return r.map((x) => ({ keyHash: x.key_hash, prefix: x.prefix, plan: x.plan, createdAt: x.created_at, revokedAt: x.revoked_at }))
   }
 
+  /** Keys known here or to any process sharing the store, newest version of each. */
+  async function all(): Promise<KeyRecord[]> {
+    const byHash = new Map((await rows('1', {})).map((r) => [r.keyHash, r]))
+    if (store) {
+      for (const h of await store.smembers('apikeys')) {
+        const v = await store.get(`apikey:${h}`)
+        if (v) byHash.set(h, JSON.parse(v) as KeyRecord)
+      }
+    }
+    return [...byHash.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))
+  }
+
   return {
     /** Issue a key; the only time it exists in clear. */
     async create(plan: PlanName): Promise<{ key: string; record: KeyRecord }> {
@@ -63,10 +82,10 @@ export function createKeyRegistry(ch: ClickHouseClient) {
       await write(record)
       return { key, record }
     },
-    list: () => rows('1', {}),
+    list: all,
     /** Revoke every live key with this prefix; returns how many. */
     async revoke(prefix: string): Promise<number> {
-      const live = (await rows('prefix = {p:String}', { p: prefix })).filter((r) => !r.revokedAt)
+      const live = (await all()).filter((r) => r.prefix === prefix && !r.revokedAt)
       for (const r of live) await write({ ...r, revokedAt: new Date().toISOString() })
       for (const r of live) cache.delete(r.keyHash)
       return live.length
@@ -77,7 +96,8 @@ export function createKeyRegistry(ch: ClickHouseClient) {
       const h = hashKey(key)
       const hit = cache.get(h)
       if (hit && Date.now() - hit.at < CACHE_MS) return hit.record
-      const [r] = await rows('key_hash = {h:String}', { h })
+      const shared = store ? await store.get(`apikey:${h}`) : null
+      const [r] = shared ? [JSON.parse(shared) as KeyRecord] : await rows('key_hash = {h:String}', { h })
       const record = r && !r.revokedAt ? r : null
       cache.set(h, { record, at: Date.now() })
       return record

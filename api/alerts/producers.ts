@@ -93,13 +93,14 @@ export async function measuredCallAlerts(calls: FreshCall[], social: SocialBook,
 
 /** Calls first captured at or after `sinceS` (unix seconds). */
 async function freshCalls(ch: ClickHouseClient, sinceS: number): Promise<FreshCall[]> {
-  const rows = await queryRows<{ author: string; token: string; post_id: string; called_at: string; captured_at: string }>(
+  // Aliases differ from the column names: an alias named like its column would nest aggregates.
+  const rows = await queryRows<{ author: string; token: string; post_id: string; first_called: string; first_captured: string }>(
     ch,
-    `SELECT author, token, argMinMerge(first_post) AS post_id, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at
-     FROM calls GROUP BY author, token HAVING min(captured_at) >= toDateTime({since:UInt32}, 'UTC') ORDER BY captured_at, author, token LIMIT 5000`,
+    `SELECT author, token, argMinMerge(first_post) AS post_id, toUnixTimestamp(min(called_at)) AS first_called, toUnixTimestamp(min(captured_at)) AS first_captured
+     FROM calls GROUP BY author, token HAVING first_captured >= {since:UInt32} ORDER BY first_captured, author, token LIMIT 5000`,
     { since: sinceS },
   )
-  return rows.map((r) => ({ author: r.author, token: r.token, postId: r.post_id, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at) }))
+  return rows.map((r) => ({ author: r.author, token: r.token, postId: r.post_id, calledAt: Number(r.first_called), capturedAt: Number(r.first_captured) }))
 }
 
 /** Providers that added liquidity to each pool and have not removed all of it. */

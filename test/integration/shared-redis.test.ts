@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { requireRedisUrl } from '../setup/services.ts'
+import { tempDir } from '../setup/temp.ts'
+
+const ADMIN = 'shared-redis-admin-token-0123'
+const SVC = join(import.meta.dirname, '../../bin/svc.js')
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+interface Api {
+  base: string
+  child: ChildProcess
+}
+
+/** `svc api` as its own process: its own chDB data path, the shared Redis. */
+async function startApi(dataDir: string, port: number): Promise<Api> {
+  const child = spawn(process.execPath, [SVC, 'api'], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), REDIS_URL: requireRedisUrl(), SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', KAFKA_BROKERS: '' },
+    stdio: 'ignore',
+  })
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/health`)).status === 200) return { base, child }
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`svc api on ${port} did not start`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
+async function stopApi(api: Api): Promise<void> {
+  await new Promise<void>((resolve) => {
+    api.child.once('exit', () => resolve())
+    api.child.kill('SIGTERM')
+  })
+}
+
+const dirs = [tempDir(), tempDir()]
+const running: Api[] = []
+afterAll(async () => {
+  for (const a of running) if (a.child.exitCode === null) await stopApi(a)
+  for (const d of dirs) d.cleanup()
+})
+
+describe('two API processes sharing Redis', () => {
+  it('keys, watchlists and rate caps are shared, and survive a restart of the API', { timeout: 180_000 }, async () => {
+    const portA = await freePort()
+    const portB = await freePort()
+    const [a, b] = await Promise.all([startApi(dirs[0]!.path, portA), startApi(dirs[1]!.path, portB)])
+    running.push(a, b)
+
+    const created = await fetch(`${a.base}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'signal_feed' }) })
+    const { key } = (await created.json()) as { key: string }
+    const token = `0x${'cd'.repeat(20)}`
+    // Issued on A, honoured on B.
+    expect((await fetch(`${b.base}/token/${token}`)).status).toBe(402)
+    expect((await fetch(`${b.base}/token/${token}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
+    // Watched on A, listed on B.
+    expect((await fetch(`${a.base}/watchlist/${token}`, { method: 'POST', headers: { 'x-svc-key': key } })).status).toBe(200)
+    expect(((await (await fetch(`${b.base}/watchlist`, { headers: { 'x-svc-key': key } })).json()) as { data: { tokens: string[] } }).data.tokens).toEqual([token])
+
+    // One rate cap across both processes: 30 a minute per IP on the free caller card.
+    if (new Date().getSeconds() > 45) await new Promise((r) => setTimeout(r, 16_000))
+    const statuses: number[] = []
+    for (let i = 0; i < 20; i++) statuses.push((await fetch(`${a.base}/caller/shared_cap_test`)).status)
+    for (let i = 0; i < 11; i++) statuses.push((await fetch(`${b.base}/caller/shared_cap_test`)).status)
+    expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true)
+    expect(statuses[30]).toBe(429)
+
+    // Restart B: the key and the watchlist are still there.
+    await stopApi(b)
+    const b2 = await startApi(dirs[1]!.path, portB)
+    running.push(b2)
+    expect((await fetch(`${b2.base}/token/${token}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
+    expect(((await (await fetch(`${b2.base}/watchlist`, { headers: { 'x-svc-key': key } })).json()) as { data: { tokens: string[] } }).data.tokens).toEqual([token])
+  })
+})
