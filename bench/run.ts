@@ -1,3 +1,4 @@
+import { benchAccess } from './access.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
@@ -5,18 +6,22 @@ import { benchMomentum, benchSocialIngest } from './social.bench.ts'
 import type { BenchResult } from './result.ts'
 
 /** Run every benchmark in one process and print each ratio against its named baseline. */
-const benches: Array<[string, () => Promise<BenchResult>]> = [
+const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['decode', benchDecode],
   ['ingest', benchIngest],
   ['api', benchApi],
   ['social', benchSocialIngest],
   ['momentum', benchMomentum],
+  ['access', benchAccess],
 ]
 
 const only = process.argv.slice(2)
 for (const [name, run] of benches) {
   if (only.length && !only.includes(name)) continue
-  const r = await run()
+  for (const r of [await run()].flat()) print(r)
+}
+
+function print(r: BenchResult): void {
   console.log(`\n${r.name}`)
   console.log(`  ours:     ${r.ours.value.toLocaleString('en-US')} ${r.ours.unit}`)
   console.log(`  baseline: ${r.base.value.toLocaleString('en-US')} ${r.base.unit}  (${r.baseline})`)
