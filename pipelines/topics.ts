@@ -22,10 +22,6 @@ export function deadLetterTopic(topic: string): string {
   return `${topic}.dlq`
 }
 
-/** All topics and their dead-letter siblings, for `ensureTopics`. */
-export function allTopics(): string[] {
-  return Object.values(TOPICS).flatMap((t) => [t, deadLetterTopic(t)])
-}
 
 /** A topic or consumer-group name within a namespace (empty namespace: the name itself). */
 export function namespaced(namespace: string, name: string): string {

@@ -45,7 +45,5 @@ export const Measured = {
   measured_through_block: BlockNumber.nullable().meta({ description: 'last block fully ingested; the answer reflects chain data up to it' }),
 }
 
-export const NoParams = z.object({})
-
 /** Response of an endpoint whose body is not modelled yet: an object `data`. */
 export const GenericData = z.object({ data: z.record(z.string(), z.unknown()) }).passthrough()

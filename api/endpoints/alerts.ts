@@ -111,4 +111,3 @@ export const testAlertEndpoint = defineEndpoint({
   },
 })
 
-export const alertEndpoints = [setWebhookEndpoint, getWebhookEndpoint, deleteWebhookEndpoint, testAlertEndpoint]

@@ -6,6 +6,10 @@ import { isoToMicros } from '../serving/cursor.ts'
 import { inclusivePage } from '../serving/social-queries.ts'
 import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
 
+/** The columns both follow endpoints read, as EventRow. */
+const EVENT_COLUMNS =
+  'SELECT id, watcher, followed, toString(event) AS event, toUnixTimestamp(observed_at) AS observed_at, toUnixTimestamp(previous_poll) AS previous_poll FROM follow_events FINAL'
+
 interface EventRow {
   id: string
   watcher: string
@@ -35,8 +39,7 @@ export const socialFollowsEndpoint = defineEndpoint({
     const since = query.since === undefined ? null : Math.floor(isoToMicros(query.since)! / 1e6)
     const rows = await queryRows<EventRow>(
       deps.ch,
-      `SELECT id, watcher, followed, toString(event) AS event, toUnixTimestamp(observed_at) AS observed_at, toUnixTimestamp(previous_poll) AS previous_poll
-       FROM follow_events FINAL
+      `${EVENT_COLUMNS}
        WHERE watched = 1 AND event != 'baseline' AND observed_at >= {since:UInt32}
          AND ({watcher:String} = '' OR watcher = {watcher:String}) AND ({event:String} = '' OR toString(event) = {event:String})
        ORDER BY observed_at, id
@@ -83,8 +86,7 @@ export const followsOfHandleEndpoint = defineEndpoint({
     const social = await deps.socialBooks.get()
     const rows = await queryRows<EventRow>(
       deps.ch,
-      `SELECT id, watcher, followed, toString(event) AS event, toUnixTimestamp(observed_at) AS observed_at, toUnixTimestamp(previous_poll) AS previous_poll
-       FROM follow_events FINAL WHERE watched = 1 AND followed = {h:String} ORDER BY observed_at, id`,
+      `${EVENT_COLUMNS} WHERE watched = 1 AND followed = {h:String} ORDER BY observed_at, id`,
       { h: params.handle },
     )
     // The current edge of each watcher is its latest event.
