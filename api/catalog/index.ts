@@ -17,6 +17,8 @@ import { searchEndpoint } from '../endpoints/search.ts'
 import { statsEndpoint } from '../endpoints/stats.ts'
 import { walletEndpoint } from '../endpoints/wallet.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
+import { reportEndpoint } from '../endpoints/report.ts'
+import { verdictEndpoint } from '../endpoints/verdict.ts'
 import type { AnyEndpoint } from './types.ts'
 
 /**
@@ -52,6 +54,8 @@ export const catalog: AnyEndpoint[] = [
   listKeysEndpoint,
   revokeKeyEndpoint,
   adminSqlEndpoint,
+  verdictEndpoint,
+  reportEndpoint,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

@@ -1,10 +1,7 @@
 import { z } from 'zod'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import { DeployerView, deployerView, LaunchSummary, launchSummary } from '../serving/views.ts'
-
-/** Launches listed in a deployer record, newest first. */
-const LAUNCH_HISTORY_LIMIT = 100
+import { DeployerHistoryView, deployerHistoryView } from '../serving/views.ts'
 
 export const deployerEndpoint = defineEndpoint({
   method: 'GET',
@@ -16,7 +13,7 @@ export const deployerEndpoint = defineEndpoint({
   params: z.object({ address: Address }),
   response: z.object({
     signal: z.enum(['poor', 'weak', 'mixed', 'proven', 'elite', 'unknown']).meta({ description: 'the score band; unknown without launches' }),
-    data: DeployerView.extend({ launches: z.array(LaunchSummary), launches_total: z.number().int(), launches_truncated: z.boolean() }),
+    data: DeployerHistoryView,
     ...Measured,
   }),
   access: { kind: 'paid', price: '0.01' },
@@ -24,15 +21,9 @@ export const deployerEndpoint = defineEndpoint({
   async handler({ params, deps }) {
     const book = await deps.books.get()
     const d = book.deployers.get(params.address)
-    const launches = d?.launches ?? []
     return {
       signal: d?.band ?? ('unknown' as const),
-      data: {
-        ...deployerView(params.address, d),
-        launches: launches.slice(0, LAUNCH_HISTORY_LIMIT).map(launchSummary),
-        launches_total: launches.length,
-        launches_truncated: launches.length > LAUNCH_HISTORY_LIMIT,
-      },
+      data: deployerHistoryView(params.address, d),
       chain_id: book.chainId,
       measured_through_block: book.measuredThrough,
     }

@@ -13,7 +13,6 @@ const handle = z.object({ handle: Handle })
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true')
 
 export const plannedEndpoints: AnyEndpoint[] = [
-  defineEndpoint({ method: 'GET', path: '/verdict/{token}', summary: 'Composite buy-risk verdict', description: 'Buy-risk verdict for a token with signal (low_risk, moderate_risk, high_risk, avoid) and confidence in [0,1].', tags: ['token'], params: token, response: GenericData, access: { kind: 'paid', price: '0.02' }, tool: { name: 'svc_verdict' } }),
   defineEndpoint({ method: 'GET', path: '/pulse/{token}', summary: 'Token pulse', description: 'Live activity pulse of a token with a signal.', tags: ['token'], params: token, response: GenericData, access: { kind: 'paid', price: '0.04' }, tool: { name: 'svc_pulse' } }),
   defineEndpoint({ method: 'GET', path: '/structure/{token}', summary: 'Holder-structure diff', description: 'Labeled holder-structure diff over about 24h with a structure verdict (rotation, distribution, accumulation, insufficient_data).', tags: ['structure'], params: token, response: GenericData, access: { kind: 'paid', price: '0.03' }, tool: { name: 'svc_structure' } }),
   defineEndpoint({ method: 'GET', path: '/structure/{token}/smart-holders', summary: 'Smart holders', description: 'Smart holders of a token. Free for watched tokens with a subscription key.', tags: ['structure'], params: token, response: GenericData, access: { kind: 'paid', price: '0.05', note: 'free for watched tokens with a subscription key' } }),
@@ -29,7 +28,6 @@ export const plannedEndpoints: AnyEndpoint[] = [
     query: z.object({ limit: Limit(), via: Address.optional(), min_transfers: z.coerce.number().int().min(0).optional(), before_block: z.coerce.number().int().min(0).optional() }),
     response: GenericData, access: { kind: 'paid', price: '0.02' },
   }),
-  defineEndpoint({ method: 'GET', path: '/report/{token}', summary: 'Token dossier', description: 'Full dossier: verdict, deployer record with launch history, token vitals, measured callers, forensics status. Free 25 per day per IP (also with ?tier=free), then 0.05.', tags: ['token'], params: token, query: z.object({ tier: z.enum(['free']).optional() }), response: GenericData, access: { kind: 'mixed', price: '0.05', freePerDay: 25 }, tool: { name: 'svc_report' } }),
   defineEndpoint({
     method: 'POST', path: '/identify', summary: 'Identify a chart screenshot', description: 'Matches a chart screenshot to a token with confidence and alternates. Free 5 per day per IP, then 0.02.', tags: ['token'],
     body: z.object({ image: z.string().min(1).max(7_000_000), media_type: z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']).default('image/png') }),

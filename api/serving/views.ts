@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { VERDICT_REASON_CODES, VERDICT_SIGNALS, verdict, type VerdictInputs } from '../../core/domain/verdict.ts'
 import { BlockNumber, Wei } from '../catalog/schemas.ts'
 import type { DeployerRecord, TokenBook, TokenRecord } from './token-book.ts'
 
@@ -131,4 +132,63 @@ export function deployerView(address: string, d: DeployerRecord | undefined): z.
     score: d?.score ?? null,
     band: d?.band ?? null,
   }
+}
+
+/** Launches listed in a deployer record, newest first. */
+export const LAUNCH_HISTORY_LIMIT = 100
+
+/** A deployer record with its launch history, as /deployer and /report show it. */
+export const DeployerHistoryView = DeployerView.extend({
+  launches: z.array(LaunchSummary).meta({ description: 'launches, newest first (at most 100)' }),
+  launches_total: z.number().int(),
+  launches_truncated: z.boolean(),
+})
+
+export function deployerHistoryView(address: string, d: DeployerRecord | undefined): z.infer<typeof DeployerHistoryView> {
+  const launches = d?.launches ?? []
+  return {
+    ...deployerView(address, d),
+    launches: launches.slice(0, LAUNCH_HISTORY_LIMIT).map(launchSummary),
+    launches_total: launches.length,
+    launches_truncated: launches.length > LAUNCH_HISTORY_LIMIT,
+  }
+}
+
+export const VerdictReasonView = z.object({
+  code: z.enum(VERDICT_REASON_CODES),
+  signal: z.enum(VERDICT_SIGNALS).meta({ description: 'the signal this rule places the token at' }),
+  measured: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])).meta({ description: 'the measured values the rule was decided on (wei as decimal strings)' }),
+})
+
+/** The verdict of a token; `unknown` with confidence 0 and no reasons when the token is not found. */
+export const VerdictView = z.object({
+  signal: z.enum([...VERDICT_SIGNALS, 'unknown']).meta({ description: 'low_risk, moderate_risk, high_risk, avoid; unknown only with found:false' }),
+  confidence: z.number().min(0).max(1).meta({ description: 'how much is measured about the token and its deployer, not a probability of an outcome' }),
+  reasons: z.array(VerdictReasonView),
+})
+
+/** The verdict's inputs from the book: the token's record and its deployer's other launches. */
+export function verdictInputs(t: TokenRecord, book: TokenBook): VerdictInputs {
+  const d = t.deployer ? book.deployers.get(t.deployer) : undefined
+  const others = (d?.launches ?? []).filter((l) => l.token !== t.token)
+  return {
+    launched: t.launch !== null,
+    swaps: t.swaps,
+    traders: t.traders,
+    wethVolumeWei: t.wethVolumeWei,
+    realBlock: t.realBlock,
+    dead: t.dead,
+    lastActivityAt: t.lastSwapAt ?? t.launch?.launchedAt ?? null,
+    liquidityAdded: t.liquidityAdded,
+    liquidityRemoved: t.liquidityRemoved,
+    insiderPrep: t.insiderPrep,
+    deployer: t.deployer
+      ? { score: d?.score ?? null, band: d?.band ?? null, otherLaunched: others.length, otherDead: others.filter((l) => l.dead).length, otherInsiderPrep: others.some((l) => l.insiderPrep) }
+      : null,
+  }
+}
+
+export function verdictView(t: TokenRecord | undefined, book: TokenBook): z.infer<typeof VerdictView> {
+  if (!t) return { signal: 'unknown', confidence: 0, reasons: [] }
+  return verdict(verdictInputs(t, book))
 }

@@ -1,0 +1,40 @@
+import { z } from 'zod'
+import { VERDICT_RULES_MARKDOWN } from '../../core/domain/verdict.ts'
+import { Address, Measured } from '../catalog/schemas.ts'
+import { defineEndpoint } from '../catalog/types.ts'
+import { VerdictReasonView, VerdictView, verdictView } from '../serving/views.ts'
+
+export const verdictEndpoint = defineEndpoint({
+  method: 'GET',
+  path: '/verdict/{token}',
+  summary: 'Composite buy-risk verdict',
+  description: `Buy-risk verdict of a token on chain 4663: signal (low_risk, moderate_risk, high_risk, avoid) and confidence in [0,1], with the reasons (rule codes and the measured values they were decided on). Unknown tokens answer found:false with signal unknown and confidence 0.\n\n${VERDICT_RULES_MARKDOWN}`,
+  tags: ['token'],
+  params: z.object({ token: Address }),
+  response: z.object({
+    signal: VerdictView.shape.signal,
+    confidence: VerdictView.shape.confidence,
+    data: z.object({
+      token: z.string(),
+      found: z.boolean(),
+      symbol: z.string().nullable(),
+      deployer: z.string().nullable(),
+      reasons: z.array(VerdictReasonView),
+    }),
+    ...Measured,
+  }),
+  access: { kind: 'paid', price: '0.02' },
+  tool: { name: 'svc_verdict' },
+  async handler({ params, deps }) {
+    const book = await deps.books.get()
+    const t = book.tokens.get(params.token)
+    const v = verdictView(t, book)
+    return {
+      signal: v.signal,
+      confidence: v.confidence,
+      data: { token: params.token, found: Boolean(t), symbol: t?.symbol || null, deployer: t?.deployer ?? null, reasons: v.reasons },
+      chain_id: book.chainId,
+      measured_through_block: book.measuredThrough,
+    }
+  },
+})
