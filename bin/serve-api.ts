@@ -80,7 +80,7 @@ export async function createApiServer(
   })
   const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate)] })
   // One delivery consumer group across API processes; producers may run in each (they dedupe).
-  const delivery = createAlertDelivery({ bus: rt.bus, webhooks, logger: rt.logger, namespace, policy, ca: opts.alerts?.ca, backoffMs: opts.alerts?.backoffMs })
+  const delivery = createAlertDelivery({ bus: rt.bus, webhooks, store: rt.store, logger: rt.logger, namespace, policy, ca: opts.alerts?.ca, backoffMs: opts.alerts?.backoffMs })
   await delivery.start()
   const alertProducers = createAlertProducers({
     ch: rt.ch, store: rt.store, books: deps.books, socialBooks: deps.socialBooks, publish, logger: rt.logger, intervalMs: opts.alerts?.producerIntervalMs,

@@ -1,23 +1,30 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { request } from 'node:https'
 import type { LookupFunction } from 'node:net'
 import type { Logger } from '../../core/logger.ts'
+import type { Store } from '../../core/store/types.ts'
 import type { Bus, Subscription } from '../../pipelines/bus/types.ts'
 import { AlertEvent, alertBody } from '../../pipelines/records/alert.ts'
 import { deadLetterTopic, namespaced, TOPICS } from '../../pipelines/topics.ts'
 import { signatureHeader } from './sign.ts'
 import { checkWebhookUrl, WebhookUrlError, type ResolvedAddress, type UrlPolicy } from './webhook-url.ts'
-import type { Delivery, Webhook, WebhookStore } from './webhook-store.ts'
+import type { Delivery, StoredDelivery, Webhook, WebhookStore } from './webhook-store.ts'
 
 /** Attempts per delivery before it is marked failed (documented retry policy). */
 export const MAX_ATTEMPTS = 6
 /** Wait before the second attempt; it doubles after each failure (1, 2, 4, 8, 16 s). */
 export const BACKOFF_MS = 1_000
 const TIMEOUT_MS = 10_000
+/** How often a worker looks for unfinished deliveries that no process is attempting (a peer crashed). */
+const RESUME_EVERY_MS = 30_000
+/** Unfinished deliveries read per look, least recently updated first. */
+const RESUME_BATCH = 1_000
 
 export interface AlertDeliveryDeps {
   bus: Bus
   webhooks: WebhookStore
+  /** Claims on delivery attempts: shared by the API processes (Redis) so that one of them makes each attempt. */
+  store: Store
   logger: Logger
   namespace?: string
   policy: UrlPolicy
@@ -26,12 +33,31 @@ export interface AlertDeliveryDeps {
   maxAttempts?: number
   backoffMs?: number
   timeoutMs?: number
+  /** How often to resume unfinished deliveries nobody attempts (default 30 s; 0: only at start). */
+  resumeEveryMs?: number
+  /** How long a claim on one attempt holds (default 60 s, at least 3 timeouts); a crashed claimer's attempt is retried after it. */
+  claimMs?: number
 }
 
 export interface AlertDelivery {
+  /** Start consuming, and resume the deliveries a stopped or crashed worker left pending or retrying. */
   start(): Promise<void>
-  /** Stop consuming; deliveries still waiting for a retry are abandoned in their current status. */
+  /**
+   * Stop consuming and let attempts in flight finish and be recorded. Deliveries waiting for a
+   * retry stay pending or retrying in the store: the next worker to start resumes them.
+   */
   stop(): Promise<void>
+}
+
+/** The store key one process takes to make attempt `attempts + 1` of a delivery. */
+export const claimKey = (deliveryId: string, attempts: number) => `alert-delivery:${deliveryId}:${attempts}`
+
+const unfinished = (d: Delivery) => d.status === 'pending' || d.status === 'retrying'
+
+/** When a delivery's next attempt is due (ms): a new one at once, else its last attempt plus the backoff for its count. */
+export function nextAttemptAt(d: Delivery, backoffMs = BACKOFF_MS): number {
+  const last = Date.parse(d.updatedAt)
+  return d.attempts === 0 ? last : last + backoffMs * 2 ** (d.attempts - 1)
 }
 
 /** The outcome of one HTTP attempt. */
@@ -65,23 +91,48 @@ function post(url: URL, addresses: ResolvedAddress[], body: string, headers: Rec
 /**
  * The one consumer of `alerts.events`: fans each alert out to every webhook (or to its target
  * key only) and delivers it signed, retrying with exponential backoff up to `maxAttempts`.
- * Each delivery's status is recorded for GET /alerts/webhook. The bus offset advances once the
- * deliveries are recorded and started; retries then run in this process.
+ * Each delivery is recorded with its body and status before it is attempted, and again after
+ * each attempt; the bus offset advances once the deliveries are recorded. Retries wait in this
+ * process, and a worker that starts (or, every `resumeEveryMs`, finds deliveries nobody attempts)
+ * resumes unfinished ones from the store at their due time, keeping their attempt count.
+ *
+ * Every attempt first claims (delivery, attempt number) in the shared store, then re-reads the
+ * delivery: only the claimer whose stored attempt count still matches sends. So API processes
+ * that resume at once send each attempt once. Delivery is at least once all the same: a crash
+ * between a receiver's answer and its record repeats that attempt after the claim expires
+ * (receivers dedupe on X-Svc-Event-Id).
  */
 export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
   const maxAttempts = deps.maxAttempts ?? MAX_ATTEMPTS
   const backoffMs = deps.backoffMs ?? BACKOFF_MS
   const timeoutMs = deps.timeoutMs ?? TIMEOUT_MS
+  const resumeEveryMs = deps.resumeEveryMs ?? RESUME_EVERY_MS
+  // The claim must outlast one attempt (lookup, connect, answer, record), and no more than that.
+  const claimMs = deps.claimMs ?? Math.max(60_000, 3 * timeoutMs)
+  const claimant = randomUUID()
   const topic = namespaced(deps.namespace ?? '', TOPICS.alerts)
   const timers = new Set<NodeJS.Timeout>()
   const running = new Set<Promise<void>>()
+  /** Deliveries with a timer or an attempt in this process: a resume does not schedule them twice. */
+  const active = new Set<string>()
   let sub: Subscription | undefined
+  let sweeper: NodeJS.Timeout | undefined
   let stopped = false
 
-  const record = (d: Delivery) => deps.webhooks.recordDelivery(d).catch((err) => deps.logger.error({ err, delivery: d.deliveryId }, 'recording a delivery failed'))
+  const record = (d: StoredDelivery) => deps.webhooks.recordDelivery(d).catch((err) => deps.logger.error({ err, delivery: d.deliveryId }, 'recording a delivery failed'))
 
-  async function attempt(event: AlertEvent, d: Delivery): Promise<void> {
+  /** Make the attempt `queued` stands for, if this process wins it; returns the delivery when a retry is due. */
+  async function attempt(queued: StoredDelivery): Promise<StoredDelivery | undefined> {
     if (stopped) return
+    if (!(await deps.store.setIfAbsent(claimKey(queued.deliveryId, queued.attempts), claimant, claimMs))) return
+    // The store's state, not the queued copy: another process may have made this attempt already.
+    const d = await deps.webhooks.delivery(queued.keyHash, queued.deliveryId)
+    if (!d || d.attempts !== queued.attempts || !unfinished(d)) return
+    if (d.attempts >= maxAttempts || !d.body) {
+      const lastError = d.body ? d.lastError : 'recorded without its body (before migration 009): it cannot be resumed'
+      await record({ ...d, status: 'failed', lastError, updatedAt: new Date().toISOString() })
+      return
+    }
     const hook: Webhook | null = await deps.webhooks.get(d.keyHash)
     let result: Attempt
     let final = false
@@ -91,13 +142,12 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
     } else {
       try {
         const { url, addresses } = await checkWebhookUrl(hook.url, deps.policy)
-        const body = alertBody(event)
         const t = Math.floor(Date.now() / 1000)
-        result = await post(url, addresses, body, {
+        result = await post(url, addresses, d.body, {
           'content-type': 'application/json',
           'user-agent': 'svc-alerts/1',
-          'x-svc-event-id': event.id,
-          'x-svc-signature': signatureHeader(hook.secret, body, t),
+          'x-svc-event-id': d.eventId,
+          'x-svc-signature': signatureHeader(hook.secret, d.body, t),
         }, deps.ca, timeoutMs)
       } catch (err) {
         // A URL that now resolves to a refused address is not retried.
@@ -107,14 +157,27 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
     }
     const attempts = d.attempts + 1
     const status = result.ok ? 'delivered' : final || attempts >= maxAttempts ? 'failed' : 'retrying'
-    const next: Delivery = { ...d, attempts, status, lastCode: result.code, lastError: result.error, updatedAt: new Date().toISOString() }
+    const next: StoredDelivery = { ...d, attempts, status, lastCode: result.code, lastError: result.error, updatedAt: new Date().toISOString() }
     await record(next)
-    if (status !== 'retrying' || stopped) return
-    const wait = backoffMs * 2 ** (attempts - 1)
+    return status === 'retrying' ? next : undefined
+  }
+
+  /** Attempt `d` when it is due, then schedule its retry; once per delivery in this process. */
+  function schedule(d: StoredDelivery) {
+    if (stopped || active.has(d.deliveryId)) return
+    active.add(d.deliveryId)
     const timer = setTimeout(() => {
       timers.delete(timer)
-      track(attempt(event, next))
-    }, wait)
+      track((async () => {
+        let next: StoredDelivery | undefined
+        try {
+          next = await attempt(d)
+        } finally {
+          active.delete(d.deliveryId)
+        }
+        if (next) schedule(next)
+      })())
+    }, Math.max(0, nextAttemptAt(d, backoffMs) - Date.now()))
     timers.add(timer)
   }
 
@@ -123,17 +186,27 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
     running.add(q)
   }
 
+  /** Schedule the unfinished deliveries in the store (left by a stopped or crashed worker); the claims pick who attempts each. */
+  async function resume() {
+    for (const d of await deps.webhooks.unfinishedDeliveries(RESUME_BATCH)) schedule(d)
+  }
+
   async function fanOut(event: AlertEvent) {
     const hooks = event.target ? [await deps.webhooks.get(event.target)].filter((w): w is Webhook => w !== null) : await deps.webhooks.list()
+    const body = alertBody(event)
     for (const hook of hooks) {
-      const now = new Date().toISOString()
-      const d: Delivery = {
-        keyHash: hook.keyHash,
-        deliveryId: createHash('sha256').update(`${event.id}|${hook.keyHash}`).digest('hex').slice(0, 24),
-        eventId: event.id, kind: event.kind, url: hook.url, status: 'pending', attempts: 0, lastCode: null, lastError: '', createdAt: now, updatedAt: now,
+      const deliveryId = createHash('sha256').update(`${event.id}|${hook.keyHash}`).digest('hex').slice(0, 24)
+      // A batch the bus hands out again finds its deliveries recorded: they go on from there, not from the start.
+      let d = await deps.webhooks.delivery(hook.keyHash, deliveryId)
+      if (!d) {
+        const now = new Date().toISOString()
+        d = {
+          keyHash: hook.keyHash, deliveryId, eventId: event.id, kind: event.kind, url: hook.url, status: 'pending', attempts: 0,
+          lastCode: null, lastError: '', createdAt: now, updatedAt: now, body,
+        }
+        await deps.webhooks.recordDelivery(d)
       }
-      await deps.webhooks.recordDelivery(d)
-      track(attempt(event, d))
+      if (unfinished(d)) schedule(d)
     }
   }
 
@@ -162,9 +235,16 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
         },
         onError: (err) => deps.logger.error({ err }, 'alert batch failed; it will be retried'),
       })
+      // A store that cannot be read now does not stop the API: the next look retries.
+      await resume().catch((err) => deps.logger.error({ err }, 'resuming unfinished deliveries failed'))
+      if (resumeEveryMs > 0) {
+        sweeper = setInterval(() => track(resume()), resumeEveryMs)
+        sweeper.unref()
+      }
     },
     async stop() {
       stopped = true
+      clearInterval(sweeper)
       await sub?.stop()
       for (const t of timers) clearTimeout(t)
       timers.clear()
