@@ -22,6 +22,15 @@ export interface AlertsDeps {
   publish(e: AlertEvent): Promise<void>
 }
 
+/** Test USDC on the local payments chain (`svc start` without a facilitator or payments RPC). */
+export interface Faucet {
+  network: string
+  asset: string
+  rpcUrl: string
+  /** Mint `atomic` 6-decimal units to `to`; answers the transaction and the new balance. */
+  mint(to: string, atomic: bigint): Promise<{ transaction: string; balance: bigint }>
+}
+
 /** What endpoint handlers may use. Handlers read from ClickHouse views through the cache. */
 export interface ApiDeps {
   config: Config
@@ -41,6 +50,8 @@ export interface ApiDeps {
   catalog: AnyEndpoint[]
   /** Alert webhooks; absent in processes that do not serve /alerts/*. */
   alerts?: AlertsDeps
+  /** Present only on the local payments chain. */
+  faucet?: Faucet
   /** Readiness checks for /health, by component name. */
   readiness: Record<string, () => Promise<void>>
 }

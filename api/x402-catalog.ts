@@ -5,13 +5,13 @@ import type { AnyEndpoint } from './catalog/types.ts'
  * The machine-readable payment catalog served at /.well-known/x402 (catalog version 2):
  * every paid and mixed endpoint with its price, generated from the endpoint catalog.
  */
-export function buildX402Catalog(catalog: AnyEndpoint[], payTo: string | undefined): Record<string, unknown> {
+export function buildX402Catalog(catalog: AnyEndpoint[], payTo: string | undefined, asset: string = USDC_BASE): Record<string, unknown> {
   return {
     version: 2,
     x402Version: 2,
     scheme: 'exact',
     network: PAYMENT_NETWORK,
-    asset: { symbol: 'USDC', address: USDC_BASE, decimals: USDC_DECIMALS },
+    asset: { symbol: 'USDC', address: asset, decimals: USDC_DECIMALS },
     payTo: payTo ?? null,
     paymentHeaders: { request: ['PAYMENT-SIGNATURE', 'X-Payment'], required: 'PAYMENT-REQUIRED', response: 'PAYMENT-RESPONSE' },
     resources: catalog

@@ -2,7 +2,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import autocannon from 'autocannon'
 import { startEmbedded, TEST_ADMIN_TOKEN } from '../test/setup/embedded.ts'
-import { startPaymentsChain } from '../test/setup/payments-chain.ts'
+import { startPaymentsChain } from '../infra/payments-chain/chain.ts'
 import type { BenchResult } from './result.ts'
 
 const TOKEN_PATH = `/token/0x${'ab'.repeat(20)}`

@@ -42,7 +42,7 @@ export interface AlertOptions {
 export async function createApiServer(
   rt: Runtime,
   /** freshWaitMs: how long a request waits for the books of new data before stale ones are served (tests wait long: they assert on fresh data). */
-  opts: { pollMs?: number; alerts?: AlertOptions; freshWaitMs?: number } = {},
+  opts: { pollMs?: number; alerts?: AlertOptions; freshWaitMs?: number; faucet?: ApiDeps['faucet'] } = {},
 ): Promise<ApiServer> {
   const watermarks = createWatermarks(rt.ch, [4663], opts.pollMs ?? 500)
   await watermarks.refresh()
@@ -63,6 +63,7 @@ export async function createApiServer(
     metrics: rt.metrics,
     catalog,
     alerts: { webhooks, policy, publish },
+    faucet: opts.faucet,
     readiness: {
       clickhouse: async () => void (await rt.ch.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json(),
       bus: () => rt.bus.ping(),

@@ -14,10 +14,13 @@ import { PLAN_NAMES, type PlanName } from '../core/domain/plans.ts'
 import { runReadOnlySql } from '../sql/read-only.ts'
 import { followed4663 } from './follow.ts'
 import { createRuntime, type Runtime } from './runtime.ts'
+import { startLocalPayments } from './local-payments.ts'
+import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
 
 const USAGE = `usage: svc <command>
-  start                 embedded, all in one: simulator (unless a chain RPC URL is set), pipelines, API and MCP
+  start                 embedded, all in one: simulator (unless a chain RPC URL is set), pipelines, API, MCP
+                        and the local payments chain (unless X402_FACILITATOR_URL or X402_NETWORK_RPC_URL is set)
   api                   the API and MCP server only
   pipeline chain-4663   the chain-4663 processor only  [--exit-at-block N]
   pipeline source-4663  the chain-4663 JSON-RPC source only (needs CHAIN_4663_RPC_URL)
@@ -26,7 +29,8 @@ const USAGE = `usage: svc <command>
   sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
-  keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)`
+  keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)
+  pay <path|url>        call a paid endpoint, paying over x402  [--fund USDC] [--max USDC] [--base URL] [--method M] [--data JSON]`
 
 /** Stop cleanly on SIGTERM/SIGINT: each closer runs once, in order. */
 function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | void>): void {
@@ -94,8 +98,11 @@ async function startRpcSource(rt: Runtime): Promise<RpcSource> {
 }
 
 async function commandStart(config: Config): Promise<void> {
-  const rt = await createRuntime(config, 'start')
-  const api = await createApiServer(rt, { pollMs: 0 })
+  const base = await createRuntime(config, 'start')
+  const payments = await startLocalPayments(config, process.env, base.logger)
+  const rt: Runtime = payments ? { ...base, config: payments.config } : base
+  config = rt.config
+  const api = await createApiServer(rt, { pollMs: 0, faucet: payments?.faucet })
   const processor = await startProcessor(rt, (b) => api.watermarks.advance(4663, b))
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
   await prices.start()
@@ -109,7 +116,7 @@ async function commandStart(config: Config): Promise<void> {
     sim = createSimSource({ bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
-  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => api.close()])
+  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -238,6 +245,7 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': return commandMigrate(config)
     case 'sql': return commandSql(config, rest)
     case 'keys': return commandKeys(config, rest)
+    case 'pay': return commandPay(config, rest)
     default:
       console.error(`svc: unknown command ${JSON.stringify(command)}\n${USAGE}`)
       process.exit(2)

@@ -12,6 +12,7 @@ const addressList = z
   .pipe(z.array(z.string().regex(/^0x[0-9a-f]{40}$/, 'a comma list of 0x addresses')))
 
 const optionalUrl = z.url({ error: 'a URL' }).optional()
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'a 0x-prefixed 32-byte hex private key').optional()
 const nonNegInt = (def: number) => z.coerce.number({ error: 'an integer' }).int('an integer').nonnegative('>= 0').default(def)
 
 const EnvSchema = z.object({
@@ -63,7 +64,16 @@ const EnvSchema = z.object({
   X402_FACILITATOR_URL: optionalUrl,
   X402_NETWORK_RPC_URL: optionalUrl,
   X402_ASSET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address').transform((s) => s.toLowerCase()).optional(),
+  /** The local facilitator's settling account on a real network; without it, the node's first account. */
+  X402_FACILITATOR_PRIVATE_KEY: privateKey,
+  /** `svc start`'s local payments chain: on unless X402_FACILITATOR_URL or X402_NETWORK_RPC_URL is set. */
+  X402_LOCAL_CHAIN: z.enum(['on', 'off'], { error: 'on or off' }).optional(),
+  /** The wallet `svc pay` pays from; without it, a development wallet kept in DATA_DIR. */
+  X402_PAYER_PRIVATE_KEY: privateKey,
 })
+
+/** Variables whose values are never echoed, not even in a configuration error. */
+const SECRET_VARIABLES = new Set(['SVC_ADMIN_TOKEN', 'CLICKHOUSE_PASSWORD', 'X402_FACILITATOR_PRIVATE_KEY', 'X402_PAYER_PRIVATE_KEY'])
 
 type Env = z.infer<typeof EnvSchema>
 
@@ -71,6 +81,8 @@ export type Config = Readonly<
   Env & {
     /** SIMULATOR resolved: on unless a chain RPC URL is set. */
     simulatorOn: boolean
+    /** X402_LOCAL_CHAIN resolved: on unless a facilitator URL or payments RPC URL is set. */
+    localPaymentsChainOn: boolean
     mode: { clickhouse: 'chdb' | 'server'; bus: 'memory' | 'kafka'; store: 'memory' | 'redis' }
   }
 >
@@ -88,14 +100,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
     const name = String(issue.path[0] ?? 'environment')
-    const got = cleaned[name]
-    throw new ConfigError(`invalid ${name}=${JSON.stringify(got ?? '')}: expected ${issue.message}`)
+    const got = SECRET_VARIABLES.has(name) ? '<hidden>' : JSON.stringify(cleaned[name] ?? '')
+    throw new ConfigError(`invalid ${name}=${got}: expected ${issue.message}`)
   }
   const e = parsed.data
   const anyRpc = Boolean(e.CHAIN_4663_RPC_URL || e.CHAIN_5042_RPC_URL)
   return Object.freeze({
     ...e,
     simulatorOn: e.SIMULATOR ? e.SIMULATOR === 'on' : !anyRpc,
+    localPaymentsChainOn: e.X402_LOCAL_CHAIN ? e.X402_LOCAL_CHAIN === 'on' : !(e.X402_FACILITATOR_URL || e.X402_NETWORK_RPC_URL),
     mode: Object.freeze({
       clickhouse: e.CLICKHOUSE_URL ? 'server' : 'chdb',
       bus: e.KAFKA_BROKERS ? 'kafka' : 'memory',

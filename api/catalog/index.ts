@@ -1,6 +1,6 @@
 import { healthEndpoint, mcpEndpoint, metricsEndpoint, openApiEndpoint, x402CatalogEndpoint } from '../endpoints/meta.ts'
 import { plannedEndpoints } from '../endpoints/planned.ts'
-import { adminSqlEndpoint, createKeyEndpoint, listKeysEndpoint, revokeKeyEndpoint } from '../endpoints/admin.ts'
+import { adminSqlEndpoint, createKeyEndpoint, faucetEndpoint, listKeysEndpoint, revokeKeyEndpoint } from '../endpoints/admin.ts'
 import { badgeEndpoint } from '../endpoints/badge.ts'
 import { deleteWebhookEndpoint, getWebhookEndpoint, setWebhookEndpoint, testAlertEndpoint } from '../endpoints/alerts.ts'
 import { listWatchlistEndpoint, unwatchTokenEndpoint, watchTokenEndpoint } from '../endpoints/watchlist.ts'
@@ -54,6 +54,7 @@ export const catalog: AnyEndpoint[] = [
   listKeysEndpoint,
   revokeKeyEndpoint,
   adminSqlEndpoint,
+  faucetEndpoint,
   verdictEndpoint,
   reportEndpoint,
   ...plannedEndpoints,

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { PLAN_NAMES, type PlanName } from '../../core/domain/plans.ts'
 import { runReadOnlySql } from '../../sql/read-only.ts'
+import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import { ApiError } from '../errors.ts'
 
@@ -65,5 +66,31 @@ export const adminSqlEndpoint = defineEndpoint({
     } catch (err) {
       throw new ApiError('invalid_parameter', `The query failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, { parameter: 'query' })
     }
+  },
+})
+
+/** At most this much test USDC per faucet call: 1,000,000 USDC in 6-decimal units. */
+const FAUCET_MAX_ATOMIC = 1_000_000_000_000n
+
+export const faucetEndpoint = defineEndpoint({
+  method: 'POST',
+  path: '/admin/faucet',
+  summary: 'Mint test USDC (local payments chain only)',
+  description:
+    'Mints test USDC on the local payments chain that `svc start` runs when neither X402_FACILITATOR_URL nor X402_NETWORK_RPC_URL is set: `amount` in 6-decimal units (1 USDC = 1000000), at most 1,000,000 USDC a call. Answers 404 on any other payment setup: there is nothing to mint on a real network.',
+  tags: ['admin'],
+  body: z.object({
+    address: Address,
+    amount: z.string().regex(/^[1-9]\d{0,12}$/, 'expected a positive integer of 6-decimal units, e.g. "1000000" for 1 USDC'),
+  }),
+  response: z.object({ address: z.string(), amount: z.string(), balance: z.string(), transaction: z.string(), asset: z.string(), network: z.string(), rpc_url: z.string() }),
+  access: { kind: 'admin' },
+  async handler({ body, deps }) {
+    const faucet = deps.faucet
+    if (!faucet) throw new ApiError('not_found', 'No faucet here: it exists only on the local payments chain that `svc start` runs when neither X402_FACILITATOR_URL nor X402_NETWORK_RPC_URL is set.')
+    const atomic = BigInt(body.amount)
+    if (atomic > FAUCET_MAX_ATOMIC) throw new ApiError('invalid_parameter', 'amount is more than 1,000,000 USDC (1000000000000 units).', { parameter: 'amount' })
+    const { transaction, balance } = await faucet.mint(body.address, atomic)
+    return { address: body.address, amount: body.amount, balance: balance.toString(), transaction, asset: faucet.asset, network: faucet.network, rpc_url: faucet.rpcUrl }
   },
 })

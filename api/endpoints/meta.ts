@@ -28,7 +28,7 @@ export const x402CatalogEndpoint = defineEndpoint({
   response: Document,
   access: { kind: 'free' },
   async handler({ deps }) {
-    return deps.cache.get('x402', 'static', async () => buildX402Catalog(deps.catalog, deps.config.X402_PAY_TO))
+    return deps.cache.get('x402', 'static', async () => buildX402Catalog(deps.catalog, deps.config.X402_PAY_TO, deps.config.X402_ASSET))
   },
 })
 

@@ -9,7 +9,7 @@ import { createRpcSource, resolveRpcStart, type RpcSource } from '../../pipeline
 import { expectedFromChain } from '../setup/chain-expectations.ts'
 import { deployUniswapV2, runScenario, type ScenarioResult, type UniswapV2Deployment } from '../setup/chain-scenario.ts'
 import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
-import { startHardhatNode, type HardhatNode } from '../setup/hardhat.ts'
+import { startHardhatNode, type HardhatNode } from '../../infra/hardhat/node.ts'
 import { tempDir } from '../setup/temp.ts'
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }

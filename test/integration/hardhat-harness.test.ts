@@ -2,7 +2,7 @@ import { getAddress, getCreate2Address, keccak256, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectedFromChain, type ChainExpectations } from '../setup/chain-expectations.ts'
 import { runScenario, type ScenarioResult } from '../setup/chain-scenario.ts'
-import { startHardhatNode, type HardhatNode } from '../setup/hardhat.ts'
+import { startHardhatNode, type HardhatNode } from '../../infra/hardhat/node.ts'
 import { artifacts, ROUTER02_PAIR_INIT_CODE_HASH } from '../setup/hardhat/artifacts.ts'
 
 describe('hardhat harness: a real chain 4663 with Uniswap v2 and a scripted market', () => {

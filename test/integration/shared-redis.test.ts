@@ -1,57 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
-import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { requireRedisUrl } from '../setup/services.ts'
+import { freePort, startSvcServer, type SvcServer } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
 
 const ADMIN = 'shared-redis-admin-token-0123'
-const SVC = join(import.meta.dirname, '../../bin/svc.js')
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-interface Api {
-  base: string
-  child: ChildProcess
-}
 
 /** `svc api` as its own process: its own chDB data path, the shared Redis. */
-async function startApi(dataDir: string, port: number): Promise<Api> {
-  const child = spawn(process.execPath, [SVC, 'api'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), REDIS_URL: requireRedisUrl(), SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', KAFKA_BROKERS: '' },
-    stdio: 'ignore',
-  })
-  const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    try {
-      if ((await fetch(`${base}/health`)).status === 200) return { base, child }
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`svc api on ${port} did not start`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
-
-async function stopApi(api: Api): Promise<void> {
-  await new Promise<void>((resolve) => {
-    api.child.once('exit', () => resolve())
-    api.child.kill('SIGTERM')
-  })
-}
+const startApi = (dataDir: string, port: number) =>
+  startSvcServer(['api'], port, { DATA_DIR: dataDir, REDIS_URL: requireRedisUrl(), SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', KAFKA_BROKERS: '' }, 60_000)
 
 const dirs = [tempDir(), tempDir()]
-const running: Api[] = []
+const running: SvcServer[] = []
 afterAll(async () => {
-  for (const a of running) if (a.child.exitCode === null) await stopApi(a)
+  for (const a of running) await a.stop()
   for (const d of dirs) d.cleanup()
 })
 
@@ -81,7 +42,7 @@ describe('two API processes sharing Redis', () => {
     expect(statuses[30]).toBe(429)
 
     // Restart B: the key and the watchlist are still there.
-    await stopApi(b)
+    await b.stop()
     const b2 = await startApi(dirs[1]!.path, portB)
     running.push(b2)
     expect((await fetch(`${b2.base}/token/${token}`, { headers: { 'x-svc-key': key } })).status).toBe(200)

@@ -14,8 +14,8 @@ import { buildApp } from '../../api/app.ts'
 import { catalog } from '../../api/catalog/index.ts'
 import { priceOf, usdToAtomic } from '../../api/catalog/pricing.ts'
 import { defineEndpoint, type AnyEndpoint } from '../../api/catalog/types.ts'
-import { startEmbedded, type Embedded } from '../setup/embedded.ts'
-import { startPaymentsChain, type PaymentsChain } from '../setup/payments-chain.ts'
+import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+import { startPaymentsChain, type PaymentsChain } from '../../infra/payments-chain/chain.ts'
 
 /**
  * x402 v2 end to end: the official @x402/fetch client pays our API, which verifies with the
@@ -64,10 +64,10 @@ beforeAll(async () => {
   env = await startEmbedded({ X402_PAY_TO: payTo, X402_NETWORK_RPC_URL: chain.node.rpcUrl, X402_ASSET: chain.usdc })
   await env.ingestThrough(20)
   timings.embedded = Date.now() - t
-  payments = createX402Payments({ config: env.rt.config, store: env.rt.store, logger: env.rt.logger })
-  app = await buildApp({ deps: env.api.deps, gate: createAccessGate({ adminToken: undefined, store: env.rt.store, keys: env.api.deps.keys, payments: x402PaymentMethod(payments) }), catalog: [...catalog, boom as unknown as AnyEndpoint, secret as unknown as AnyEndpoint] })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const started = await startEmbeddedApp({})
+  app = started.app
+  payments = started.payments
+  base = started.base
   drain = async (payer) => {
     const balance = await chain.balanceOf(payer)
     const hash = await chain.node.client.writeContract({
@@ -76,6 +76,18 @@ beforeAll(async () => {
     await chain.node.client.waitForTransactionReceipt({ hash })
   }
 })
+
+/** The API over the embedded service with x402 as the payment method; `overrides` change its configuration. */
+async function startEmbeddedApp(overrides: { X402_FACILITATOR_PRIVATE_KEY?: string }) {
+  const p = createX402Payments({ config: { ...env.rt.config, ...overrides }, store: env.rt.store, logger: env.rt.logger })
+  const a = await buildApp({
+    deps: env.api.deps,
+    gate: createAccessGate({ adminToken: TEST_ADMIN_TOKEN, store: env.rt.store, keys: env.api.deps.keys, payments: x402PaymentMethod(p) }),
+    catalog: [...catalog, boom as unknown as AnyEndpoint, secret as unknown as AnyEndpoint],
+  })
+  await a.listen({ host: '127.0.0.1', port: 0 })
+  return { app: a, payments: p, base: `http://127.0.0.1:${(a.server.address() as AddressInfo).port}`, close: () => a.close() }
+}
 
 afterAll(async () => {
   await app?.close()
@@ -251,5 +263,29 @@ describe('x402 v2 payments', () => {
     expect((JSON.parse(text) as { error: { details: { error: string } } }).error.details.error).toBe('settlement_failed')
     expect(res.headers.get('payment-response')).toBeNull()
     expect(await chain.balanceOf(payTo)).toBe(before)
+  })
+
+  it('settles from X402_FACILITATOR_PRIVATE_KEY\'s account when it is set', async () => {
+    const settler = chain.signer(9)
+    const key = `0x${Buffer.from(settler.getHdKey().privateKey!).toString('hex')}`
+    const own = await startEmbeddedApp({ X402_FACILITATOR_PRIVATE_KEY: key })
+    try {
+      const payer = chain.signer(7)
+      const before = await chain.balanceOf(payTo)
+      const res = await payingFetch(payer).fetch(own.base + TOKEN_PATH)
+      expect(res.status).toBe(200)
+      const settled = decodePaymentResponseHeader(res.headers.get('payment-response')!)
+      const tx = await chain.node.client.getTransaction({ hash: settled.transaction as `0x${string}` })
+      expect(getAddress(tx.from)).toBe(settler.address)
+      expect(await chain.balanceOf(payTo)).toBe(before + AMOUNT)
+    } finally {
+      await own.close()
+    }
+  })
+
+  it('has no faucet unless it runs the local payments chain', async () => {
+    const res = await app.inject({ method: 'POST', url: '/admin/faucet', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, payload: { address: payTo, amount: '1' } })
+    expect(res.statusCode).toBe(404)
+    expect(res.json().error.message).toContain('local payments chain')
   })
 })

@@ -10,7 +10,7 @@ import {
   type Hex,
 } from 'viem'
 import { artifacts, type Artifact } from './hardhat/artifacts.ts'
-import type { HardhatNode } from './hardhat.ts'
+import type { HardhatNode } from '../../infra/hardhat/node.ts'
 
 /**
  * A small, deterministic market on a real Hardhat node, made only of real transactions:

@@ -20,6 +20,20 @@ describe('loadConfig()', () => {
     expect(c.simulatorOn).toBe(false)
   })
 
+  it('loadConfig() runs the local payments chain unless a facilitator or payments RPC is named', () => {
+    expect(loadConfig({}).localPaymentsChainOn).toBe(true)
+    expect(loadConfig({ X402_FACILITATOR_URL: 'https://facilitator.example' }).localPaymentsChainOn).toBe(false)
+    expect(loadConfig({ X402_NETWORK_RPC_URL: 'http://127.0.0.1:8545' }).localPaymentsChainOn).toBe(false)
+    expect(loadConfig({ X402_NETWORK_RPC_URL: 'http://127.0.0.1:8545', X402_LOCAL_CHAIN: 'on' }).localPaymentsChainOn).toBe(true)
+    expect(loadConfig({ X402_LOCAL_CHAIN: 'off' }).localPaymentsChainOn).toBe(false)
+  })
+
+  it.each(['SVC_ADMIN_TOKEN', 'X402_FACILITATOR_PRIVATE_KEY', 'X402_PAYER_PRIVATE_KEY'])('loadConfig() never echoes the value of the secret %s', (name) => {
+    const secret = 'secret-0123456789abcdef'.slice(0, name === 'SVC_ADMIN_TOKEN' ? 8 : 23)
+    expect(() => loadConfig({ [name]: secret })).toThrow(`invalid ${name}=<hidden>: expected`)
+    expect(() => loadConfig({ [name]: secret })).not.toThrow(secret)
+  })
+
   it.each([
     ['PORT', 'abc', /PORT="abc": expected a port number/],
     ['PORT', '70000', /PORT="70000": expected a port 0-65535/],

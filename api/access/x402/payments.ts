@@ -3,7 +3,8 @@ import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymen
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { createPublicClient, createWalletClient, defineChain, getAddress, http, type Address, type Hex } from 'viem'
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, type Account, type Address, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import type { Config } from '../../../core/config.ts'
 import type { Logger } from '../../../core/logger.ts'
 import type { Store } from '../../../core/store/types.ts'
@@ -21,7 +22,8 @@ import type { AccessGrant } from '../gate.ts'
  *
  * Facilitator: the SDK's HTTP client when X402_FACILITATOR_URL is set; otherwise the SDK's
  * `x402Facilitator` with the exact EVM scheme, settling on the chain at X402_NETWORK_RPC_URL
- * and sending from that node's first account (`eth_accounts`, an account the node signs for).
+ * from X402_FACILITATOR_PRIVATE_KEY's account, or without it from the node's first account
+ * (`eth_accounts`: an account the node signs for, as on the local payments chain).
  */
 
 export const X402_VERSION = 2
@@ -79,7 +81,7 @@ export interface Facilitator {
 }
 
 export interface X402PaymentsDeps {
-  config: Pick<Config, 'X402_PAY_TO' | 'X402_FACILITATOR_URL' | 'X402_NETWORK_RPC_URL' | 'X402_ASSET'>
+  config: Pick<Config, 'X402_PAY_TO' | 'X402_FACILITATOR_URL' | 'X402_NETWORK_RPC_URL' | 'X402_ASSET' | 'X402_FACILITATOR_PRIVATE_KEY'>
   store: Store
   logger: Logger
 }
@@ -157,8 +159,8 @@ function refusalFromFacilitator(reason: string | undefined): PaymentRefusal {
   }
 }
 
-/** The local facilitator: the SDK's, settling on the chain at `rpcUrl` from the node's first account. */
-function localFacilitator(rpcUrl: string, network: string, logger: Logger): Facilitator {
+/** The local facilitator: the SDK's, settling on the chain at `rpcUrl` from `privateKey`'s account or the node's first. */
+function localFacilitator(rpcUrl: string, network: string, privateKey: Hex | undefined, logger: Logger): Facilitator {
   let ready: Promise<x402Facilitator> | undefined
   const build = async () => {
     const chainId = Number(network.split(':')[1])
@@ -170,12 +172,19 @@ function localFacilitator(rpcUrl: string, network: string, logger: Logger): Faci
     })
     const transport = http(rpcUrl, { retryCount: 0, timeout: 30_000 })
     const publicClient = createPublicClient({ chain, transport, pollingInterval: 100, cacheTime: 0 })
-    const [account] = (await publicClient.request({ method: 'eth_accounts' } as never)) as Address[]
-    if (!account) throw new Error(`the node at ${rpcUrl} has no account to settle payments from`)
+    let account: Account | Address
+    if (privateKey) {
+      account = privateKeyToAccount(privateKey)
+    } else {
+      const [first] = (await publicClient.request({ method: 'eth_accounts' } as never)) as Address[]
+      if (!first) throw new Error(`the node at ${rpcUrl} has no account to settle payments from; set X402_FACILITATOR_PRIVATE_KEY`)
+      account = first
+    }
+    const address = typeof account === 'string' ? account : account.address
     const wallet = createWalletClient({ chain, transport, account })
     const signer = toFacilitatorEvmSigner(
       {
-        address: account,
+        address,
         readContract: (args) => publicClient.readContract(args as never),
         verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
         writeContract: (args) => wallet.writeContract(args as never),
@@ -187,7 +196,7 @@ function localFacilitator(rpcUrl: string, network: string, logger: Logger): Faci
     )
     const facilitator = new x402Facilitator()
     registerExactEvmScheme(facilitator, { signer, networks: network as `${string}:${string}` })
-    logger.info({ rpcUrl, network, account }, 'x402 local facilitator ready')
+    logger.info({ rpcUrl, network, account: address }, 'x402 local facilitator ready')
     return facilitator
   }
   const get = () => {
@@ -213,7 +222,7 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
     (config.X402_FACILITATOR_URL
       ? new HTTPFacilitatorClient({ url: config.X402_FACILITATOR_URL })
       : config.X402_NETWORK_RPC_URL
-        ? localFacilitator(config.X402_NETWORK_RPC_URL, network, logger)
+        ? localFacilitator(config.X402_NETWORK_RPC_URL, network, config.X402_FACILITATOR_PRIVATE_KEY as Hex | undefined, logger)
         : undefined)
   const enabled = Boolean(payTo && facilitator)
 

@@ -4,7 +4,7 @@ pragma solidity 0.8.37;
 /**
  * A USDC-like test token for the local payments chain: an ERC-20 with 6 decimals and
  * EIP-3009 transfers by signed authorization, under the EIP-712 domain ("USD Coin", "2").
- * Written for the tests of this project; only what the x402 exact scheme uses is here.
+ * Written for local development and the tests of this project; only what the x402 exact scheme uses is here.
  */
 contract TestUSDC {
     string public constant name = "USD Coin";

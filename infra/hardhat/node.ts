@@ -13,13 +13,15 @@ import {
 } from 'viem'
 
 /**
- * A real EVM node for end-to-end tests: Hardhat 2's JSON-RPC node (`hardhat node`) as a
+ * A real EVM node for end-to-end tests and the local payments chain of `svc start`: Hardhat 2's
+ * JSON-RPC node (`hardhat node`) as a
  * child process on 127.0.0.1, chain id 4663 unless told otherwise, automining (every
  * transaction is mined into its own block when it arrives, unless automine is switched off
  * with `evm_setAutomine`), 30 funded accounts from the public test mnemonic which the node
  * signs for (send with `eth_sendTransaction` / a wallet client using an address account).
  *
- * The service under test reads it over JSON-RPC (`CHAIN_4663_RPC_URL=harness.rpcUrl`).
+ * The service reads it over JSON-RPC (`CHAIN_4663_RPC_URL=node.rpcUrl` in the chain tests,
+ * `X402_NETWORK_RPC_URL` for payments).
  */
 
 export interface StartHardhatOptions {
@@ -31,6 +33,8 @@ export interface StartHardhatOptions {
   accounts?: number
   /** Print every JSON-RPC call on the node's stdout (default false). */
   logging?: boolean
+  /** The first block's date, ISO (default 2025-01-01, so block times are reproducible). */
+  initialDate?: string
   /** How long to wait for `eth_chainId` to answer (default 60 s). */
   startTimeoutMs?: number
 }
@@ -61,7 +65,7 @@ export interface HardhatNode {
 }
 
 const require = createRequire(import.meta.url)
-const configPath = fileURLToPath(new URL('./hardhat/hardhat.config.cjs', import.meta.url))
+const configPath = fileURLToPath(new URL('./hardhat.config.cjs', import.meta.url))
 
 function hardhatCli(): string {
   // `npx hardhat` resolves to this file; running it directly leaves no npx process between
@@ -92,6 +96,7 @@ export async function startHardhatNode(options: StartHardhatOptions = {}): Promi
     HARDHAT_ACCOUNTS: String(options.accounts ?? 30),
     HARDHAT_LOGGING: options.logging ? 'true' : 'false',
     HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true',
+    ...(options.initialDate ? { HARDHAT_INITIAL_DATE: options.initialDate } : {}),
   }
   // A network chosen by the environment (HARDHAT_NETWORK) would make `hardhat node` refuse.
   delete env.HARDHAT_NETWORK

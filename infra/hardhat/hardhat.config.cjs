@@ -1,10 +1,11 @@
-// Hardhat 2 configuration for the test chain started by `test/setup/hardhat.ts`.
+// Hardhat 2 configuration for the local nodes started by `infra/hardhat/node.ts` (tests, local payments chain).
 // Nothing is compiled here: the contracts come as compiled artifacts from npm packages.
 // Settings come from the environment so one file serves every test run:
 //   HARDHAT_CHAIN_ID        chain id (4663 unless set)
 //   HARDHAT_ACCOUNTS        number of funded accounts (30 unless set)
 //   HARDHAT_LOGGING         "true" to print every JSON-RPC call (quiet unless set)
 //   HARDHAT_CACHE_DIR       where hardhat may write its cache (a temp dir from the harness)
+//   HARDHAT_INITIAL_DATE    the first block's date (2025-01-01 unless set)
 const os = require('node:os')
 const path = require('node:path')
 
@@ -27,8 +28,9 @@ module.exports = {
         accountsBalance: '1000000000000000000000000', // 1,000,000 ETH each
       },
       loggingEnabled: process.env.HARDHAT_LOGGING === 'true',
-      // Fixed start time: block timestamps do not depend on the wall clock's start.
-      initialDate: '2025-01-01T00:00:00Z',
+      // Fixed start time unless told otherwise: block timestamps do not depend on the wall
+      // clock's start (the payments chain starts at the wall clock: authorizations are timed).
+      initialDate: process.env.HARDHAT_INITIAL_DATE ?? '2025-01-01T00:00:00Z',
     },
   },
   paths: {

@@ -1,0 +1,40 @@
+import { loadConfig, type Config } from '../core/config.ts'
+import type { Logger } from '../core/logger.ts'
+import { PAYMENT_NETWORK } from '../api/catalog/pricing.ts'
+import type { Faucet } from '../api/deps.ts'
+import { startPaymentsChain } from '../infra/payments-chain/chain.ts'
+
+/**
+ * `svc start`'s local payments chain, so a developer can pay for calls without a real network:
+ * the Hardhat node with our test USDC (infra/payments-chain), the local facilitator settling on
+ * it, pay-to defaulting to the chain's second dev account, and a faucet for POST /admin/faucet.
+ */
+export interface LocalPayments {
+  /** The configuration with X402_NETWORK_RPC_URL, X402_ASSET and X402_PAY_TO filled in. */
+  config: Config
+  faucet: Faucet
+  stop(): Promise<void>
+}
+
+/** Start the chain when the configuration asks for it (the default of `svc start`); otherwise undefined. */
+export async function startLocalPayments(config: Config, env: Record<string, string | undefined>, logger: Logger): Promise<LocalPayments | undefined> {
+  if (!config.localPaymentsChainOn) return undefined
+  const started = Date.now()
+  const chain = await startPaymentsChain({ fund: [] })
+  const payTo = config.X402_PAY_TO ?? chain.signer(1).address
+  const local = loadConfig({ ...env, X402_NETWORK_RPC_URL: chain.node.rpcUrl, X402_ASSET: chain.usdc, X402_PAY_TO: payTo, X402_LOCAL_CHAIN: 'on' })
+  logger.info(
+    { rpcUrl: chain.node.rpcUrl, network: PAYMENT_NETWORK, asset: chain.usdc, payTo, ms: Date.now() - started },
+    'local payments chain ready: test USDC from POST /admin/faucet, pay with `svc pay`',
+  )
+  return {
+    config: local,
+    faucet: {
+      network: PAYMENT_NETWORK,
+      asset: chain.usdc.toLowerCase(),
+      rpcUrl: chain.node.rpcUrl,
+      mint: (to, atomic) => chain.mint(to as `0x${string}`, atomic),
+    },
+    stop: () => chain.stop(),
+  }
+}
