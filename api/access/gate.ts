@@ -117,6 +117,8 @@ export function createAccessGate(deps: GateDeps): AccessGate {
 
       if (access.kind === 'mixed' && query.tier === 'free') {
         if (await takeDailyQuota(store, endpoint, request.ip, access.freePerDay)) return { via: 'free_quota', price: null }
+        // Used up: the same 402 as without a tier, so a client can pay for this call.
+        if (deps.payments) throw deps.payments.required(endpoint, price!, request)
         throw new ApiError('payment_required', `The free quota of ${access.freePerDay} per day is used up; pay per call or retry tomorrow.`, { price_usd: access.price })
       }
       if (deps.payments) {

@@ -65,7 +65,7 @@ export const reportEndpoint = defineEndpoint({
   method: 'GET',
   path: '/report/{token}',
   summary: 'Token dossier',
-  description: `Full dossier of a token on chain 4663: the verdict (signal, confidence, reasons), the deployer record with its launch history (as /deployer), the token vitals (as /token), the measured callers who called it (true total, earliest 50 listed) and the forensics status (scans are not available yet: not_scanned). Unknown tokens answer found:false with signal unknown. Free 25 per day per IP (also with ?tier=free), then 0.05.\n\n${VERDICT_RULES_MARKDOWN}`,
+  description: `Full dossier of a token on chain 4663: the verdict (signal, confidence, reasons), the deployer record with its launch history (as /deployer), the token vitals (as /token), the measured callers who called it (true total, earliest 50 listed) and the forensics status (scans are not available yet: not_scanned). Unknown tokens answer found:false with high_risk, confidence 0 and the reason not_tracked. Free 25 per day per IP (also with ?tier=free), then 0.05.\n\n${VERDICT_RULES_MARKDOWN}`,
   tags: ['token'],
   params: z.object({ token: Address }),
   query: z.object({ tier: z.enum(['free']).optional().meta({ description: 'free: use the free daily quota (25 per day per IP)' }) }),

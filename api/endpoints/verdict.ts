@@ -8,7 +8,7 @@ export const verdictEndpoint = defineEndpoint({
   method: 'GET',
   path: '/verdict/{token}',
   summary: 'Composite buy-risk verdict',
-  description: `Buy-risk verdict of a token on chain 4663: signal (low_risk, moderate_risk, high_risk, avoid) and confidence in [0,1], with the reasons (rule codes and the measured values they were decided on). Unknown tokens answer found:false with signal unknown and confidence 0.\n\n${VERDICT_RULES_MARKDOWN}`,
+  description: `Buy-risk verdict of a token on chain 4663: signal (low_risk, moderate_risk, high_risk, avoid) and confidence in [0,1], with the reasons (rule codes and the measured values they were decided on). Unknown tokens answer found:false with high_risk, confidence 0 and the reason not_tracked.\n\n${VERDICT_RULES_MARKDOWN}`,
   tags: ['token'],
   params: z.object({ token: Address }),
   response: z.object({

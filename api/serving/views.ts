@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { VERDICT_REASON_CODES, VERDICT_SIGNALS, verdict, type VerdictInputs } from '../../core/domain/verdict.ts'
+import { VERDICT_REASON_CODES, VERDICT_SIGNALS, verdict, verdictOfUntracked, type VerdictInputs } from '../../core/domain/verdict.ts'
 import { BlockNumber, Wei } from '../catalog/schemas.ts'
 import type { DeployerRecord, TokenBook, TokenRecord } from './token-book.ts'
 
@@ -160,9 +160,9 @@ export const VerdictReasonView = z.object({
   measured: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])).meta({ description: 'the measured values the rule was decided on (wei as decimal strings)' }),
 })
 
-/** The verdict of a token; `unknown` with confidence 0 and no reasons when the token is not found. */
+/** The verdict of a token (an untracked token: high_risk, confidence 0, reason not_tracked). */
 export const VerdictView = z.object({
-  signal: z.enum([...VERDICT_SIGNALS, 'unknown']).meta({ description: 'low_risk, moderate_risk, high_risk, avoid; unknown only with found:false' }),
+  signal: z.enum(VERDICT_SIGNALS).meta({ description: 'low_risk, moderate_risk, high_risk, avoid' }),
   confidence: z.number().min(0).max(1).meta({ description: 'how much is measured about the token and its deployer, not a probability of an outcome' }),
   reasons: z.array(VerdictReasonView),
 })
@@ -189,6 +189,6 @@ export function verdictInputs(t: TokenRecord, book: TokenBook): VerdictInputs {
 }
 
 export function verdictView(t: TokenRecord | undefined, book: TokenBook): z.infer<typeof VerdictView> {
-  if (!t) return { signal: 'unknown', confidence: 0, reasons: [] }
+  if (!t) return verdictOfUntracked()
   return verdict(verdictInputs(t, book))
 }

@@ -8,29 +8,8 @@ import type { DeadReason } from './token-status.ts'
  * measured facts hold, never a prediction or an expected return. Published in the OpenAPI
  * description of /verdict and /report (VERDICT_RULES_MARKDOWN); a test holds it to each rule.
  *
- * Every rule below that holds is listed as a reason with the values it was decided on; the
- * signal is the most severe signal among the reasons.
- *
- *   avoid          dead_liquidity_removed     more than 90% of the launch pool's liquidity removed
- *                  dead_idle_72h              no swap for 72 h
- *   high_risk      no_weth_pool               the token has no WETH pool (no market is measured)
- *                  insider_prep               its deployer sent supply to 2+ wallets before the pool existed
- *                  liquidity_partly_removed   more than 50% (and at most 90%) of the liquidity removed
- *                  deployer_poor_with_dead    deployer band poor and at least one other launch dead
- *   moderate_risk  not_real                   not (yet) 50 swaps, 20 traders and 1 WETH of volume
- *                  deployer_unknown           the contract creation (so the deployer) was not observed
- *                  deployer_no_other_launches the deployer has no other launch: no track record
- *                  deployer_weak              deployer band poor or weak
- *                  deployer_insider_prep      insider prep on another launch of the deployer
- *   low_risk       real                       the token became real (real_block)
- *                  deployer_track_record      deployer band mixed or better, with other launches
- *
- * Confidence is how much was measured, not how likely an outcome is:
- *   token evidence    = (min(1, swaps / 50) + min(1, traders / 20)) / 2
- *   deployer evidence = min(1, other launches / 5)
- *   confidence        = 0.6 × token evidence + 0.4 × deployer evidence, at least 0.9 when the
- *                       token is dead (a measured fact about its pool, not an inference),
- *   rounded to 2 decimals.
+ * The rules and the confidence formula are stated once, in VERDICT_RULES_MARKDOWN below (which
+ * the OpenAPI description publishes); `reasonsOf` and `confidenceOf` implement them.
  */
 export const VERDICT_SIGNALS = ['low_risk', 'moderate_risk', 'high_risk', 'avoid'] as const
 export type VerdictSignal = (typeof VERDICT_SIGNALS)[number]
@@ -49,6 +28,7 @@ export const VERDICT_REASON_CODES = [
   'deployer_insider_prep',
   'real',
   'deployer_track_record',
+  'not_tracked',
 ] as const
 export type VerdictReasonCode = (typeof VERDICT_REASON_CODES)[number]
 
@@ -159,6 +139,14 @@ export function verdict(i: VerdictInputs): Verdict {
   return { signal, confidence: confidenceOf(i), reasons }
 }
 
+/**
+ * A token never seen on the tracked chain (no launch, pool or swap): high_risk with confidence 0,
+ * since nothing about it is measured and an unknown contract is not a safe default.
+ */
+export function verdictOfUntracked(): Verdict {
+  return { signal: 'high_risk', confidence: 0, reasons: [{ code: 'not_tracked', signal: 'high_risk', measured: { found: false } }] }
+}
+
 /** The rules as the OpenAPI description states them (kept beside the code they describe). */
 export const VERDICT_RULES_MARKDOWN = `
 Verdict rules (measured inputs, not predictions). Each rule that holds is listed in \`reasons\` as
@@ -172,6 +160,7 @@ Verdict rules (measured inputs, not predictions). Each rule that holds is listed
   (insider prep on another launch of the deployer).
 - \`low_risk\`: \`real\` (the token became real), \`deployer_track_record\` (band mixed or better, with other launches).
   A token is low_risk only when no other rule holds.
+- A token never seen on the tracked chain answers found:false with \`high_risk\`, confidence 0 and the one reason \`not_tracked\`.
 Confidence measures how much was measured, not how likely an outcome is: 0.6 × token evidence
 ((min(1, swaps/50) + min(1, traders/20)) / 2) + 0.4 × deployer evidence (min(1, other launches/5)), at least 0.9 for a
 dead token, rounded to 2 decimals. Deployer "other launches" exclude the token judged.

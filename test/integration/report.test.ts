@@ -163,17 +163,17 @@ describe('GET /report/{token}', () => {
     expect(res.status).toBe(200)
     const body = res.json()
     expectSchema(reportEndpoint.response, body)
-    expect(body).toMatchObject({ signal: 'unknown', confidence: 0, chain_id: 4663, measured_through_block: 3000 })
+    expect(body).toMatchObject({ signal: 'high_risk', confidence: 0, chain_id: 4663, measured_through_block: 3000 })
     expect(body.data).toMatchObject({
       found: false,
-      verdict: { signal: 'unknown', confidence: 0, reasons: [] },
+      verdict: { signal: 'high_risk', confidence: 0, reasons: [{ code: 'not_tracked', signal: 'high_risk', measured: { found: false } }] },
       token: { token: UNKNOWN, found: false, swaps: 0, weth_volume_wei: '0' },
       deployer: null,
       callers: { accounts: 0, measured: 0, list: [], truncated: false },
       forensics: { status: 'not_scanned', available: false },
     })
     const verdict = (await get(`/verdict/${UNKNOWN}`)).json()
-    expect(verdict).toMatchObject({ signal: 'unknown', confidence: 0, data: { token: UNKNOWN, found: false, reasons: [] } })
+    expect(verdict).toMatchObject({ signal: 'high_risk', confidence: 0, data: { token: UNKNOWN, found: false, reasons: [{ code: 'not_tracked' }] } })
   })
 
   it('/report/{token} answers 400 invalid_address for a malformed token', async () => {
@@ -265,6 +265,8 @@ describe('the free quota of /report/{token}', () => {
     const over = await get(`/report/${UNKNOWN}?tier=free`, {}, ip)
     expect(over.status).toBe(402)
     expect(over.json().error.code).toBe('payment_required')
+    // the same x402 requirements as without a tier, so the client can pay for this call
+    expect(decodePaymentRequiredHeader(String(over.headers['payment-required'])).accepts[0]).toMatchObject({ amount: '50000' })
     expect((await get(`/report/${UNKNOWN}`, {}, ip)).status).toBe(402)
     expect((await get(`/report/${UNKNOWN}?tier=paid`, {}, ip)).status).toBe(400)
   })
