@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { requireRedisUrl } from '../setup/services.ts'
 import { freePort, startSvcServer, type SvcServer } from '../setup/svc-process.ts'
@@ -17,7 +18,7 @@ afterAll(async () => {
 })
 
 describe('two API processes sharing Redis', () => {
-  it('keys, watchlists and rate caps are shared, and survive a restart of the API', { timeout: 180_000 }, async () => {
+  it('keys, watchlists, rate caps and free quotas are shared, and survive a restart of the API', { timeout: 180_000 }, async () => {
     const portA = await freePort()
     const portB = await freePort()
     const [a, b] = await Promise.all([startApi(dirs[0]!.path, portA), startApi(dirs[1]!.path, portB)])
@@ -41,11 +42,26 @@ describe('two API processes sharing Redis', () => {
     expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true)
     expect(statuses[30]).toBe(429)
 
-    // Restart B: the key and the watchlist are still there.
+    // One free dossier quota across both processes: 25 a day per IP on /report, then 402.
+    // (The day's count of an earlier run on this Redis is cleared first.)
+    const redis = new Redis(requireRedisUrl())
+    const stale = await redis.keys('quota:GET:/report/{token}:*')
+    if (stale.length) await redis.del(...stale)
+    await redis.quit()
+    const report = (api: SvcServer, i: number) => fetch(`${api.base}/report/0x${i.toString(16).padStart(40, '0')}`)
+    const quota: number[] = []
+    for (let i = 0; i < 13; i++) quota.push((await report(a, i)).status)
+    for (let i = 13; i < 26; i++) quota.push((await report(b, i)).status)
+    expect(quota.slice(0, 25).every((s) => s === 200)).toBe(true)
+    expect(quota[25]).toBe(402)
+
+    // Restart B: the key, the watchlist and the used-up quota are still there.
     await b.stop()
     const b2 = await startApi(dirs[1]!.path, portB)
     running.push(b2)
     expect((await fetch(`${b2.base}/token/${token}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
     expect(((await (await fetch(`${b2.base}/watchlist`, { headers: { 'x-svc-key': key } })).json()) as { data: { tokens: string[] } }).data.tokens).toEqual([token])
+    expect((await report(b2, 99)).status).toBe(402)
+    expect((await report(a, 98)).status).toBe(402)
   })
 })
