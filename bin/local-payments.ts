@@ -2,7 +2,7 @@ import { loadConfig, type Config } from '../core/config.ts'
 import type { Logger } from '../core/logger.ts'
 import { PAYMENT_NETWORK } from '../api/catalog/pricing.ts'
 import type { Faucet } from '../api/deps.ts'
-import { startPaymentsChain } from '../infra/payments-chain/chain.ts'
+import { startPaymentsChain, type PaymentsChain } from '../infra/payments-chain/chain.ts'
 
 /**
  * `svc start`'s local payments chain, so a developer can pay for calls without a real network:
@@ -16,11 +16,18 @@ export interface LocalPayments {
   stop(): Promise<void>
 }
 
-/** Start the chain when the configuration asks for it (the default of `svc start`); otherwise undefined. */
+/** Start the chain when the configuration asks for it (the default of `svc start`); undefined when it is off or failed to start. */
 export async function startLocalPayments(config: Config, env: Record<string, string | undefined>, logger: Logger): Promise<LocalPayments | undefined> {
   if (!config.localPaymentsChainOn) return undefined
   const started = Date.now()
-  const chain = await startPaymentsChain({ fund: [] })
+  let chain: PaymentsChain
+  try {
+    chain = await startPaymentsChain({ fund: [] })
+  } catch (err) {
+    // The data service still runs; paid calls fail closed (402 without payment options).
+    logger.error({ err }, 'the local payments chain did not start: paid calls need a key until it does (X402_LOCAL_CHAIN=off skips it)')
+    return undefined
+  }
   const payTo = config.X402_PAY_TO ?? chain.signer(1).address
   const local = loadConfig({ ...env, X402_NETWORK_RPC_URL: chain.node.rpcUrl, X402_ASSET: chain.usdc, X402_PAY_TO: payTo, X402_LOCAL_CHAIN: 'on' })
   logger.info(
