@@ -1,6 +1,9 @@
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import autocannon from 'autocannon'
+import { createX402Payments } from '../api/access/x402/payments.ts'
+import { tokenEndpoint } from '../api/endpoints/token.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN } from '../test/setup/embedded.ts'
 import { startPaymentsChain } from '../infra/payments-chain/chain.ts'
 import type { BenchResult } from './result.ts'
@@ -58,6 +61,17 @@ export async function benchAccess(): Promise<BenchResult[]> {
       await r.arrayBuffer()
     })
 
+    // Verification alone: our checks, the spent-once claim and the facilitator's verify (signature,
+    // balance and nonce read on chain), for payments signed beforehand, never settled.
+    const payments = createX402Payments({ config: env.rt.config, store: env.rt.store, logger: env.rt.logger })
+    const required = decodePaymentRequiredHeader((await fetch(base + TOKEN_PATH)).headers.get('payment-required')!)
+    const signed: string[] = []
+    for (let i = 0; i < 41; i++) signed.push(encodePaymentSignatureHeader(await client.createPaymentPayload(required)))
+    const verifyMs = await meanMs(40, async () => {
+      const grant = await payments.admit(tokenEndpoint, '0.01', { ip: '127.0.0.1', headers: { 'payment-signature': signed.pop()! } }, base + TOKEN_PATH)
+      if (!grant) throw new Error('no grant')
+    })
+
     const load = async (headers: Record<string, string>) =>
       (await autocannon({ url: base + TOKEN_PATH, headers, connections: 20, duration: 6 })).requests.average
     const adminRps = await load(admin)
@@ -78,6 +92,14 @@ export async function benchAccess(): Promise<BenchResult[]> {
         base: { value: Math.round(baselineMs * 1000) / 1000, unit: 'ms/call' },
         ratio: paidMs / baselineMs,
         notes: `added ${(paidMs - baselineMs).toFixed(1)} ms, including the 402 round trip and an on-chain settlement on a local hardhat node; mean of 20`,
+      },
+      {
+        name: 'access: x402 verification per call (our checks, spent-once claim, facilitator verify)',
+        baseline: 'the same call admitted by the operator token',
+        ours: { value: Math.round(verifyMs * 100) / 100, unit: 'ms/call' },
+        base: { value: Math.round(baselineMs * 1000) / 1000, unit: 'ms/call' },
+        ratio: verifyMs / baselineMs,
+        notes: 'payments signed beforehand and never settled; the facilitator reads the chain over JSON-RPC (local hardhat); mean of 40',
       },
       {
         name: 'access: paid calls/s with a key under load (autocannon, 20 connections, 6 s)',
