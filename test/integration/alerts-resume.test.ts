@@ -1,9 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { createServer as createHttpsServer, type Server } from 'node:https'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
-import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { claimKey, createAlertDelivery, MAX_ATTEMPTS, type AlertDelivery } from '../../api/alerts/delivery.ts'
 import { verifySignature } from '../../api/alerts/sign.ts'
@@ -17,63 +12,17 @@ import type { Bus } from '../../pipelines/bus/types.ts'
 import { alertBody } from '../../pipelines/records/alert.ts'
 import { migrate } from '../../sql/migrate.ts'
 import { requireRedisUrl } from '../setup/services.ts'
+import { freePort, startSvcServer, type SvcServer } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
+import { until } from '../setup/until.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../setup/webhook-receiver.ts'
 
-interface Received {
-  path: string
-  at: number
-  headers: Record<string, string | string[] | undefined>
-  body: string
-}
-
-const SVC = join(import.meta.dirname, '../../bin/svc.js')
-const certDir = tempDir('svc-alerts-resume-cert-')
-let certPath: string
-let cert: string
-let receiver: Server
-let base: string
-const received: Received[] = []
-/** Status codes the receiver answers with per path, in order; 200 once they run out. */
-const scripts = new Map<string, number[]>()
-const to = (path: string) => received.filter((r) => r.path === path)
-
+let receiver: WebhookReceiver
 beforeAll(async () => {
-  // A self-signed certificate for 127.0.0.1: workers here trust it through `ca`, `svc api` through NODE_EXTRA_CA_CERTS.
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    '-keyout', join(certDir.path, 'key.pem'), '-out', join(certDir.path, 'cert.pem'),
-  ], { stdio: 'ignore' })
-  certPath = join(certDir.path, 'cert.pem')
-  cert = readFileSync(certPath, 'utf8')
-  receiver = createHttpsServer({ key: readFileSync(join(certDir.path, 'key.pem')), cert }, (req, res) => {
-    let body = ''
-    req.setEncoding('utf8')
-    req.on('data', (c: string) => (body += c))
-    req.on('end', () => {
-      const path = new URL(req.url ?? '/', 'https://x').pathname
-      received.push({ path, at: Date.now(), headers: req.headers, body })
-      res.statusCode = scripts.get(path)?.shift() ?? 200
-      res.end('ok')
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  base = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  receiver = await startWebhookReceiver()
 })
-afterAll(async () => {
-  await new Promise((r) => receiver?.close(r))
-  certDir.cleanup()
-})
+afterAll(async () => receiver?.close())
 
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await f()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -105,7 +54,7 @@ describe('alert delivery resumed from the store (one chDB, the shared Redis stor
   })
 
   const worker = (opts: { resumeEveryMs?: number; backoffMs?: number } = {}) => {
-    const w = createAlertDelivery({ bus, webhooks, store, logger, namespace: 'resume-test', policy: { allowLoopback: true }, ca: cert, backoffMs: 300, ...opts })
+    const w = createAlertDelivery({ bus, webhooks, store, logger, namespace: 'resume-test', policy: { allowLoopback: true }, ca: receiver.cert, backoffMs: 300, ...opts })
     workers.push(w)
     return w
   }
@@ -114,7 +63,7 @@ describe('alert delivery resumed from the store (one chDB, the shared Redis stor
   async function leftBehind(path: string, d: Partial<StoredDelivery>): Promise<{ delivery: StoredDelivery; secret: string }> {
     const keyHash = randomBytes(32).toString('hex')
     const secret = `whsec_${randomBytes(32).toString('hex')}`
-    const url = `${base}${path}`
+    const url = `${receiver.base}${path}`
     await webhooks.set({ keyHash, url, secret, createdAt: new Date().toISOString() })
     const eventId = `test:${randomBytes(8).toString('hex')}`
     const body = alertBody({ id: eventId, kind: 'test', created_at: new Date().toISOString(), data: { message: path } })
@@ -159,7 +108,7 @@ describe('alert delivery resumed from the store (one chDB, the shared Redis stor
     expect(final).toMatchObject({ status: 'delivered', attempts: 3, lastCode: 200, lastError: '', body: delivery.body })
     // Sweeps every 100 ms on both workers must not send it again once it is delivered.
     await sleep(1_500)
-    const got = to('/resume')
+    const got = receiver.to('/resume')
     expect(got).toHaveLength(1)
     expect(got[0]!.at).toBeGreaterThanOrEqual(due - 20)
     expect(got[0]!.body).toBe(delivery.body)
@@ -170,13 +119,13 @@ describe('alert delivery resumed from the store (one chDB, the shared Redis stor
   })
 
   it('a resumed delivery that fails again retries with the attempt limit counted across the restart, then ends failed', async () => {
-    scripts.set('/resume-fails', [500, 500, 500])
+    receiver.script('/resume-fails', [500, 500, 500])
     const { delivery } = await leftBehind('/resume-fails', { status: 'retrying', attempts: MAX_ATTEMPTS - 2, updatedAt: new Date(Date.now() - 60_000).toISOString() })
     await worker({ backoffMs: 50 }).start()
     const final = await settled(delivery)
     expect(final).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, lastCode: 500, lastError: 'HTTP 500' })
     await sleep(500)
-    expect(to('/resume-fails')).toHaveLength(2)
+    expect(receiver.to('/resume-fails')).toHaveLength(2)
   })
 
   it('start() does not resume a delivery already at MAX_ATTEMPTS, nor one recorded without its body: both end failed, nothing is sent', async () => {
@@ -186,8 +135,8 @@ describe('alert delivery resumed from the store (one chDB, the shared Redis stor
     expect(await settled(spent.delivery)).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, lastCode: 500, lastError: 'HTTP 500' })
     expect(await settled(bodiless.delivery)).toMatchObject({ status: 'failed', attempts: 0, lastError: expect.stringContaining('migration 009') })
     await sleep(500)
-    expect(to('/spent')).toHaveLength(0)
-    expect(to('/bodiless')).toHaveLength(0)
+    expect(receiver.to('/spent')).toHaveLength(0)
+    expect(receiver.to('/bodiless')).toHaveLength(0)
     expect((await webhooks.unfinishedDeliveries(1_000)).map((d) => d.deliveryId)).not.toContain(spent.delivery.deliveryId)
   })
 
@@ -198,60 +147,36 @@ describe('alert delivery resumed from the store (one chDB, the shared Redis stor
     expect(await store.setIfAbsent(claimKey(delivery.deliveryId, 1), 'crashed', 1_500)).toBe(true)
     await worker({ resumeEveryMs: 200 }).start()
     await sleep(700)
-    expect(to('/orphan')).toHaveLength(0)
+    expect(receiver.to('/orphan')).toHaveLength(0)
     expect(await settled(delivery)).toMatchObject({ status: 'delivered', attempts: 2 })
-    expect(to('/orphan')).toHaveLength(1)
-    expect(to('/orphan')[0]!.at).toBeGreaterThanOrEqual(claimedAt + 1_500)
+    expect(receiver.to('/orphan')).toHaveLength(1)
+    expect(receiver.to('/orphan')[0]!.at).toBeGreaterThanOrEqual(claimedAt + 1_500)
   })
 })
 
 describe('svc api restarted while a delivery is retrying', () => {
   const ADMIN = 'alerts-resume-admin-token-0123'
   const dataDir = tempDir()
-  let api: { base: string; child: ChildProcess } | undefined
+  let api: SvcServer | undefined
 
   afterAll(async () => {
-    if (api && api.child.exitCode === null && api.child.signalCode === null) await stop(api.child, 'SIGTERM')
+    await api?.stop()
     dataDir.cleanup()
   })
 
-  function freePort(): Promise<number> {
-    return new Promise((resolve) => {
-      const s = createNetServer().listen(0, '127.0.0.1', () => {
-        const port = (s.address() as AddressInfo).port
-        s.close(() => resolve(port))
-      })
-    })
-  }
-
   /** `svc api` on the one data dir, the shared Redis, the in-process bus; loopback webhooks trusted through the test CA. */
-  async function start(): Promise<{ base: string; child: ChildProcess }> {
-    const port = await freePort()
-    const child = spawn(process.execPath, [SVC, 'api'], {
-      env: {
-        ...process.env, DATA_DIR: dataDir.path, PORT: String(port), REDIS_URL: requireRedisUrl(), KAFKA_BROKERS: '', SVC_ADMIN_TOKEN: ADMIN,
-        LOG_LEVEL: 'warn', WEBHOOK_ALLOW_LOOPBACK: 'on', NODE_EXTRA_CA_CERTS: certPath,
-      },
-      stdio: 'ignore',
+  const start = async () =>
+    startSvcServer(['api'], await freePort(), {
+      DATA_DIR: dataDir.path, REDIS_URL: requireRedisUrl(), KAFKA_BROKERS: '', SVC_ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'warn', WEBHOOK_ALLOW_LOOPBACK: 'on', NODE_EXTRA_CA_CERTS: receiver.certPath,
     })
-    const url = `http://127.0.0.1:${port}`
-    await until('svc api up', async () => {
-      if (child.exitCode !== null) throw new Error(`svc api exited with ${child.exitCode}`)
-      try {
-        return (await fetch(`${url}/health`)).status === 200 ? true : undefined
-      } catch {
-        return undefined
-      }
-    }, 90_000)
-    return { base: url, child }
-  }
 
-  function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-    return new Promise((resolve) => {
+  /** No clean stop: SIGKILL, as a crash. */
+  const kill = (child: SvcServer['child']) =>
+    new Promise<void>((resolve) => {
       child.once('exit', () => resolve())
-      child.kill(signal)
+      child.kill('SIGKILL')
     })
-  }
 
   async function call(method: string, path: string, headers: Record<string, string>, body?: object) {
     const res = await fetch(`${api!.base}${path}`, { method, headers: body ? { ...headers, 'content-type': 'application/json' } : headers, body: body ? JSON.stringify(body) : undefined })
@@ -263,11 +188,11 @@ describe('svc api restarted while a delivery is retrying', () => {
     const issued = await call('POST', '/admin/keys', { authorization: `Bearer ${ADMIN}` }, { plan: 'signal_feed' })
     expect(issued.status).toBe(200)
     const h = { 'x-svc-key': issued.json.key! }
-    const created = await call('POST', '/alerts/webhook', h, { url: `${base}/restart` })
+    const created = await call('POST', '/alerts/webhook', h, { url: `${receiver.base}/restart` })
     expect(created.status).toBe(200)
     const secret = created.json.data.secret as string
     // Three failures (retries wait 1, 2, 4 s), then 200: the fourth attempt delivers.
-    scripts.set('/restart', [500, 500, 500])
+    receiver.script('/restart', [500, 500, 500])
     const fired = await call('POST', '/alerts/test', h)
     const eventId = fired.json.data.event_id as string
     const find = async () => (await call('GET', '/alerts/webhook', h)).json.data.deliveries.find((d) => d.event_id === eventId)
@@ -277,8 +202,8 @@ describe('svc api restarted while a delivery is retrying', () => {
       const d = await find()
       return d?.status === 'retrying' && Number(d.attempts) >= 2 ? d : undefined
     })
-    await stop(api.child, 'SIGKILL')
-    const sentBefore = to('/restart').length
+    await kill(api.child)
+    const sentBefore = receiver.to('/restart').length
     expect(sentBefore).toBe(Number(before.attempts))
     expect(sentBefore).toBeLessThan(4)
 
@@ -289,7 +214,7 @@ describe('svc api restarted while a delivery is retrying', () => {
     }, 60_000)
     expect(delivered).toMatchObject({ status: 'delivered', attempts: 4, last_status_code: 200 })
     await sleep(2_500)
-    const got = to('/restart')
+    const got = receiver.to('/restart')
     expect(got).toHaveLength(4)
     const now = Math.floor(Date.now() / 1000)
     for (const r of got) {

@@ -1,53 +1,22 @@
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:https'
-import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { publishAlert } from '../../api/alerts/delivery.ts'
 import { verifySignature } from '../../api/alerts/sign.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
-import { tempDir } from '../setup/temp.ts'
-
-interface Received {
-  headers: Record<string, string | string[] | undefined>
-  body: string
-}
+import { until } from '../setup/until.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../setup/webhook-receiver.ts'
 
 let env: Embedded
-let receiver: Server
+let receiver: WebhookReceiver
 let hookUrl: string
-const received: Received[] = []
-/** Status codes the receiver answers with, in order; 200 once they run out. */
-const script: number[] = []
-const certDir = tempDir('svc-alerts-cert-')
 
 beforeAll(async () => {
-  // A self-signed certificate for 127.0.0.1, trusted by the delivery worker through its `ca` option.
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    '-keyout', join(certDir.path, 'key.pem'), '-out', join(certDir.path, 'cert.pem'),
-  ], { stdio: 'ignore' })
-  const cert = readFileSync(join(certDir.path, 'cert.pem'), 'utf8')
-  receiver = createServer({ key: readFileSync(join(certDir.path, 'key.pem')), cert }, (req, res) => {
-    let body = ''
-    req.setEncoding('utf8')
-    req.on('data', (c: string) => (body += c))
-    req.on('end', () => {
-      received.push({ headers: req.headers, body })
-      res.statusCode = script.shift() ?? 200
-      res.end('ok')
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  hookUrl = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
-  env = await startEmbedded({}, { alerts: { allowLoopback: true, ca: cert, backoffMs: 100, producerIntervalMs: 3_600_000 } })
+  receiver = await startWebhookReceiver()
+  hookUrl = `${receiver.base}/hook`
+  env = await startEmbedded({}, { alerts: { allowLoopback: true, ca: receiver.cert, backoffMs: 100, producerIntervalMs: 3_600_000 } })
 })
 afterAll(async () => {
   await env?.close()
-  await new Promise((r) => receiver?.close(r))
-  certDir.cleanup()
+  await receiver?.close()
 })
 
 async function call(method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: object) {
@@ -61,15 +30,6 @@ const issue = async (plan: string) => {
   return (res.json() as { key: string }).key
 }
 
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await f()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 describe('/alerts/webhook', () => {
   it('POST /alerts/webhook refuses http, private, link-local and CGNAT targets with 400 and the error body', async () => {
@@ -110,8 +70,8 @@ describe('/alerts/webhook', () => {
     expect(shown.json().data).toMatchObject({ configured: true, url: hookUrl, retry: { max_attempts: 6 } })
     expect(shown.body).not.toContain(secret)
 
-    received.length = 0
-    script.push(500, 500)
+    receiver.received.length = 0
+    receiver.script('/hook', [500, 500])
     const fired = await call('POST', '/alerts/test', h)
     expect(fired.status).toBe(200)
     const eventId = fired.json().data.event_id as string
@@ -120,9 +80,9 @@ describe('/alerts/webhook', () => {
       return d?.status === 'delivered' ? d : undefined
     })
     expect(delivery).toMatchObject({ kind: 'test', status: 'delivered', attempts: 3, last_status_code: 200, url: hookUrl })
-    expect(received).toHaveLength(3)
+    expect(receiver.received).toHaveLength(3)
     const now = Math.floor(Date.now() / 1000)
-    for (const r of received) {
+    for (const r of receiver.received) {
       expect(verifySignature(secret, r.body, String(r.headers['x-svc-signature']), now)).toBe(true)
       expect(verifySignature('whsec_wrong', r.body, String(r.headers['x-svc-signature']), now)).toBe(false)
       const body = JSON.parse(r.body)
@@ -137,9 +97,10 @@ describe('/alerts/webhook', () => {
   it('an alert any producer publishes on the bus reaches every webhook; a receiver that keeps failing ends failed', async () => {
     const a = { 'x-svc-key': await issue('desk') }
     const b = { 'x-svc-key': await issue('desk') }
-    const secretA = (await call('POST', '/alerts/webhook', a, { url: hookUrl })).json().data.secret
-    await call('POST', '/alerts/webhook', b, { url: `${hookUrl}?b` })
-    received.length = 0
+    // Paths of their own: the first test's webhook (on /hook) receives this alert too.
+    const secretA = (await call('POST', '/alerts/webhook', a, { url: `${receiver.base}/a` })).json().data.secret
+    await call('POST', '/alerts/webhook', b, { url: `${receiver.base}/b` })
+    receiver.received.length = 0
     const id = `proven_deployer_launch:0x${'11'.repeat(20)}:2026-11-21`
     await publishAlert(env.rt.bus, { id, kind: 'proven_deployer_launch', created_at: new Date().toISOString(), data: { token: `0x${'22'.repeat(20)}` } })
     for (const h of [a, b]) {
@@ -148,11 +109,13 @@ describe('/alerts/webhook', () => {
         return d?.status === 'delivered' ? d : undefined
       })
     }
-    const toA = received.find((r) => r.headers['x-svc-signature'] && verifySignature(secretA, r.body, String(r.headers['x-svc-signature']), Math.floor(Date.now() / 1000)))
+    const [toA] = receiver.to('/a')
+    expect(verifySignature(secretA, toA!.body, String(toA!.headers['x-svc-signature']), Math.floor(Date.now() / 1000))).toBe(true)
     expect(JSON.parse(toA!.body)).toMatchObject({ id, kind: 'proven_deployer_launch', data: { token: `0x${'22'.repeat(20)}` } })
+    expect(receiver.to('/b')).toHaveLength(1)
 
     // Six 500s: the delivery gives up after the sixth attempt.
-    script.push(500, 500, 500, 500, 500, 500)
+    receiver.script('/a', [500, 500, 500, 500, 500, 500])
     const fired = (await call('POST', '/alerts/test', a)).json().data.event_id
     const failed = await until('failed', async () => {
       const d = (await call('GET', '/alerts/webhook', a)).json().data.deliveries.find((x: { event_id: string }) => x.event_id === fired)
