@@ -37,7 +37,14 @@ export interface AppOptions {
 
 /** The Fastify app: catalog routes, the error model, /docs, and request metrics. */
 export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: false })
+  // request.ip is the client for quotas and rate caps: X-Forwarded-For only from trusted proxies.
+  const trust = deps.config.TRUST_PROXY
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A hop count trusts that many proxies in front of us, whatever their addresses.
+    trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : (trust ?? false),
+  })
   const { logger, metrics } = deps
 
   app.addHook('onResponse', async (req, reply) => {

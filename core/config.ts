@@ -19,6 +19,23 @@ const EnvSchema = z.object({
   PORT: z.coerce.number({ error: 'a port number' }).int().min(0, 'a port 0-65535').max(65535, 'a port 0-65535').default(8080),
   HOST: z.string().min(1, 'a host name or address').default('127.0.0.1'),
   DATA_DIR: z.string().min(1, 'a directory path').default('./data'),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (quotas and rate caps are
+   * per IP): a number of hops, or a comma list of proxy addresses/CIDRs. Unset: none (the
+   * connection's address), so a client cannot pick its own IP.
+   */
+  TRUST_PROXY: z
+    .string()
+    .transform((s, ctx) => {
+      if (/^\d{1,2}$/.test(s)) return Number(s)
+      const list = s.split(',').map((x) => x.trim()).filter(Boolean)
+      if (!list.length || !list.every((x) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(x))) {
+        ctx.addIssue({ code: 'custom', message: 'a number of hops or a comma list of proxy addresses/CIDRs' })
+        return z.NEVER
+      }
+      return list.join(',')
+    })
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal|error|warn|info|debug|trace|silent' }).default('info'),
 
   CLICKHOUSE_URL: optionalUrl,

@@ -1,6 +1,9 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
+import { createAccessGate } from '../../api/access/gate.ts'
+import { buildApp } from '../../api/app.ts'
+import { catalog } from '../../api/catalog/index.ts'
 import { reportEndpoint } from '../../api/endpoints/report.ts'
 import { verdictEndpoint } from '../../api/endpoints/verdict.ts'
 import type { BusRecord } from '../../pipelines/bus/types.ts'
@@ -269,5 +272,32 @@ describe('the free quota of /report/{token}', () => {
     expect(decodePaymentRequiredHeader(String(over.headers['payment-required'])).accepts[0]).toMatchObject({ amount: '50000' })
     expect((await get(`/report/${UNKNOWN}`, {}, ip)).status).toBe(402)
     expect((await get(`/report/${UNKNOWN}?tier=paid`, {}, ip)).status).toBe(400)
+  })
+})
+
+describe('the client address behind a proxy (TRUST_PROXY)', () => {
+  it('with TRUST_PROXY naming the proxy, clients behind it have quotas of their own; others cannot pick their address', async () => {
+    const app = await buildApp({
+      deps: { ...env.api.deps, config: { ...env.rt.config, TRUST_PROXY: '10.9.0.1' } },
+      gate: createAccessGate({ adminToken: undefined, store: env.rt.store, keys: env.api.deps.keys }),
+      catalog,
+    })
+    try {
+      const call = (remoteAddress: string, forwardedFor: string) =>
+        app.inject({ method: 'GET', url: `/report/${UNKNOWN}`, remoteAddress, headers: { 'x-forwarded-for': forwardedFor } }).then((r) => r.statusCode)
+      const viaProxy: number[] = []
+      for (let i = 0; i < 26; i++) viaProxy.push(await call('10.9.0.1', '198.51.100.31'))
+      expect(viaProxy.slice(0, 25).every((s) => s === 200)).toBe(true)
+      expect(viaProxy[25]).toBe(402)
+      // another client behind the same proxy: its own quota
+      expect(await call('10.9.0.1', '198.51.100.32')).toBe(200)
+      // a connection from elsewhere claiming the used-up client's address is counted as itself
+      const direct: number[] = []
+      for (let i = 0; i < 26; i++) direct.push(await call('192.0.2.50', `198.51.100.${40 + i}`))
+      expect(direct.slice(0, 25).every((s) => s === 200)).toBe(true)
+      expect(direct[25]).toBe(402)
+    } finally {
+      await app.close()
+    }
   })
 })

@@ -34,6 +34,13 @@ describe('loadConfig()', () => {
     expect(() => loadConfig({ [name]: secret })).not.toThrow(secret)
   })
 
+  it('loadConfig() reads TRUST_PROXY as hops or a list of proxy addresses', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBeUndefined()
+    expect(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY).toBe(1)
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).TRUST_PROXY).toBe('10.0.0.0/8,127.0.0.1')
+    expect(() => loadConfig({ TRUST_PROXY: 'everyone' })).toThrow('invalid TRUST_PROXY="everyone": expected a number of hops or a comma list of proxy addresses/CIDRs')
+  })
+
   it.each([
     ['PORT', 'abc', /PORT="abc": expected a port number/],
     ['PORT', '70000', /PORT="70000": expected a port 0-65535/],
