@@ -42,6 +42,7 @@ export async function invokeEndpoint(
   const params = parsePart(e.params, input.params, 'path')
   const query = parsePart(e.query, input.query, 'query')
   const body = parsePart(e.body, input.body, 'body')
+  e.validate?.({ params, query, body })
   const grant = await gate.admit(e, query as Record<string, unknown>, info)
   const result = await e.handler({ params, query, body, deps, request: info, grant })
   // Settle only after the handler succeeded; a settlement failure throws, so nothing is served.

@@ -8,6 +8,7 @@ import { createAlertProducers, type AlertProducers } from '../api/alerts/produce
 import { createWebhookStore } from '../api/alerts/webhook-store.ts'
 import { loopbackAllowedByEnv } from '../api/alerts/webhook-url.ts'
 import { buildApp } from '../api/app.ts'
+import { createTextReader } from '../api/identify/text-reader.ts'
 import { catalog } from '../api/catalog/index.ts'
 import type { ApiDeps } from '../api/deps.ts'
 import { createServingCache } from '../api/serving/serving-cache.ts'
@@ -64,6 +65,7 @@ export async function createApiServer(
     catalog,
     alerts: { webhooks, policy, publish },
     faucet: opts.faucet,
+    textReader: createTextReader(rt.logger),
     readiness: {
       clickhouse: async () => void (await rt.ch.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json(),
       bus: () => rt.bus.ping(),
@@ -97,6 +99,7 @@ export async function createApiServer(
       await delivery.stop()
       watermarks.stop()
       await app.close()
+      await deps.textReader?.close()
     },
   }
 }

@@ -6,6 +6,7 @@ import { deleteWebhookEndpoint, getWebhookEndpoint, setWebhookEndpoint, testAler
 import { listWatchlistEndpoint, unwatchTokenEndpoint, watchTokenEndpoint } from '../endpoints/watchlist.ts'
 import { callerCallsEndpoint, callerCardEndpoint, callersEndpoint } from '../endpoints/callers.ts'
 import { firstCallEndpoint } from '../endpoints/first-call.ts'
+import { identifyEndpoint } from '../endpoints/identify.ts'
 import { followsOfHandleEndpoint, socialFollowsEndpoint } from '../endpoints/follows.ts'
 import { mentionsEndpoint } from '../endpoints/mentions.ts'
 import { momentumEndpoint } from '../endpoints/momentum.ts'
@@ -57,6 +58,7 @@ export const catalog: AnyEndpoint[] = [
   faucetEndpoint,
   verdictEndpoint,
   reportEndpoint,
+  identifyEndpoint,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

@@ -66,6 +66,12 @@ export interface Endpoint<
   tool?: { name: string; description?: string }
   /** Served by a plugin of its own (the MCP transport), not by a catalog route; documented here. */
   mountedBy?: 'mcp'
+  /**
+   * Checks of the parsed input that a schema cannot express with the right status (an image's
+   * bytes: 413, 415). They run before the access gate, so a bad request spends no free quota
+   * and no payment.
+   */
+  validate?: (input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }) => void
   /** Absent while the endpoint is declared but not served yet: it answers 501 not_implemented. */
   handler?: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<HandlerResult<z.input<R>>>
 }

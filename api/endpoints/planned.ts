@@ -28,11 +28,6 @@ export const plannedEndpoints: AnyEndpoint[] = [
     query: z.object({ limit: Limit(), via: Address.optional(), min_transfers: z.coerce.number().int().min(0).optional(), before_block: z.coerce.number().int().min(0).optional() }),
     response: GenericData, access: { kind: 'paid', price: '0.02' },
   }),
-  defineEndpoint({
-    method: 'POST', path: '/identify', summary: 'Identify a chart screenshot', description: 'Matches a chart screenshot to a token with confidence and alternates. Free 5 per day per IP, then 0.02.', tags: ['token'],
-    body: z.object({ image: z.string().min(1).max(7_000_000), media_type: z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']).default('image/png') }),
-    response: GenericData, access: { kind: 'mixed', price: '0.02', freePerDay: 5 }, tool: { name: 'svc_identify' },
-  }),
   defineEndpoint({ method: 'POST', path: '/structure/{token}', summary: 'Queue a structure scan', description: 'Queues a holder-structure scan; results later by GET. Job states: queued, running, done, failed.', tags: ['structure'], params: token, response: GenericData, access: { kind: 'free' } }),
   defineEndpoint({ method: 'GET', path: '/forensics/{token}', summary: 'Forensics results', description: 'Cached forensics scan results.', tags: ['structure'], params: token, response: GenericData, access: { kind: 'free' } }),
   defineEndpoint({ method: 'POST', path: '/forensics/{token}', summary: 'Queue a forensics scan', description: 'Queues a forensics scan. Job states: queued, running, done, failed.', tags: ['structure'], params: token, response: GenericData, access: { kind: 'free' } }),
