@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
+import { renderChart } from '../setup/chart-image.ts'
 import { requireRedisUrl } from '../setup/services.ts'
 import { freePort, startSvcServer, type SvcServer } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
@@ -45,7 +46,7 @@ describe('two API processes sharing Redis', () => {
     // One free dossier quota across both processes: 25 a day per IP on /report, then 402.
     // (The day's count of an earlier run on this Redis is cleared first.)
     const redis = new Redis(requireRedisUrl())
-    const stale = await redis.keys('quota:GET:/report/{token}:*')
+    const stale = [...(await redis.keys('quota:GET:/report/{token}:*')), ...(await redis.keys('quota:POST:/identify:*'))]
     if (stale.length) await redis.del(...stale)
     await redis.quit()
     const report = (api: SvcServer, i: number) => fetch(`${api.base}/report/0x${i.toString(16).padStart(40, '0')}`)
@@ -54,6 +55,12 @@ describe('two API processes sharing Redis', () => {
     for (let i = 13; i < 26; i++) quota.push((await report(b, i)).status)
     expect(quota.slice(0, 25).every((s) => s === 200)).toBe(true)
     expect(quota[25]).toBe(402)
+    // ...and one identify quota: 5 a day per IP.
+    const chart = (await renderChart({ price: '1.25' })).toString('base64')
+    const identify = (api: SvcServer) =>
+      fetch(`${api.base}/identify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ image: chart }) }).then((r) => r.status)
+    const identified = [await identify(a), await identify(b), await identify(a), await identify(b), await identify(a), await identify(b)]
+    expect(identified).toEqual([200, 200, 200, 200, 200, 402])
 
     // Restart B: the key, the watchlist and the used-up quota are still there.
     await b.stop()
@@ -62,6 +69,7 @@ describe('two API processes sharing Redis', () => {
     expect((await fetch(`${b2.base}/token/${token}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
     expect(((await (await fetch(`${b2.base}/watchlist`, { headers: { 'x-svc-key': key } })).json()) as { data: { tokens: string[] } }).data.tokens).toEqual([token])
     expect((await report(b2, 99)).status).toBe(402)
+    expect(await identify(b2)).toBe(402)
     expect((await report(a, 98)).status).toBe(402)
   })
 })
