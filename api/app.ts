@@ -68,6 +68,11 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
     reply.status(err.status).send(err.body())
   })
 
+  // OAuth clients post the token request as a form (/mcp/account/token); it parses to the same object as JSON.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)))
+  })
+
   registerCatalogRoutes(app, catalog, deps, gate)
 
   // The interactive reference reads the same generated document as /openapi.json.

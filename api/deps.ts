@@ -9,6 +9,7 @@ import type { TokenBookSource } from './serving/token-book.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 import type { KeyRegistry } from './access/keys.ts'
+import type { McpConnector } from './access/mcp-connector.ts'
 import type { TextReader } from './identify/text-reader.ts'
 import type { UrlPolicy } from './alerts/webhook-url.ts'
 import type { WebhookStore } from './alerts/webhook-store.ts'
@@ -51,6 +52,8 @@ export interface ApiDeps {
   catalog: AnyEndpoint[]
   /** Alert webhooks; absent in processes that do not serve /alerts/*. */
   alerts?: AlertsDeps
+  /** The MCP connector (/mcp/account): OAuth clients, codes and connection tokens. */
+  connector?: McpConnector
   /** Text off images (/identify); absent where no image is read. */
   textReader?: TextReader
   /** Present only on the local payments chain. */

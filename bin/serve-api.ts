@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createAccessGate } from '../api/access/gate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
+import { createMcpConnector } from '../api/access/mcp-connector.ts'
 import { x402PaymentMethod } from '../api/access/x402/method.ts'
 import { createX402Payments } from '../api/access/x402/payments.ts'
 import { createAlertDelivery, publishAlert } from '../api/alerts/delivery.ts'
@@ -66,6 +67,7 @@ export async function createApiServer(
     alerts: { webhooks, policy, publish },
     faucet: opts.faucet,
     textReader: createTextReader(rt.logger),
+    connector: createMcpConnector(rt.ch, rt.store),
     readiness: {
       clickhouse: async () => void (await rt.ch.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json(),
       bus: () => rt.bus.ping(),
@@ -79,6 +81,7 @@ export async function createApiServer(
     adminToken: rt.config.SVC_ADMIN_TOKEN,
     store: rt.store,
     keys: deps.keys,
+    connector: deps.connector,
     payments: payments.enabled ? x402PaymentMethod(payments) : undefined,
   })
   const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate)] })

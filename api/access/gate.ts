@@ -5,6 +5,7 @@ import { ApiError } from '../errors.ts'
 import { priceOf } from '../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../catalog/types.ts'
 import type { KeyRegistry } from './keys.ts'
+import { CONNECTION_PREFIX, type McpConnector } from './mcp-connector.ts'
 
 /** What admitted a call, and how to complete it once the handler has succeeded. */
 export interface AccessGrant {
@@ -78,6 +79,8 @@ export interface GateDeps {
   adminToken: string | undefined
   store: Store
   keys: KeyRegistry
+  /** The MCP connector, whose connection tokens are accepted like the keys they stand for. */
+  connector?: McpConnector
   /** x402; without it paid calls fail closed with 402. */
   payments?: PaymentMethod
 }
@@ -90,6 +93,11 @@ export interface GateDeps {
  */
 export function createAccessGate(deps: GateDeps): AccessGate {
   const { store, keys } = deps
+  /** A connection token of the MCP connector stands for the key it was issued for, while that key lives. */
+  const byConnection = async (token: string) => {
+    const keyHash = await deps.connector?.keyHashOf(token)
+    return keyHash ? keys.byHash(keyHash) : null
+  }
   return {
     async admit(endpoint, query, request) {
       const access = endpoint.access
@@ -106,7 +114,7 @@ export function createAccessGate(deps: GateDeps): AccessGate {
 
       const presented = header(request, 'x-svc-key') ?? token
       if (presented !== undefined) {
-        const record = await keys.verify(presented)
+        const record = presented.startsWith(CONNECTION_PREFIX) ? await byConnection(presented) : await keys.verify(presented)
         if (!record) throw new ApiError('invalid_key')
         if (access.kind === 'key' && access.feature && !planHas(record.plan, access.feature)) {
           throw new ApiError('forbidden', `The ${record.plan} plan does not include ${access.feature}.`, { plan: record.plan, feature: access.feature })

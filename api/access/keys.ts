@@ -64,14 +64,25 @@ export function createKeyRegistry(ch: ClickHouseClient, store?: Store) {
 
   /** Keys known here or to any process sharing the store, newest version of each. */
   async function all(): Promise<KeyRecord[]> {
-    const byHash = new Map((await rows('1', {})).map((r) => [r.keyHash, r]))
+    const records = new Map((await rows('1', {})).map((r) => [r.keyHash, r]))
     if (store) {
       for (const h of await store.smembers('apikeys')) {
         const v = await store.get(`apikey:${h}`)
-        if (v) byHash.set(h, JSON.parse(v) as KeyRecord)
+        if (v) records.set(h, JSON.parse(v) as KeyRecord)
       }
     }
-    return [...byHash.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))
+    return [...records.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))
+  }
+
+  /** The live record of a key by its hash (a connection token names its key this way), or null. */
+  async function byHash(h: string): Promise<KeyRecord | null> {
+    const hit = cache.get(h)
+    if (hit && Date.now() - hit.at < CACHE_MS) return hit.record
+    const shared = store ? await store.get(`apikey:${h}`) : null
+    const [r] = shared ? [JSON.parse(shared) as KeyRecord] : await rows('key_hash = {h:String}', { h })
+    const record = r && !r.revokedAt ? r : null
+    cache.set(h, { record, at: Date.now() })
+    return record
   }
 
   return {
@@ -92,16 +103,9 @@ export function createKeyRegistry(ch: ClickHouseClient, store?: Store) {
     },
     /** The live record of a key, or null. */
     async verify(key: string): Promise<KeyRecord | null> {
-      if (!looksLikeKey(key)) return null
-      const h = hashKey(key)
-      const hit = cache.get(h)
-      if (hit && Date.now() - hit.at < CACHE_MS) return hit.record
-      const shared = store ? await store.get(`apikey:${h}`) : null
-      const [r] = shared ? [JSON.parse(shared) as KeyRecord] : await rows('key_hash = {h:String}', { h })
-      const record = r && !r.revokedAt ? r : null
-      cache.set(h, { record, at: Date.now() })
-      return record
+      return looksLikeKey(key) ? byHash(hashKey(key)) : null
     },
+    byHash,
   }
 }
 

@@ -7,6 +7,7 @@ import { listWatchlistEndpoint, unwatchTokenEndpoint, watchTokenEndpoint } from 
 import { callerCallsEndpoint, callerCardEndpoint, callersEndpoint } from '../endpoints/callers.ts'
 import { firstCallEndpoint } from '../endpoints/first-call.ts'
 import { identifyEndpoint } from '../endpoints/identify.ts'
+import { mcpAccountEndpoints } from '../endpoints/mcp-account.ts'
 import { followsOfHandleEndpoint, socialFollowsEndpoint } from '../endpoints/follows.ts'
 import { mentionsEndpoint } from '../endpoints/mentions.ts'
 import { momentumEndpoint } from '../endpoints/momentum.ts'
@@ -59,6 +60,7 @@ export const catalog: AnyEndpoint[] = [
   verdictEndpoint,
   reportEndpoint,
   identifyEndpoint,
+  ...mcpAccountEndpoints,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

@@ -85,6 +85,6 @@ export const mcpEndpoint = defineEndpoint({
   tags: ['service'],
   body: z.object({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional(), params: z.unknown().optional() }),
   response: Document,
-  access: { kind: 'free', note: 'tools/list is free; each tool call is charged like its endpoint' },
+  access: { kind: 'key', note: 'a subscription key (x-svc-key or Bearer), or a connection token from the /mcp/account connector; 401 without, with WWW-Authenticate naming the OAuth metadata. Each tool call then runs like its endpoint: paid tools included in the plan run without payment' },
   mountedBy: 'mcp',
 })

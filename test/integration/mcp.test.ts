@@ -6,15 +6,18 @@ import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedde
 
 let env: Embedded
 let base: string
+/** A founders key: /mcp is a key endpoint. */
+let key: string
 
 beforeAll(async () => {
   env = await startEmbedded()
   await env.ingestThrough(150)
   base = await env.api.app.listen({ port: 0, host: '127.0.0.1' })
+  key = (await env.api.deps.keys.create('founders')).key
 })
 afterAll(async () => env?.close())
 
-async function connect(headers: Record<string, string> = {}) {
+async function connect(headers: Record<string, string> = { 'x-svc-key': key }) {
   const client = new Client({ name: 'svc-test', version: '1.0.0' })
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }))
   return client
@@ -44,20 +47,29 @@ describe('MCP server at /mcp', () => {
     await client.close()
   })
 
-  it('svc_token goes through the same access gate: 402 without payment, data with the admin token', async () => {
-    const unpaid = await connect()
+  it('/mcp is a key endpoint: 401 without a key, naming the OAuth metadata of the connector', async () => {
+    const res = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`)
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('missing_key')
+    await expect(connect({})).rejects.toThrow()
+    const bad = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-key': `svc_live_${'x'.repeat(32)}` }, body: '{}' })
+    expect(bad.status).toBe(401)
+    expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"')
+  })
+
+  it('svc_token goes through the same access gate: with a key the paid tool runs without payment; bad input is an error result', async () => {
+    const client = await connect()
     const address = `0x${'ab'.repeat(20)}`
-    const refused = await unpaid.callTool({ name: 'svc_token', arguments: { address } })
-    expect(refused.isError).toBe(true)
-    expect((refused.structuredContent as { error: { code: string } }).error.code).toBe('payment_required')
-    await unpaid.close()
-    const paid = await connect({ authorization: `Bearer ${TEST_ADMIN_TOKEN}` })
-    const ok = await paid.callTool({ name: 'svc_token', arguments: { address } })
+    const ok = await client.callTool({ name: 'svc_token', arguments: { address } })
     expect(ok.isError).toBeFalsy()
     expect((ok.structuredContent as { data: { found: boolean } }).data.found).toBe(false)
-    const bad = await paid.callTool({ name: 'svc_token', arguments: { address: '0x12' } })
+    const bad = await client.callTool({ name: 'svc_token', arguments: { address: '0x12' } })
     expect(bad.isError).toBe(true)
     expect(JSON.stringify(bad.content)).toMatch(/address/)
-    await paid.close()
+    await client.close()
+    const admin = await connect({ authorization: `Bearer ${TEST_ADMIN_TOKEN}` })
+    expect((await admin.callTool({ name: 'svc_token', arguments: { address } })).isError).toBeFalsy()
+    await admin.close()
   })
 })

@@ -1,0 +1,123 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import type { Store } from '../../core/store/types.ts'
+import { ApiError } from '../errors.ts'
+
+/**
+ * The MCP connector behind /mcp/account: OAuth 2.1 (authorization code with PKCE S256, dynamic
+ * client registration) for assistants that cannot send headers. The user gives their
+ * subscription key once; the assistant gets a connection token (`svc_conn_...`) that stands for
+ * that key at /mcp. Clients and connections live in ClickHouse (hashed tokens), codes in the
+ * store for 10 minutes and spend once.
+ */
+
+export const CONNECTION_PREFIX = 'svc_conn_'
+/** How long a connection token lasts. */
+export const CONNECTION_TTL_SECONDS = 30 * 24 * 3600
+const CODE_TTL_MS = 10 * 60_000
+const CACHE_MS = 5_000
+
+export interface OAuthClient {
+  clientId: string
+  clientName: string
+  redirectUris: string[]
+  createdAt: string
+}
+
+export interface AuthorizationRequest {
+  clientId: string
+  redirectUri: string
+  codeChallenge: string
+  /** The key the user gave (its hash). */
+  keyHash: string
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+const base64url = (b: Buffer) => b.toString('base64url')
+
+/** A redirect URI an assistant may register: https, or http on the loopback host (native apps). */
+export function acceptableRedirectUri(uri: string): boolean {
+  let u: URL
+  try {
+    u = new URL(uri)
+  } catch {
+    return false
+  }
+  if (u.hash) return false
+  if (u.protocol === 'https:') return true
+  return u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)
+}
+
+/** OAuth's error, in our error body (details.oauth_error carries the RFC 6749 code). */
+const oauthError = (error: string, description: string) => new ApiError('invalid_parameter', description, { oauth_error: error })
+
+export function createMcpConnector(ch: ClickHouseClient, store: Store) {
+  const cache = new Map<string, { keyHash: string | null; at: number }>()
+  const insert = (table: string, values: Record<string, unknown>[]) =>
+    ch.insert({ table, values, format: 'JSONEachRow', clickhouse_settings: { insert_deduplicate: 0 } })
+
+  async function client(clientId: string): Promise<OAuthClient | null> {
+    const [r] = await queryRows<{ client_id: string; client_name: string; redirect_uris: string[]; created_at: string }>(
+      ch,
+      "SELECT client_id, client_name, redirect_uris, toString(created_at) AS created_at FROM mcp_clients FINAL WHERE client_id = {c:String}",
+      { c: clientId },
+    )
+    return r ? { clientId: r.client_id, clientName: r.client_name, redirectUris: r.redirect_uris, createdAt: r.created_at } : null
+  }
+
+  return {
+    client,
+
+    /** RFC 7591 registration of a public client (no secret: PKCE protects the code). */
+    async registerClient(meta: { redirectUris: string[]; clientName: string }): Promise<OAuthClient> {
+      const c: OAuthClient = { clientId: `mcpc_${base64url(randomBytes(18))}`, clientName: meta.clientName, redirectUris: meta.redirectUris, createdAt: new Date().toISOString() }
+      await insert('mcp_clients', [{ client_id: c.clientId, client_name: c.clientName, redirect_uris: c.redirectUris, created_at: Date.parse(c.createdAt) }])
+      return c
+    },
+
+    /** The registered client and redirect URI of an authorization request, or a 400 naming what is wrong. */
+    async checkRedirect(clientId: string, redirectUri: string): Promise<OAuthClient> {
+      const c = await client(clientId)
+      if (!c) throw oauthError('invalid_client', 'client_id is not a registered client (register at /mcp/account/register).')
+      if (!c.redirectUris.includes(redirectUri)) throw oauthError('invalid_request', 'redirect_uri is not one the client registered.')
+      return c
+    },
+
+    /** An authorization code for the key the user gave; valid 10 minutes, once. */
+    async issueCode(r: AuthorizationRequest): Promise<string> {
+      const code = base64url(randomBytes(32))
+      await store.set(`mcp:code:${sha256(code)}`, JSON.stringify(r), CODE_TTL_MS)
+      return code
+    },
+
+    /** Exchange a code (with its PKCE verifier) for a connection token; a code is spent once. */
+    async exchange(x: { code: string; clientId: string; redirectUri: string; codeVerifier: string }): Promise<{ token: string; expiresIn: number }> {
+      const h = sha256(x.code)
+      const raw = await store.get(`mcp:code:${h}`)
+      if (!raw || !(await store.setIfAbsent(`mcp:code-spent:${h}`, '1', CODE_TTL_MS))) throw oauthError('invalid_grant', 'The code is unknown, expired or already used.')
+      await store.del(`mcp:code:${h}`)
+      const r = JSON.parse(raw) as AuthorizationRequest
+      if (r.clientId !== x.clientId || r.redirectUri !== x.redirectUri) throw oauthError('invalid_grant', 'The code was issued to another client or redirect_uri.')
+      if (base64url(createHash('sha256').update(x.codeVerifier).digest()) !== r.codeChallenge) throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge.')
+      const token = `${CONNECTION_PREFIX}${base64url(randomBytes(30))}`
+      const now = Date.now()
+      await insert('mcp_connections', [{ token_hash: sha256(token), key_hash: r.keyHash, client_id: r.clientId, created_at: now, expires_at: now + CONNECTION_TTL_SECONDS * 1000 }])
+      return { token, expiresIn: CONNECTION_TTL_SECONDS }
+    },
+
+    /** The key hash a live connection token stands for, or null. */
+    async keyHashOf(token: string): Promise<string | null> {
+      if (!token.startsWith(CONNECTION_PREFIX)) return null
+      const h = sha256(token)
+      const hit = cache.get(h)
+      if (hit && Date.now() - hit.at < CACHE_MS) return hit.keyHash
+      const [r] = await queryRows<{ key_hash: string }>(ch, 'SELECT key_hash FROM mcp_connections FINAL WHERE token_hash = {h:String} AND expires_at > now64(3)', { h })
+      const keyHash = r?.key_hash ?? null
+      cache.set(h, { keyHash, at: Date.now() })
+      return keyHash
+    },
+  }
+}
+
+export type McpConnector = ReturnType<typeof createMcpConnector>
