@@ -84,7 +84,8 @@ export const registerClientEndpoint = defineEndpoint({
     response_types: z.array(z.string()),
     token_endpoint_auth_method: z.literal('none'),
   }),
-  access: { kind: 'free' },
+  // Each registration is a stored row: capped per IP.
+  access: { kind: 'free', perMinute: 10 },
   async handler({ body, deps }) {
     const bad = body.redirect_uris.find((u) => !acceptableRedirectUri(u))
     if (bad) throw new ApiError('invalid_parameter', `redirect_uris: ${bad} is not https (or http on the loopback host).`, { parameter: 'redirect_uris', oauth_error: 'invalid_redirect_uri' })
@@ -192,7 +193,7 @@ export const connectionTokenEndpoint = defineEndpoint({
     resource: z.string().max(2000).optional(),
   }),
   response: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() }),
-  access: { kind: 'free' },
+  access: { kind: 'free', perMinute: 30 },
   async handler({ body, deps }) {
     const { token, expiresIn } = await connector(deps).exchange({ code: body.code, clientId: body.client_id, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier })
     return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn }

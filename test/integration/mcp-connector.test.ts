@@ -159,6 +159,18 @@ describe('the MCP connector at /mcp/account', () => {
     expect(((await page.json()) as { error: { details: { oauth_error: string } } }).error.details.oauth_error).toBe('invalid_client')
   })
 
+  it('registration is capped at 10 a minute per IP', { timeout: 30_000 }, async () => {
+    // the cap counts per clock minute: start early in one
+    if (new Date().getSeconds() > 50) await new Promise((r) => setTimeout(r, 11_000))
+    const statuses: number[] = []
+    for (let i = 0; i < 11; i++) {
+      const res = await env.api.app.inject({ method: 'POST', url: '/mcp/account/register', remoteAddress: '198.51.100.77', payload: { redirect_uris: ['https://a.example/cb'] } })
+      statuses.push(res.statusCode)
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true)
+    expect(statuses[10]).toBe(429)
+  })
+
   it('publishes the OAuth metadata MCP clients discover', async () => {
     const prm = (await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()) as { resource: string; authorization_servers: string[] }
     expect(prm).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base] })
