@@ -7,6 +7,12 @@ import { tempDir } from '../setup/temp.ts'
 
 const ADMIN = 'shared-redis-admin-token-0123'
 
+/** fetch with a deadline, so a request that never answers fails here, naming its URL. */
+const call = (url: string, init: RequestInit = {}) =>
+  fetch(url, { ...init, signal: AbortSignal.timeout(30_000) }).catch((err: unknown) => {
+    throw new Error(`${init.method ?? 'GET'} ${url}: ${err instanceof Error ? err.message : String(err)}`)
+  })
+
 /** `svc api` as its own process: its own chDB data path, the shared Redis. */
 const startApi = (dataDir: string, port: number) =>
   startSvcServer(['api'], port, { DATA_DIR: dataDir, REDIS_URL: requireRedisUrl(), SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', KAFKA_BROKERS: '' }, 60_000)
@@ -25,21 +31,21 @@ describe('two API processes sharing Redis', () => {
     const [a, b] = await Promise.all([startApi(dirs[0]!.path, portA), startApi(dirs[1]!.path, portB)])
     running.push(a, b)
 
-    const created = await fetch(`${a.base}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'signal_feed' }) })
+    const created = await call(`${a.base}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'signal_feed' }) })
     const { key } = (await created.json()) as { key: string }
     const token = `0x${'cd'.repeat(20)}`
     // Issued on A, honoured on B.
-    expect((await fetch(`${b.base}/token/${token}`)).status).toBe(402)
-    expect((await fetch(`${b.base}/token/${token}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
+    expect((await call(`${b.base}/token/${token}`)).status).toBe(402)
+    expect((await call(`${b.base}/token/${token}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
     // Watched on A, listed on B.
-    expect((await fetch(`${a.base}/watchlist/${token}`, { method: 'POST', headers: { 'x-svc-key': key } })).status).toBe(200)
-    expect(((await (await fetch(`${b.base}/watchlist`, { headers: { 'x-svc-key': key } })).json()) as { data: { tokens: string[] } }).data.tokens).toEqual([token])
+    expect((await call(`${a.base}/watchlist/${token}`, { method: 'POST', headers: { 'x-svc-key': key } })).status).toBe(200)
+    expect(((await (await call(`${b.base}/watchlist`, { headers: { 'x-svc-key': key } })).json()) as { data: { tokens: string[] } }).data.tokens).toEqual([token])
 
     // One rate cap across both processes: 30 a minute per IP on the free caller card.
     if (new Date().getSeconds() > 45) await new Promise((r) => setTimeout(r, 16_000))
     const statuses: number[] = []
-    for (let i = 0; i < 20; i++) statuses.push((await fetch(`${a.base}/caller/shared_cap_test`)).status)
-    for (let i = 0; i < 11; i++) statuses.push((await fetch(`${b.base}/caller/shared_cap_test`)).status)
+    for (let i = 0; i < 20; i++) statuses.push((await call(`${a.base}/caller/shared_cap_test`)).status)
+    for (let i = 0; i < 11; i++) statuses.push((await call(`${b.base}/caller/shared_cap_test`)).status)
     expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true)
     expect(statuses[30]).toBe(429)
 
@@ -49,7 +55,7 @@ describe('two API processes sharing Redis', () => {
     const stale = [...(await redis.keys('quota:GET:/report/{token}:*')), ...(await redis.keys('quota:POST:/identify:*'))]
     if (stale.length) await redis.del(...stale)
     await redis.quit()
-    const report = (api: SvcServer, i: number) => fetch(`${api.base}/report/0x${i.toString(16).padStart(40, '0')}`)
+    const report = (api: SvcServer, i: number) => call(`${api.base}/report/0x${i.toString(16).padStart(40, '0')}`)
     const quota: number[] = []
     for (let i = 0; i < 13; i++) quota.push((await report(a, i)).status)
     for (let i = 13; i < 26; i++) quota.push((await report(b, i)).status)
@@ -58,7 +64,7 @@ describe('two API processes sharing Redis', () => {
     // ...and one identify quota: 5 a day per IP.
     const chart = (await renderChart({ price: '1.25' })).toString('base64')
     const identify = (api: SvcServer) =>
-      fetch(`${api.base}/identify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ image: chart }) }).then((r) => r.status)
+      call(`${api.base}/identify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ image: chart }) }).then((r) => r.status)
     const identified = [await identify(a), await identify(b), await identify(a), await identify(b), await identify(a), await identify(b)]
     expect(identified).toEqual([200, 200, 200, 200, 200, 402])
 
@@ -66,8 +72,8 @@ describe('two API processes sharing Redis', () => {
     await b.stop()
     const b2 = await startApi(dirs[1]!.path, portB)
     running.push(b2)
-    expect((await fetch(`${b2.base}/token/${token}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
-    expect(((await (await fetch(`${b2.base}/watchlist`, { headers: { 'x-svc-key': key } })).json()) as { data: { tokens: string[] } }).data.tokens).toEqual([token])
+    expect((await call(`${b2.base}/token/${token}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
+    expect(((await (await call(`${b2.base}/watchlist`, { headers: { 'x-svc-key': key } })).json()) as { data: { tokens: string[] } }).data.tokens).toEqual([token])
     expect((await report(b2, 99)).status).toBe(402)
     expect(await identify(b2)).toBe(402)
     expect((await report(a, 98)).status).toBe(402)

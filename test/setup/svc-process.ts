@@ -43,31 +43,47 @@ export function freePort(): Promise<number> {
 export interface SvcServer {
   base: string
   child: ChildProcess
-  /** SIGTERM, then wait for the exit. */
+  /** SIGTERM, then wait for the exit (SIGKILL after 20 s: a test never leaves a server behind). */
   stop(): Promise<void>
+  /** The last lines the process printed (for a failing test's message). */
+  output(): string
 }
 
 /** `svc <args>` (start or api) as a long-running child on `port`, once its /health answers 200. */
 export async function startSvcServer(args: string[], port: number, env: Record<string, string>, timeoutMs = 90_000): Promise<SvcServer> {
-  const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, PORT: String(port), ...env }, stdio: 'ignore' })
+  const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // Both pipes drained for the child's whole life (a full pipe would block it); the tail is kept.
+  let tail = ''
+  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-4000))
+  child.stdout!.on('data', keep)
+  child.stderr!.on('data', keep)
+  // A test that times out never runs its cleanup for a server it did not get back: kill on exit.
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  child.once('exit', () => process.removeListener('exit', killOnExit))
   const base = `http://127.0.0.1:${port}`
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve()
-      child.once('exit', () => resolve())
+      const hard = setTimeout(() => child.kill('SIGKILL'), 20_000)
+      child.once('exit', () => {
+        clearTimeout(hard)
+        resolve()
+      })
       child.kill('SIGTERM')
     })
+  const describe = () => `svc ${args.join(' ')} on ${port}`
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`svc ${args.join(' ')} exited with ${child.exitCode} before listening`)
+    if (child.exitCode !== null) throw new Error(`${describe()} exited with ${child.exitCode} before listening:\n${tail}`)
     try {
-      if ((await fetch(`${base}/health`)).status === 200) return { base, child, stop }
+      if ((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) })).status === 200) return { base, child, stop, output: () => tail }
     } catch {
-      // not listening yet
+      // not listening (or not answering) yet
     }
     if (Date.now() > deadline) {
       await stop()
-      throw new Error(`svc ${args.join(' ')} on ${port} did not start in ${timeoutMs} ms`)
+      throw new Error(`${describe()} did not start in ${timeoutMs} ms:\n${tail}`)
     }
     await new Promise((r) => setTimeout(r, 200))
   }
