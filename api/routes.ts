@@ -30,6 +30,9 @@ export function requestInfo(req: FastifyRequest): RequestInfo {
   return { ip: req.ip, headers: req.headers, url: `${req.protocol}://${req.host}${req.url}` }
 }
 
+/** The scheme and host a request was made to (absent for calls made in-process). */
+export const originOf = (info: RequestInfo) => (info.url ? new URL(info.url).origin : '')
+
 /** Run one catalog endpoint for an already-parsed request, through the access gate. */
 export async function invokeEndpoint(
   e: AnyEndpoint,

@@ -36,6 +36,15 @@ function payerKey(config: Config): Hex {
   return key
 }
 
+/** A USDC amount argument in 6-decimal units, or a one-line error naming the flag. */
+function usdcArg(flag: string, value: string): string {
+  try {
+    return usdToAtomic(value)
+  } catch {
+    throw new ConfigError(`${flag} ${value}: expected USDC with at most 6 decimals, e.g. 0.10`)
+  }
+}
+
 async function json(res: Response): Promise<unknown> {
   const text = await res.text()
   try {
@@ -56,23 +65,13 @@ export async function commandPay(config: Config, args: string[]): Promise<void> 
   const base = values.base ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`
   const url = new URL(target, base)
   const max = values.max ?? DEFAULT_MAX_USD
-  let maxAtomic: string
-  try {
-    maxAtomic = usdToAtomic(max)
-  } catch {
-    throw new ConfigError(`--max ${max}: expected USDC with at most 6 decimals, e.g. 0.10`)
-  }
+  const maxAtomic = usdcArg('--max', max)
   const account = privateKeyToAccount(payerKey(config))
   say(`payer ${account.address}`)
 
   if (values.fund !== undefined) {
     if (!config.SVC_ADMIN_TOKEN) throw new ConfigError('--fund needs SVC_ADMIN_TOKEN (the faucet is an operator endpoint)')
-    let amount: string
-    try {
-      amount = usdToAtomic(values.fund)
-    } catch {
-      throw new ConfigError(`--fund ${values.fund}: expected USDC with at most 6 decimals, e.g. 1`)
-    }
+    const amount = usdcArg('--fund', values.fund)
     const res = await fetch(new URL('/admin/faucet', url), {
       method: 'POST',
       headers: { authorization: `Bearer ${config.SVC_ADMIN_TOKEN}`, 'content-type': 'application/json' },

@@ -5,7 +5,7 @@ import type { AnyEndpoint } from '../api/catalog/types.ts'
 import type { ApiDeps } from '../api/deps.ts'
 import { mcpEndpoint } from '../api/endpoints/meta.ts'
 import { ApiError } from '../api/errors.ts'
-import { requestInfo } from '../api/routes.ts'
+import { originOf, requestInfo } from '../api/routes.ts'
 import { createMcpServer } from './server.ts'
 
 /**
@@ -29,7 +29,7 @@ export function mcpPlugin(catalog: AnyEndpoint[], deps: ApiDeps, gate: AccessGat
           await gate.admit(mcpEndpoint, {}, info)
         } catch (err) {
           if (!(err instanceof ApiError)) throw err
-          const metadata = `${new URL(info.url!).origin}/.well-known/oauth-protected-resource`
+          const metadata = `${originOf(info)}/.well-known/oauth-protected-resource`
           return reply
             .status(err.status)
             .header('www-authenticate', `Bearer resource_metadata="${metadata}"${err.code === 'invalid_key' ? ', error="invalid_token"' : ''}`)

@@ -123,19 +123,16 @@ export function createAccessGate(deps: GateDeps): AccessGate {
       }
       if (access.kind === 'key') throw new ApiError('missing_key')
 
-      if (access.kind === 'mixed' && query.tier === 'free') {
-        if (await takeDailyQuota(store, endpoint, request.ip, access.freePerDay)) return { via: 'free_quota', price: null }
-        // Used up: the same 402 as without a tier, so a client can pay for this call.
-        if (deps.payments) throw deps.payments.required(endpoint, price!, request)
-        throw new ApiError('payment_required', `The free quota of ${access.freePerDay} per day is used up; pay per call or retry tomorrow.`, { price_usd: access.price })
-      }
-      if (deps.payments) {
+      // ?tier=free on a mixed endpoint asks for the free quota only: a payment header is not used.
+      const freeTierOnly = access.kind === 'mixed' && query.tier === 'free'
+      if (deps.payments && !freeTierOnly) {
         const paid = await deps.payments.admit(endpoint, price!, request)
         if (paid) return paid
       }
       if (access.kind === 'mixed' && (await takeDailyQuota(store, endpoint, request.ip, access.freePerDay))) return { via: 'free_quota', price: null }
       if (deps.payments) throw deps.payments.required(endpoint, price!, request)
-      throw new ApiError('payment_required', undefined, { price_usd: price, network: 'eip155:8453', asset: 'USDC' })
+      const message = access.kind === 'mixed' ? `The free quota of ${access.freePerDay} per day is used up; pay per call or retry tomorrow.` : undefined
+      throw new ApiError('payment_required', message, { price_usd: price, network: 'eip155:8453', asset: 'USDC' })
     },
   }
 }

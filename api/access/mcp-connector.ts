@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Store } from '../../core/store/types.ts'
 import { ApiError } from '../errors.ts'
+import { hashKey } from './keys.ts'
 
 /**
  * The MCP connector behind /mcp/account: OAuth 2.1 (authorization code with PKCE S256, dynamic
@@ -33,7 +34,6 @@ export interface AuthorizationRequest {
   keyHash: string
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 const base64url = (b: Buffer) => b.toString('base64url')
 
 /** A redirect URI an assistant may register: https, or http on the loopback host (native apps). */
@@ -87,13 +87,13 @@ export function createMcpConnector(ch: ClickHouseClient, store: Store) {
     /** An authorization code for the key the user gave; valid 10 minutes, once. */
     async issueCode(r: AuthorizationRequest): Promise<string> {
       const code = base64url(randomBytes(32))
-      await store.set(`mcp:code:${sha256(code)}`, JSON.stringify(r), CODE_TTL_MS)
+      await store.set(`mcp:code:${hashKey(code)}`, JSON.stringify(r), CODE_TTL_MS)
       return code
     },
 
     /** Exchange a code (with its PKCE verifier) for a connection token; a code is spent once. */
     async exchange(x: { code: string; clientId: string; redirectUri: string; codeVerifier: string }): Promise<{ token: string; expiresIn: number }> {
-      const h = sha256(x.code)
+      const h = hashKey(x.code)
       const raw = await store.get(`mcp:code:${h}`)
       if (!raw || !(await store.setIfAbsent(`mcp:code-spent:${h}`, '1', CODE_TTL_MS))) throw oauthError('invalid_grant', 'The code is unknown, expired or already used.')
       await store.del(`mcp:code:${h}`)
@@ -102,14 +102,14 @@ export function createMcpConnector(ch: ClickHouseClient, store: Store) {
       if (base64url(createHash('sha256').update(x.codeVerifier).digest()) !== r.codeChallenge) throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge.')
       const token = `${CONNECTION_PREFIX}${base64url(randomBytes(30))}`
       const now = Date.now()
-      await insert('mcp_connections', [{ token_hash: sha256(token), key_hash: r.keyHash, client_id: r.clientId, created_at: now, expires_at: now + CONNECTION_TTL_SECONDS * 1000 }])
+      await insert('mcp_connections', [{ token_hash: hashKey(token), key_hash: r.keyHash, client_id: r.clientId, created_at: now, expires_at: now + CONNECTION_TTL_SECONDS * 1000 }])
       return { token, expiresIn: CONNECTION_TTL_SECONDS }
     },
 
     /** The key hash a live connection token stands for, or null. */
     async keyHashOf(token: string): Promise<string | null> {
       if (!token.startsWith(CONNECTION_PREFIX)) return null
-      const h = sha256(token)
+      const h = hashKey(token)
       const hit = cache.get(h)
       if (hit && Date.now() - hit.at < CACHE_MS) return hit.keyHash
       const [r] = await queryRows<{ key_hash: string }>(ch, 'SELECT key_hash FROM mcp_connections FINAL WHERE token_hash = {h:String} AND expires_at > now64(3)', { h })

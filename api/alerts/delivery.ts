@@ -5,6 +5,7 @@ import type { Logger } from '../../core/logger.ts'
 import type { Store } from '../../core/store/types.ts'
 import type { Bus, Subscription } from '../../pipelines/bus/types.ts'
 import { AlertEvent, alertBody } from '../../pipelines/records/alert.ts'
+import { parseBatch } from '../../pipelines/process/parse-batch.ts'
 import { deadLetterTopic, namespaced, TOPICS } from '../../pipelines/topics.ts'
 import { signatureHeader } from './sign.ts'
 import { checkWebhookUrl, WebhookUrlError, type ResolvedAddress, type UrlPolicy } from './webhook-url.ts'
@@ -219,19 +220,7 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
         fromBeginning: false,
         maxBatchSize: 200,
         async onBatch(batch) {
-          for (const m of batch.messages) {
-            let parsed: ReturnType<typeof AlertEvent.safeParse>
-            try {
-              parsed = AlertEvent.safeParse(JSON.parse(m.value))
-            } catch (err) {
-              parsed = { success: false, error: err } as never
-            }
-            if (!parsed.success) {
-              await deps.bus.publish(deadLetterTopic(topic), [{ key: m.key, value: m.value, headers: { ...m.headers, reason: String(parsed.error).slice(0, 500), step: 'alert-delivery', at: new Date().toISOString() } }])
-              continue
-            }
-            await fanOut(parsed.data)
-          }
+          for (const { value } of await parseBatch(deps, batch, AlertEvent, 'alert-delivery')) await fanOut(value)
         },
         onError: (err) => deps.logger.error({ err }, 'alert batch failed; it will be retried'),
       })

@@ -3,7 +3,7 @@ import { identifyChart, PRICE_BAND, readChart, type ChartCandidate, type ChartMa
 import { Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import { ApiError } from '../errors.ts'
-import { decodeImage, IMAGE_TYPES, MAX_IMAGE_BYTES } from '../identify/image.ts'
+import { checkImage, decodeImage, IMAGE_TYPES, MAX_IMAGE_BYTES } from '../identify/image.ts'
 import { TextReaderBusy } from '../identify/text-reader.ts'
 import type { TokenBook, TokenRecord } from '../serving/token-book.ts'
 
@@ -83,7 +83,7 @@ export const identifyEndpoint = defineEndpoint({
   access: { kind: 'mixed', price: '0.02', freePerDay: 5 },
   tool: { name: 'svc_identify' },
   // A malformed, oversized or mistyped image is refused before the gate: it spends no free call.
-  validate: ({ body }) => void decodeImage(body.image, body.media_type),
+  validate: ({ body }) => void checkImage(body.image, body.media_type),
   async handler({ body, deps }) {
     const { bytes } = decodeImage(body.image, body.media_type)
     if (!deps.textReader) throw new ApiError('dependency_unavailable', 'Image reading is not available in this process.')

@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import { acceptableRedirectUri, CONNECTION_TTL_SECONDS, type McpConnector } from '../access/mcp-connector.ts'
-import { defineEndpoint, type RequestInfo } from '../catalog/types.ts'
+import { defineEndpoint } from '../catalog/types.ts'
 import type { ApiDeps } from '../deps.ts'
 import { ApiError } from '../errors.ts'
+import { originOf } from '../routes.ts'
 
 /**
  * The MCP connector (spec: /mcp/account, "asks for the key once and hands the assistant a
@@ -11,8 +12,6 @@ import { ApiError } from '../errors.ts'
  * for the key (sent in the x-svc-key header, never in a URL), and a token endpoint exchanging
  * the code (PKCE S256) for a connection token that /mcp accepts as a Bearer.
  */
-
-const origin = (request: RequestInfo) => (request.url ? new URL(request.url).origin : '')
 
 function connector(deps: ApiDeps): McpConnector {
   if (!deps.connector) throw new ApiError('dependency_unavailable', 'The MCP connector is not available in this process.')
@@ -28,7 +27,7 @@ export const protectedResourceEndpoint = defineEndpoint({
   response: z.object({ resource: z.string(), authorization_servers: z.array(z.string()), bearer_methods_supported: z.array(z.string()), resource_name: z.string() }),
   access: { kind: 'free' },
   async handler({ request }) {
-    const o = origin(request)
+    const o = originOf(request)
     return { resource: `${o}/mcp`, authorization_servers: [o], bearer_methods_supported: ['header'], resource_name: 'Chain Intelligence API (MCP)' }
   },
 })
@@ -51,7 +50,7 @@ export const authorizationServerEndpoint = defineEndpoint({
   }),
   access: { kind: 'free' },
   async handler({ request }) {
-    const o = origin(request)
+    const o = originOf(request)
     return {
       issuer: o,
       authorization_endpoint: `${o}/mcp/account`,

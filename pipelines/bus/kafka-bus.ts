@@ -2,13 +2,11 @@ import {
   Kafka,
   Partitioners,
   logLevel as KafkaLogLevel,
-  type Admin,
   type Consumer,
   type EachBatchPayload,
   type IHeaders,
   type KafkaMessage,
   type LogEntry,
-  type Producer,
 } from 'kafkajs'
 import { clampOffset } from './memory-bus.ts'
 import type { BatchControl, Bus, BusBatch, BusMessage, SubscribeOptions, Subscription } from './types.ts'
@@ -55,48 +53,18 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       : { logLevel: KafkaLogLevel.NOTHING }),
   })
   const subscriptions = new Set<Subscription>()
-  let producer: Promise<Producer> | null = null
-  let admin: Promise<Admin> | null = null
+  // Connections are opened on first use and shared; a failed connect is retried next call.
+  // acks=-1 and one request in flight: a retried send cannot overtake a later one, so order
+  // within a key holds. (kafkajs's idempotent mode retries forever, which would turn a dead
+  // broker into a publish() that never returns.)
+  const producer = lazyConnection(() =>
+    kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, maxInFlightRequests: 1, allowAutoTopicCreation: true }),
+  )
+  const admin = lazyConnection(() => kafka.admin())
   let closed = false
 
-  // Connections are opened on first use and shared; a failed connect is retried next call.
-  function getProducer(): Promise<Producer> {
-    if (!producer) {
-      // acks=-1 and one request in flight: a retried send cannot overtake a later one, so
-      // order within a key holds. (kafkajs's idempotent mode retries forever, which would turn
-      // a dead broker into a publish() that never returns.)
-      const p = kafka.producer({
-        createPartitioner: Partitioners.DefaultPartitioner,
-        maxInFlightRequests: 1,
-        allowAutoTopicCreation: true,
-      })
-      producer = p.connect().then(
-        () => p,
-        (err) => {
-          producer = null
-          throw err
-        },
-      )
-    }
-    return producer
-  }
-
-  function getAdmin(): Promise<Admin> {
-    if (!admin) {
-      const a = kafka.admin()
-      admin = a.connect().then(
-        () => a,
-        (err) => {
-          admin = null
-          throw err
-        },
-      )
-    }
-    return admin
-  }
-
   async function ensureTopics(topics: string[]): Promise<void> {
-    const a = await getAdmin()
+    const a = await admin.get()
     const existing = new Set(await a.listTopics())
     const missing = [...new Set(topics)].filter((t) => !existing.has(t))
     if (missing.length === 0) return
@@ -216,7 +184,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         return stopPromise
       },
       async lag() {
-        const a = await getAdmin()
+        const a = await admin.get()
         const committed = await a.fetchOffsets({ groupId: opts.groupId, topics: opts.topics })
         let total = 0n
         for (const topic of opts.topics) {
@@ -242,7 +210,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     async publish(topic, records) {
       if (closed) throw new Error('kafka bus: publish() after close()')
       if (records.length === 0) return
-      const p = await getProducer()
+      const p = await producer.get()
       await p.send({
         topic,
         acks: -1,
@@ -251,18 +219,39 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     },
     subscribe,
     async ping() {
-      const a = await withTimeout(getAdmin(), 5_000, 'kafka ping: connect timed out')
+      const a = await withTimeout(admin.get(), 5_000, 'kafka ping: connect timed out')
       await withTimeout(a.describeCluster(), 5_000, 'kafka ping: no answer')
     },
     async close() {
       closed = true
       await Promise.all([...subscriptions].map((s) => s.stop()))
-      const [p, a] = [producer, admin]
-      producer = admin = null
-      await Promise.all([
-        p?.then((x) => x.disconnect()).catch(() => {}),
-        a?.then((x) => x.disconnect()).catch(() => {}),
-      ])
+      await Promise.all([producer.close(), admin.close()])
+    },
+  }
+}
+
+/** A client connected on first use and shared; a failed connect is forgotten, so the next use retries. */
+function lazyConnection<C extends { connect(): Promise<void>; disconnect(): Promise<void> }>(create: () => C) {
+  let connected: Promise<C> | null = null
+  return {
+    get(): Promise<C> {
+      if (!connected) {
+        const c = create()
+        connected = c.connect().then(
+          () => c,
+          (err: unknown) => {
+            connected = null
+            throw err
+          },
+        )
+      }
+      return connected
+    },
+    /** Disconnect if connected; errors are ignored (closing). */
+    async close(): Promise<void> {
+      const c = connected
+      connected = null
+      await c?.then((x) => x.disconnect()).catch(() => {})
     },
   }
 }

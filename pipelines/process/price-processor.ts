@@ -5,6 +5,7 @@ import type { Bus, Subscription } from '../bus/types.ts'
 import { PriceCandle } from '../records/price.ts'
 import { createClickHouseSink } from '../sink/clickhouse-sink.ts'
 import { deadLetterTopic, namespaced, TOPICS } from '../topics.ts'
+import { parseBatch } from './parse-batch.ts'
 
 /**
  * Consumes ETH/USD candles into `price_candles`. A candle's natural key is (pair, minute) and
@@ -23,22 +24,7 @@ export function createPriceProcessor(deps: { ch: ClickHouseClient; bus: Bus; log
         topics: [topic],
         maxBatchSize: 5000,
         async onBatch(batch) {
-          const rows: Record<string, unknown>[] = []
-          const invalid: Array<{ value: string; reason: string }> = []
-          for (const m of batch.messages) {
-            let parsed: ReturnType<typeof PriceCandle.safeParse>
-            try {
-              parsed = PriceCandle.safeParse(JSON.parse(m.value))
-            } catch {
-              invalid.push({ value: m.value, reason: 'invalid_json' })
-              continue
-            }
-            if (!parsed.success) invalid.push({ value: m.value, reason: `invalid_record: ${parsed.error.issues[0]?.message}` })
-            else rows.push({ ...parsed.data })
-          }
-          if (invalid.length) {
-            await deps.bus.publish(deadLetterTopic(topic), invalid.map((x) => ({ key: null, value: x.value, headers: { reason: x.reason, step: 'price-processor', at: new Date().toISOString() } })))
-          }
+          const rows: Record<string, unknown>[] = (await parseBatch(deps, batch, PriceCandle, 'price-processor')).map(({ value }) => ({ ...value }))
           if (rows.length) {
             const first = rows[0]!.minute
             const last = rows[rows.length - 1]!.minute

@@ -6,6 +6,7 @@ import type { Bus, BusBatch, BatchControl, Subscription } from '../bus/types.ts'
 import { CallerMirror, FollowSnapshot, SocialPost, TgSighting } from '../records/social.ts'
 import { extractTokenRefs, resolveRefs } from '../social/extract.ts'
 import { deadLetterTopic, namespaced, TOPICS } from '../topics.ts'
+import { parseBatch } from './parse-batch.ts'
 import { diffFollows } from './social/follow-diff.ts'
 import { createTokenDirectory } from './social/token-directory.ts'
 import type { z } from 'zod'
@@ -51,26 +52,7 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
   }
 
   /** Parse a batch with a schema; invalid records go to the dead letters. */
-  async function parse<S extends z.ZodType>(batch: BusBatch, schema: S): Promise<Array<{ value: z.output<S>; offset: string }>> {
-    const ok: Array<{ value: z.output<S>; offset: string }> = []
-    const bad: Array<{ value: string; reason: string }> = []
-    for (const m of batch.messages) {
-      let r: ReturnType<S['safeParse']>
-      try {
-        r = schema.safeParse(JSON.parse(m.value)) as ReturnType<S['safeParse']>
-      } catch {
-        bad.push({ value: m.value, reason: 'invalid_json' })
-        continue
-      }
-      if (r.success) ok.push({ value: r.data as z.output<S>, offset: m.offset })
-      else bad.push({ value: m.value, reason: `invalid_record: ${r.error.issues[0]?.message}` })
-    }
-    if (bad.length) {
-      await bus.publish(deadLetterTopic(batch.topic), bad.map((b) => ({ key: null, value: b.value, headers: { reason: b.reason, step: 'social-processor', at: new Date().toISOString() } })))
-      for (const b of bad) metrics.deadLetters.inc({ topic: batch.topic, reason: b.reason.split(':')[0]! })
-    }
-    return ok
-  }
+  const parse = <S extends z.ZodType>(batch: BusBatch, schema: S) => parseBatch({ bus, metrics }, batch, schema, 'social-processor')
 
   async function onPosts(batch: BusBatch, control: BatchControl): Promise<void> {
     const posts = await parse(batch, SocialPost)

@@ -9,7 +9,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { getAddress, type Address, type LocalAccount } from 'viem'
 import { createAccessGate } from '../../api/access/gate.ts'
 import { x402PaymentMethod } from '../../api/access/x402/method.ts'
-import { createX402Payments, type X402Payments } from '../../api/access/x402/payments.ts'
+import { createX402Payments } from '../../api/access/x402/payments.ts'
 import { buildApp } from '../../api/app.ts'
 import { catalog } from '../../api/catalog/index.ts'
 import { priceOf, usdToAtomic } from '../../api/catalog/pricing.ts'
@@ -50,7 +50,6 @@ const secret = defineEndpoint({
 let chain: PaymentsChain
 let env: Embedded
 let app: FastifyInstance
-let payments: X402Payments
 let base: string
 let payTo: Address
 const timings: Record<string, number> = {}
@@ -66,7 +65,6 @@ beforeAll(async () => {
   timings.embedded = Date.now() - t
   const started = await startEmbeddedApp({})
   app = started.app
-  payments = started.payments
   base = started.base
   drain = async (payer) => {
     const balance = await chain.balanceOf(payer)
@@ -86,7 +84,7 @@ async function startEmbeddedApp(overrides: { X402_FACILITATOR_PRIVATE_KEY?: stri
     catalog: [...catalog, boom as unknown as AnyEndpoint, secret as unknown as AnyEndpoint],
   })
   await a.listen({ host: '127.0.0.1', port: 0 })
-  return { app: a, payments: p, base: `http://127.0.0.1:${(a.server.address() as AddressInfo).port}`, close: () => a.close() }
+  return { app: a, base: `http://127.0.0.1:${(a.server.address() as AddressInfo).port}`, close: () => a.close() }
 }
 
 afterAll(async () => {
