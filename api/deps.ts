@@ -5,7 +5,7 @@ import type { Metrics } from '../core/metrics.ts'
 import type { Store } from '../core/store/types.ts'
 import type { ServingCache } from './serving/serving-cache.ts'
 import type { SocialBookSource } from './serving/social-book.ts'
-import type { TokenBookSource } from './serving/token-book.ts'
+import type { TokenServing } from './serving/token-serving.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 import type { KeyRegistry } from './access/keys.ts'
@@ -42,8 +42,8 @@ export interface ApiDeps {
   watermarks: Watermarks
   /** Subscription keys (hashed in ClickHouse). */
   keys: KeyRegistry
-  /** Chain-4663 token and deployer records, recomputed once per watermark. */
-  books: TokenBookSource
+  /** Chain-4663 token and deployer records, read by key and cached until the pipeline changes them. */
+  tokens: TokenServing
   /** Callers, clusters and calls, recomputed when chain or social data advance. */
   socialBooks: SocialBookSource
   logger: Logger

@@ -14,7 +14,7 @@ import { catalog } from '../api/catalog/index.ts'
 import type { ApiDeps } from '../api/deps.ts'
 import { createServingCache } from '../api/serving/serving-cache.ts'
 import { createSocialBookSource } from '../api/serving/social-book.ts'
-import { createTokenBookSource } from '../api/serving/token-book.ts'
+import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { mcpPlugin } from '../mcp/http.ts'
 import type { Runtime } from './runtime.ts'
@@ -59,7 +59,7 @@ export async function createApiServer(
     cache: createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined }),
     watermarks,
     keys: createKeyRegistry(rt.ch, rt.store),
-    books: createTokenBookSource({ ch: rt.ch, watermarks, logger: rt.logger }, { freshWaitMs: opts.freshWaitMs }),
+    tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
     socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }, { freshWaitMs: opts.freshWaitMs }),
     logger: rt.logger,
     metrics: rt.metrics,
@@ -89,7 +89,7 @@ export async function createApiServer(
   const delivery = createAlertDelivery({ bus: rt.bus, webhooks, store: rt.store, logger: rt.logger, namespace, policy, ca: opts.alerts?.ca, backoffMs: opts.alerts?.backoffMs })
   await delivery.start()
   const alertProducers = createAlertProducers({
-    ch: rt.ch, store: rt.store, books: deps.books, socialBooks: deps.socialBooks, publish, logger: rt.logger, intervalMs: opts.alerts?.producerIntervalMs,
+    ch: rt.ch, store: rt.store, tokens: deps.tokens, socialBooks: deps.socialBooks, publish, logger: rt.logger, intervalMs: opts.alerts?.producerIntervalMs,
   })
   alertProducers.start()
   return {

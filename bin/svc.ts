@@ -53,7 +53,7 @@ function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | void>): vo
   process.on('SIGINT', () => void shutdown('SIGINT'))
 }
 
-async function startProcessor(rt: Runtime, onAdvance?: (b: number) => void): Promise<ChainProcessor> {
+async function startProcessor(rt: Runtime, onAdvance?: (b: number, seq: number) => void): Promise<ChainProcessor> {
   const processor = createChainProcessor({
     ch: rt.ch,
     bus: rt.bus,
@@ -103,7 +103,7 @@ async function commandStart(config: Config): Promise<void> {
   const rt: Runtime = payments ? { ...base, config: payments.config } : base
   config = rt.config
   const api = await createApiServer(rt, { pollMs: 0, faucet: payments?.faucet })
-  const processor = await startProcessor(rt, (b) => api.watermarks.advance(4663, b))
+  const processor = await startProcessor(rt, (b, seq) => api.watermarks.advance(4663, b, seq))
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
   await prices.start()
   const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })

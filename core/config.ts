@@ -52,6 +52,8 @@ const EnvSchema = z.object({
   BUS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]*$/, 'letters, digits, _ or -').default(''),
   /** Blocks per insert batch in the chain processors. */
   PIPELINE_BATCH_BLOCKS: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(10_000, '<= 10000').default(500),
+  /** Token, deployer and launch-history records an API process keeps in memory (least recently used evicted). */
+  SERVING_CACHE_ENTRIES: z.coerce.number({ error: 'an integer' }).int('an integer').min(100, '>= 100').max(10_000_000, '<= 10000000').default(100_000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').optional(),
 
   CHAIN_4663_RPC_URL: optionalUrl,

@@ -83,6 +83,7 @@ export function createMetrics() {
     ingestRowsPerSecond: new Gauge('svc_ingest_rows_per_second', 'Rows inserted per second over the last 10 seconds, by consumer'),
     busLag: new Gauge('svc_bus_lag_messages', 'Messages not yet processed, by consumer'),
     batchLatency: new Histogram('svc_batch_duration_seconds', 'Time to decode and insert one batch, by consumer'),
+    servingRefresh: new Histogram('svc_serving_refresh_duration_seconds', 'Time to refresh the serving state a batch touched, by chain'),
     batches: new Counter('svc_batches_total', 'Batches processed, by consumer and outcome'),
     deadLetters: new Counter('svc_dead_letters_total', 'Records sent to a dead-letter topic, by topic and reason'),
     watermark: new Gauge('svc_measured_through_block', 'Last block fully ingested, by chain'),

@@ -4,7 +4,7 @@ import type { Logger } from '../../core/logger.ts'
 import type { Store } from '../../core/store/types.ts'
 import type { AlertEvent } from '../../pipelines/records/alert.ts'
 import type { SocialBook, SocialBookSource } from '../serving/social-book.ts'
-import type { TokenBook, TokenBookSource, TokenRecord, DeployerRecord } from '../serving/token-book.ts'
+import type { DeployerHistory, TokenRecord, TokenServing } from '../serving/token-serving.ts'
 
 /** proven_deployer_launch: deployer score at least this, and at least PROVEN_MIN_PRIOR_REAL earlier real tokens. */
 export const PROVEN_MIN_SCORE = 70
@@ -13,18 +13,46 @@ const DAY_MS = 86_400_000
 
 export interface ProvenLaunch {
   token: TokenRecord
-  deployer: DeployerRecord
+  deployer: DeployerHistory
   priorReal: number
 }
 
-/** Launches after `afterVisibleUs` (feed order) by proven deployers with enough earlier real tokens. */
-export function provenLaunches(book: TokenBook, afterVisibleUs: number): ProvenLaunch[] {
+/** Launches per pass at most: the rest are taken by the next pass (the cursor says where it stopped). */
+const LAUNCHES_PER_PASS = 1_000
+
+/**
+ * Real tokens the deployer launched before `t`. The history lists the newest launches; those it
+ * leaves out are all older than `t`, so their real ones count as prior too.
+ */
+function priorRealOf(d: DeployerHistory, t: TokenRecord): number {
+  const listedReal = d.launches.filter((x) => x.realBlock !== null).length
+  const before = d.launches.filter((x) => x.launch!.visibleUs < t.launch!.visibleUs && x.realBlock !== null).length
+  return d.real - listedReal + before
+}
+
+/**
+ * Launches in (afterVisibleUs, throughUs] (feed order, read from launch_feed) by proven deployers
+ * with enough earlier real tokens, and the cursor of the last launch examined.
+ */
+export async function provenLaunches(tokens: TokenServing, afterVisibleUs: number, throughUs: number): Promise<{ launches: ProvenLaunch[]; lastUs: number | null }> {
+  const page = await tokens.feedAfter(afterVisibleUs, throughUs, LAUNCHES_PER_PASS)
+  const scored = await tokens.deployers(page.tokens.map((t) => t.deployer ?? '').filter(Boolean))
+  const histories = new Map<string, DeployerHistory>()
+  for (const d of scored.values()) {
+    if (d.score === null || d.score < PROVEN_MIN_SCORE) continue
+    const h = await tokens.deployerHistory(d.deployer)
+    if (h) histories.set(d.deployer, h)
+  }
+  return { launches: provenAmong(page.tokens, histories), lastUs: page.lastUs }
+}
+
+/** Of `launches` (feed order), those by proven deployers (their histories given) with enough earlier real tokens. */
+export function provenAmong(launches: TokenRecord[], histories: Map<string, DeployerHistory>): ProvenLaunch[] {
   const out: ProvenLaunch[] = []
-  for (const t of book.feed) {
-    if (!t.launch || t.launch.visibleUs <= afterVisibleUs || !t.deployer) continue
-    const d = book.deployers.get(t.deployer)
-    if (!d || d.score === null || d.score < PROVEN_MIN_SCORE) continue
-    const priorReal = d.launches.filter((x) => x.launch!.visibleUs < t.launch!.visibleUs && x.realBlock !== null).length
+  for (const t of launches) {
+    const d = t.deployer ? histories.get(t.deployer) : undefined
+    if (!d || !t.launch || d.score === null || d.score < PROVEN_MIN_SCORE) continue
+    const priorReal = priorRealOf(d, t)
     if (priorReal >= PROVEN_MIN_PRIOR_REAL) out.push({ token: t, deployer: d, priorReal })
   }
   return out
@@ -38,9 +66,9 @@ const utcDay = (iso: string) => new Date(iso).toISOString().slice(0, 10)
  * UTC day of launch: the store's setIfAbsent decides, so API processes running this side by
  * side still alert once.
  */
-export async function provenDeployerAlerts(book: TokenBook, afterVisibleUs: number, store: Store): Promise<AlertEvent[]> {
+export async function provenDeployerAlerts(launches: ProvenLaunch[], chainId: number, store: Store): Promise<AlertEvent[]> {
   const out: AlertEvent[] = []
-  for (const { token: t, deployer: d, priorReal } of provenLaunches(book, afterVisibleUs)) {
+  for (const { token: t, deployer: d, priorReal } of launches) {
     const day = utcDay(t.launch!.launchedAt)
     if (!(await store.setIfAbsent(`alert:proven:${d.deployer}:${day}`, t.token, 2 * DAY_MS))) continue
     out.push({
@@ -48,7 +76,7 @@ export async function provenDeployerAlerts(book: TokenBook, afterVisibleUs: numb
       kind: 'proven_deployer_launch',
       created_at: new Date().toISOString(),
       data: {
-        chain_id: book.chainId, token: t.token, name: t.name, symbol: t.symbol, pool: t.launch!.pool, block: t.launch!.block, launched_at: t.launch!.launchedAt,
+        chain_id: chainId, token: t.token, name: t.name, symbol: t.symbol, pool: t.launch!.pool, block: t.launch!.block, launched_at: t.launch!.launchedAt,
         deployer: d.deployer, score: d.score, band: d.band, launched: d.launched, real: d.real, prior_real: priorReal,
       },
     })
@@ -68,13 +96,13 @@ export interface FreshCall {
  * measured_caller_call alerts: calls by measured callers, each with `lp`, the providers whose
  * liquidity is still in the token's launch pool (`lpByPool`). One alert per caller and token.
  */
-export async function measuredCallAlerts(calls: FreshCall[], social: SocialBook, book: TokenBook, lpByPool: Map<string, string[]>, store: Store): Promise<AlertEvent[]> {
+export async function measuredCallAlerts(calls: FreshCall[], social: SocialBook, tokens: Map<string, TokenRecord>, lpByPool: Map<string, string[]>, store: Store): Promise<AlertEvent[]> {
   const out: AlertEvent[] = []
   for (const c of calls) {
     const caller = social.callers.get(c.author)
     if (!caller?.measured) continue
     if (!(await store.setIfAbsent(`alert:call:${c.author}:${c.token}`, c.postId, 30 * DAY_MS))) continue
-    const t = book.tokens.get(c.token)
+    const t = tokens.get(c.token)
     const pool = t?.launch?.pool ?? null
     out.push({
       id: `measured_caller_call:${c.author}:${c.token}`,
@@ -91,13 +119,19 @@ export async function measuredCallAlerts(calls: FreshCall[], social: SocialBook,
   return out
 }
 
-/** Calls first captured at or after `sinceS` (unix seconds). */
+/**
+ * Calls first captured at or after `sinceS` (unix seconds): the (author, token) pairs mentioned
+ * since then (mentions_by_capture, a range read), kept when their first capture (calls, read by
+ * its (author, token) key) is that recent.
+ */
 async function freshCalls(ch: ClickHouseClient, sinceS: number): Promise<FreshCall[]> {
   // Aliases differ from the column names: an alias named like its column would nest aggregates.
   const rows = await queryRows<{ author: string; token: string; post_id: string; first_called: string; first_captured: string }>(
     ch,
     `SELECT author, token, argMinMerge(first_post) AS post_id, toUnixTimestamp(min(called_at)) AS first_called, toUnixTimestamp(min(captured_at)) AS first_captured
-     FROM calls GROUP BY author, token HAVING first_captured >= {since:UInt32} ORDER BY first_captured, author, token LIMIT 5000`,
+     FROM calls
+     WHERE (author, token) IN (SELECT DISTINCT author, token FROM mentions_by_capture WHERE captured_at >= toDateTime({since:UInt32}) LIMIT 5000)
+     GROUP BY author, token HAVING first_captured >= {since:UInt32} ORDER BY first_captured, author, token LIMIT 5000`,
     { since: sinceS },
   )
   return rows.map((r) => ({ author: r.author, token: r.token, postId: r.post_id, calledAt: Number(r.first_called), capturedAt: Number(r.first_captured) }))
@@ -135,7 +169,7 @@ export interface AlertProducers {
 export function createAlertProducers(deps: {
   ch: ClickHouseClient
   store: Store
-  books: TokenBookSource
+  tokens: TokenServing
   socialBooks: SocialBookSource
   publish: (e: AlertEvent) => Promise<void>
   logger: Logger
@@ -147,16 +181,16 @@ export function createAlertProducers(deps: {
   let running: Promise<void> | undefined
 
   async function pass() {
-    const book = await deps.books.get()
-    const newest = book.feed.at(-1)?.launch?.visibleUs ?? 0
-    if (lastVisibleUs === null) lastVisibleUs = newest
-    else if (newest > lastVisibleUs) {
-      for (const e of await provenDeployerAlerts(book, lastVisibleUs, deps.store)) await deps.publish(e)
-      lastVisibleUs = newest
+    const nowUs = Date.now() * 1000
+    if (lastVisibleUs === null) lastVisibleUs = (await deps.tokens.feedBefore(nowUs, 1)).lastUs ?? 0
+    else {
+      const { launches, lastUs } = await provenLaunches(deps.tokens, lastVisibleUs, nowUs)
+      for (const e of await provenDeployerAlerts(launches, deps.tokens.chainId, deps.store)) await deps.publish(e)
+      if (lastUs !== null) lastVisibleUs = lastUs
     }
 
     if (callsSince === null) {
-      const [r] = await queryRows<{ t: string }>(deps.ch, 'SELECT toUnixTimestamp(max(captured_at)) AS t FROM calls')
+      const [r] = await queryRows<{ t: string }>(deps.ch, 'SELECT toUnixTimestamp(captured_at) AS t FROM mentions_by_capture ORDER BY captured_at DESC LIMIT 1')
       callsSince = Number(r?.t ?? 0) + 1
       return
     }
@@ -164,9 +198,10 @@ export function createAlertProducers(deps: {
     if (!calls.length) return
     // peek: never starts a regrade of its own once a book exists (serving keeps priority).
     const social = await deps.socialBooks.peek()
-    const pools = [...new Set(calls.map((c) => book.tokens.get(c.token)?.launch?.pool).filter((p): p is string => !!p))]
-    const lp = await liquidityProviders(deps.ch, book.chainId, pools)
-    for (const e of await measuredCallAlerts(calls, social, book, lp, deps.store)) await deps.publish(e)
+    const tokens = await deps.tokens.tokens(calls.map((c) => c.token))
+    const pools = [...new Set(calls.map((c) => tokens.get(c.token)?.launch?.pool).filter((p): p is string => !!p))]
+    const lp = await liquidityProviders(deps.ch, deps.tokens.chainId, pools)
+    for (const e of await measuredCallAlerts(calls, social, tokens, lp, deps.store)) await deps.publish(e)
     // Same-second captures may still arrive: the next pass starts at this second again and
     // the store's setIfAbsent drops the repeats.
     callsSince = Math.max(callsSince, ...calls.map((c) => c.capturedAt))

@@ -37,9 +37,8 @@ export const badgeEndpoint = defineEndpoint({
   produces: 'image/svg+xml',
   access: { kind: 'free' },
   async handler({ params, deps }) {
-    const book = await deps.books.get()
-    const deployer = book.tokens.get(params.token)?.deployer
-    const d = deployer ? book.deployers.get(deployer) : undefined
+    const deployer = (await deps.tokens.token(params.token))?.deployer
+    const d = deployer ? await deps.tokens.deployer(deployer) : undefined
     return { raw: renderBadge(d?.band ?? 'unknown', d?.score ?? null), contentType: 'image/svg+xml; charset=utf-8' }
   },
 })

@@ -4,7 +4,7 @@ import { Handle } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import { CallerRecordView, callerRecordView, iso, round } from '../serving/social-views.ts'
 import { callsOf, type CallRecord } from '../serving/social-book.ts'
-import type { TokenBook } from '../serving/token-book.ts'
+import type { TokenRecord } from '../serving/token-serving.ts'
 
 const CALL_LOG_LIMIT = 100
 const RECENT_CALLS = 10
@@ -18,8 +18,8 @@ const CallView = z.object({
   outcome: z.object({ is_real: z.boolean(), dead: z.boolean(), fdv_weth_wei: z.string().nullable(), fdv_usd: z.number().nullable() }),
 })
 
-function callView(c: CallRecord, tokens: TokenBook): z.infer<typeof CallView> {
-  const t = tokens.tokens.get(c.token)
+function callView(c: CallRecord, tokens: Map<string, TokenRecord>): z.infer<typeof CallView> {
+  const t = tokens.get(c.token)
   return {
     token: c.token,
     symbol: t?.symbol || null,
@@ -42,9 +42,10 @@ export const callerCardEndpoint = defineEndpoint({
   access: { kind: 'free', perMinute: 30, note: '30 requests per minute per IP, then 429 with Retry-After' },
   tool: { name: 'svc_caller' },
   async handler({ params, deps }) {
-    const [social, tokens] = await Promise.all([deps.socialBooks.get(), deps.books.get()])
+    const social = await deps.socialBooks.get()
     const c = social.callers.get(params.handle)
     const recent = c ? await callsOf(deps.ch, social, params.handle, RECENT_CALLS) : []
+    const tokens = await deps.tokens.tokens(recent.map((x) => x.token))
     return { data: { ...callerRecordView(params.handle, c), found: Boolean(c), recent_calls: recent.map((x) => callView(x, tokens)) } }
   },
 })
@@ -59,9 +60,10 @@ export const callerCallsEndpoint = defineEndpoint({
   response: z.object({ data: z.object({ measured: CallerRecordView, calls: z.array(CallView), total: z.number().int(), truncated: z.boolean() }) }),
   access: { kind: 'paid', price: '0.02' },
   async handler({ params, deps }) {
-    const [social, tokens] = await Promise.all([deps.socialBooks.get(), deps.books.get()])
+    const social = await deps.socialBooks.get()
     const c = social.callers.get(params.handle)
     const list = c ? await callsOf(deps.ch, social, params.handle, CALL_LOG_LIMIT) : []
+    const tokens = await deps.tokens.tokens(list.map((x) => x.token))
     const total = c?.calls ?? 0
     return {
       data: {

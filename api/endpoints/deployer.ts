@@ -19,13 +19,12 @@ export const deployerEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.01' },
   tool: { name: 'svc_deployer' },
   async handler({ params, deps }) {
-    const book = await deps.books.get()
-    const d = book.deployers.get(params.address)
+    const d = await deps.tokens.deployerHistory(params.address)
     return {
       signal: d?.band ?? ('unknown' as const),
       data: deployerHistoryView(params.address, d),
-      chain_id: book.chainId,
-      measured_through_block: book.measuredThrough,
+      chain_id: deps.tokens.chainId,
+      measured_through_block: deps.tokens.measuredThrough(),
     }
   },
 })

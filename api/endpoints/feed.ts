@@ -2,11 +2,14 @@ import { z } from 'zod'
 import { IsoCursor, Limit, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import { isoToMicros, microsToIso } from '../serving/cursor.ts'
-import type { TokenRecord } from '../serving/token-book.ts'
+import type { DeployerRecord, TokenRecord } from '../serving/token-serving.ts'
 import { priceView, PriceView } from '../serving/views.ts'
 
 /** The free tier sees the feed this late. */
 export const FREE_FEED_DELAY_SECONDS = 600
+
+/** Feed pages one call reads at most while filtering by min_score. */
+const FEED_MAX_PAGES = 10
 
 const FeedItem = z.object({
   token: z.string(),
@@ -52,34 +55,50 @@ export const feedEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.01', priceFor: (q) => (q.tier === 'free' ? null : q.tier === 'alpha' ? '0.02' : '0.01'), note: 'tier=free: free, delayed 10 minutes; default: 0.01; tier=alpha: 0.02' },
   tool: { name: 'svc_feed' },
   async handler({ query, deps }) {
-    const book = await deps.books.get()
     const delayed = query.tier === 'free' ? FREE_FEED_DELAY_SECONDS : 0
     const horizonUs = (Date.now() - delayed * 1000) * 1000
-    const passes = (t: TokenRecord) => query.min_score === undefined || (book.deployers.get(t.deployer ?? '')?.score ?? -1) >= query.min_score
-    const feed = book.feed
-    // Items visible to this tier: feed[0..end).
-    let end = feed.length
-    while (end > 0 && feed[end - 1]!.launch!.visibleUs > horizonUs) end--
-
+    const minScore = query.min_score
+    const scores = new Map<string, DeployerRecord | undefined>()
+    const keep = async (page: TokenRecord[]) => {
+      const ds = await deps.tokens.deployers(page.map((t) => t.deployer ?? '').filter(Boolean))
+      for (const t of page) if (t.deployer) scores.set(t.deployer, ds.get(t.deployer))
+      return minScore === undefined ? page : page.filter((t) => (scores.get(t.deployer ?? '')?.score ?? -1) >= minScore)
+    }
+    // Read the feed (launch_feed, in visible_at order) a page at a time until `limit` launches pass
+    // the filter; a bounded number of pages, so the cursor says how far this call looked.
+    const pageSize = Math.min(1000, query.limit * (minScore === undefined ? 1 : 4))
     let picked: TokenRecord[] = []
     let cursorUs: number | null
     if (query.since !== undefined) {
-      const sinceUs = isoToMicros(query.since)!
-      let i = lowerBoundAfter(feed, sinceUs)
-      cursorUs = sinceUs
-      for (; i < end && picked.length < query.limit; i++) {
-        cursorUs = feed[i]!.launch!.visibleUs
-        if (passes(feed[i]!)) picked.push(feed[i]!)
+      cursorUs = isoToMicros(query.since)!
+      for (let pages = 0; pages < FEED_MAX_PAGES && picked.length < query.limit; pages++) {
+        const page = await deps.tokens.feedAfter(cursorUs, horizonUs, pageSize)
+        if (page.lastUs === null) break
+        for (const t of await keep(page.tokens)) {
+          if (picked.length === query.limit) break
+          picked.push(t)
+        }
+        // The cursor stops at the last launch taken when the page was not used up.
+        cursorUs = picked.length === query.limit ? picked[picked.length - 1]!.launch!.visibleUs : page.lastUs
+        if (page.tokens.length < pageSize) break
       }
     } else {
-      cursorUs = end > 0 ? feed[end - 1]!.launch!.visibleUs : null
-      for (let i = end - 1; i >= 0 && picked.length < query.limit; i--) if (passes(feed[i]!)) picked.push(feed[i]!)
+      const newest = await deps.tokens.feedBefore(horizonUs, 1)
+      cursorUs = newest.lastUs
+      let before: number | undefined
+      for (let pages = 0; pages < FEED_MAX_PAGES && picked.length < query.limit; pages++) {
+        const page = await deps.tokens.feedBefore(horizonUs, pageSize, before)
+        if (page.lastUs === null) break
+        picked.push(...(await keep(page.tokens)).slice(0, query.limit - picked.length))
+        before = page.lastUs
+        if (page.tokens.length < pageSize) break
+      }
       picked = picked.reverse()
     }
     return {
       data: {
         launches: picked.map((t) => {
-          const d = t.deployer ? book.deployers.get(t.deployer) : undefined
+          const d = t.deployer ? scores.get(t.deployer) : undefined
           return {
             token: t.token,
             symbol: t.symbol || null,
@@ -103,20 +122,8 @@ export const feedEndpoint = defineEndpoint({
         tier: query.tier ?? ('realtime' as const),
         delayed_seconds: delayed,
       },
-      chain_id: book.chainId,
-      measured_through_block: book.measuredThrough,
+      chain_id: deps.tokens.chainId,
+      measured_through_block: deps.tokens.measuredThrough(),
     }
   },
 })
-
-/** Index of the first feed item strictly after `us`. */
-function lowerBoundAfter(feed: TokenRecord[], us: number): number {
-  let lo = 0
-  let hi = feed.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (feed[mid]!.launch!.visibleUs <= us) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}

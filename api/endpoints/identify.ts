@@ -5,7 +5,7 @@ import { defineEndpoint } from '../catalog/types.ts'
 import { ApiError } from '../errors.ts'
 import { checkImage, decodeImage, IMAGE_TYPES, MAX_IMAGE_BYTES } from '../identify/image.ts'
 import { TextReaderBusy } from '../identify/text-reader.ts'
-import type { TokenBook, TokenRecord } from '../serving/token-book.ts'
+import type { TokenRecord, TokenServing } from '../serving/token-serving.ts'
 
 function candidateOf(t: TokenRecord): ChartCandidate {
   const weth = t.quote ? Number(t.quote.priceWeth) : null
@@ -18,18 +18,47 @@ function candidateOf(t: TokenRecord): ChartCandidate {
   }
 }
 
-function lookupOf(book: TokenBook) {
+/** Candidates per price band read: a chart's band is matched among at most this many tokens. */
+const BAND_CANDIDATES = 2_000
+
+/**
+ * What identifyChart may look at, read up front by key: the addresses, the tickers and the
+ * price bands the chart shows (USD prices are turned into WETH bands at any plausible ETH price
+ * and checked exactly afterwards). Never a walk over every token.
+ */
+async function lookupFor(tokens: TokenServing, read: ReturnType<typeof readChart>) {
+  const [byAddress, symbols, banded] = await Promise.all([
+    tokens.tokens(read.addresses),
+    Promise.all(read.tickers.map(async ({ ticker }) => [ticker.toLowerCase(), await tokens.bySymbol(ticker)] as const)),
+    tokens.byPrice(
+      read.prices.flatMap((p): Array<[number, number]> => [
+        [p * (1 - PRICE_BAND), p * (1 + PRICE_BAND)],
+        [(p * (1 - PRICE_BAND)) / ETH_USD_CEILING, (p * (1 + PRICE_BAND)) / ETH_USD_FLOOR],
+      ]),
+      BAND_CANDIDATES,
+    ),
+  ])
+  const bySymbol = new Map(symbols)
+  const all = new Map<string, TokenRecord>()
+  for (const t of [...byAddress.values(), ...symbols.flatMap(([, l]) => l), ...banded]) all.set(t.token, t)
   return {
-    byAddress: (a: string) => {
-      const t = book.tokens.get(a)
-      return t ? candidateOf(t) : undefined
-    },
-    bySymbol: (s: string) => (book.bySymbol.get(s.toLowerCase()) ?? []).map(candidateOf),
-    all: function* () {
-      for (const t of book.tokens.values()) if (t.quote) yield candidateOf(t)
+    records: all,
+    lookup: {
+      byAddress: (a: string) => {
+        const t = byAddress.get(a)
+        return t ? candidateOf(t) : undefined
+      },
+      bySymbol: (s: string) => (bySymbol.get(s.toLowerCase()) ?? []).map(candidateOf),
+      all: function* () {
+        for (const t of banded) yield candidateOf(t)
+      },
     },
   }
 }
+
+/** ETH/USD range a USD price on a chart is converted to WETH with (wide on purpose: the exact check follows). */
+const ETH_USD_FLOOR = 100
+const ETH_USD_CEILING = 100_000
 
 const Match = z.object({
   token: z.string(),
@@ -42,8 +71,8 @@ const Match = z.object({
   price_usd: z.number().nullable(),
 })
 
-function matchView(m: ChartMatch, book: TokenBook): z.infer<typeof Match> {
-  const t = book.tokens.get(m.token)!
+function matchView(m: ChartMatch, records: Map<string, TokenRecord>): z.infer<typeof Match> {
+  const t = records.get(m.token)!
   const c = candidateOf(t)
   return { token: m.token, symbol: m.symbol, name: t.name, chain_id: 4663, method: m.method, confidence: m.confidence, price_weth: t.quote?.priceWeth ?? null, price_usd: c.priceUsd }
 }
@@ -95,19 +124,19 @@ export const identifyEndpoint = defineEndpoint({
       throw new ApiError('unsupported_media_type', 'The image could not be decoded.', { parameter: 'image' })
     }
     const read = readChart(text)
-    const book = await deps.books.get()
-    const found = identifyChart(read, lookupOf(book))
+    const { records, lookup } = await lookupFor(deps.tokens, read)
+    const found = identifyChart(read, lookup)
     return {
       data: {
         found: found.match !== null,
-        match: found.match ? matchView(found.match, book) : null,
+        match: found.match ? matchView(found.match, records) : null,
         confidence: found.match?.confidence ?? 0,
-        alternates: found.alternates.map((m) => matchView(m, book)),
+        alternates: found.alternates.map((m) => matchView(m, records)),
         cross_chain: found.crossChain,
         read: { tickers: read.tickers.map((t) => t.ticker), prices: read.prices, addresses: read.addresses },
       },
-      chain_id: book.chainId,
-      measured_through_block: book.measuredThrough,
+      chain_id: deps.tokens.chainId,
+      measured_through_block: deps.tokens.measuredThrough(),
     }
   },
 })

@@ -15,17 +15,11 @@ export const leaderboardEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.01' },
   tool: { name: 'svc_leaderboard' },
   async handler({ deps }) {
-    const book = await deps.books.get()
-    const ranked = [...book.deployers.values()].sort(
-      (a, b) => (b.score ?? -1) - (a.score ?? -1) || b.real - a.real || b.launched - a.launched || (a.deployer < b.deployer ? -1 : 1),
-    )
+    const { deployers, total } = await deps.tokens.leaderboard(LEADERBOARD_SIZE)
     return {
-      data: {
-        deployers: ranked.slice(0, LEADERBOARD_SIZE).map((d, i) => ({ rank: i + 1, ...deployerView(d.deployer, d) })),
-        total: ranked.length,
-      },
-      chain_id: book.chainId,
-      measured_through_block: book.measuredThrough,
+      data: { deployers: deployers.map((d, i) => ({ rank: i + 1, ...deployerView(d.deployer, d) })), total },
+      chain_id: deps.tokens.chainId,
+      measured_through_block: deps.tokens.measuredThrough(),
     }
   },
 })

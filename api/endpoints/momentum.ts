@@ -27,7 +27,7 @@ export const momentumEndpoint = defineEndpoint({
     const version = `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
     return deps.cache.get(`momentum:${query.hours}`, version, async () => {
       // Weights from the newest graded book there is: a regrade of a large corpus runs in the background.
-      const [social, tokens, clock] = await Promise.all([deps.socialBooks.peek(), deps.books.get(), firehoseClock(deps.ch)])
+      const [social, clock] = await Promise.all([deps.socialBooks.peek(), firehoseClock(deps.ch)])
       const end = Math.floor(clock / 3600) * 3600
       const rows = await queryRows<{ token: string; mentions: string; authors: string[] }>(
         deps.ch,
@@ -47,12 +47,13 @@ export const momentumEndpoint = defineEndpoint({
             voices.set(voice, Math.max(voices.get(voice) ?? 0, weight))
           }
           const weight = [...voices.values()].reduce((s, w) => s + w, 0)
-          return { token: r.token, symbol: tokens.tokens.get(r.token)?.symbol || null, accuracy_weight: round(weight), independent_voices: voices.size, mentions: Number(r.mentions), measured_callers: measured }
+          return { token: r.token, symbol: null as string | null, accuracy_weight: round(weight), independent_voices: voices.size, mentions: Number(r.mentions), measured_callers: measured }
         })
         .sort((a, b) => b.accuracy_weight - a.accuracy_weight || b.independent_voices - a.independent_voices || b.mentions - a.mentions || (a.token < b.token ? -1 : 1))
         .slice(0, MOMENTUM_SIZE)
-        .map((t, i) => ({ rank: i + 1, ...t }))
-      return { data: { hours: query.hours, window_end: clock ? iso(end) : null, tokens: ranked } }
+      const symbols = await deps.tokens.tokens(ranked.map((t) => t.token))
+      const tokens = ranked.map((t, i) => ({ rank: i + 1, ...t, symbol: symbols.get(t.token)?.symbol || null }))
+      return { data: { hours: query.hours, window_end: clock ? iso(end) : null, tokens } }
     })
   },
 })

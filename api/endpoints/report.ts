@@ -6,7 +6,7 @@ import { defineEndpoint } from '../catalog/types.ts'
 import type { ApiDeps } from '../deps.ts'
 import type { SocialBook } from '../serving/social-book.ts'
 import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
-import type { TokenRecord } from '../serving/token-book.ts'
+import type { TokenRecord } from '../serving/token-serving.ts'
 import { DeployerHistoryView, deployerHistoryView, TokenView, tokenView, VerdictView, verdictView } from '../serving/views.ts'
 
 /** Measured callers listed in a dossier, earliest call first. */
@@ -85,9 +85,9 @@ export const reportEndpoint = defineEndpoint({
   access: { kind: 'mixed', price: '0.05', freePerDay: 25 },
   tool: { name: 'svc_report' },
   async handler({ params, deps }) {
-    const [book, social] = await Promise.all([deps.books.get(), deps.socialBooks.get()])
-    const t = book.tokens.get(params.token)
-    const v = verdictView(t, book)
+    const [t, social] = await Promise.all([deps.tokens.token(params.token), deps.socialBooks.get()])
+    const d = t?.deployer ? await deps.tokens.deployerHistory(t.deployer) : undefined
+    const v = verdictView(t, d)
     const calls = t ? await callsOfToken(deps, params.token) : []
     return {
       signal: v.signal,
@@ -95,13 +95,13 @@ export const reportEndpoint = defineEndpoint({
       data: {
         found: Boolean(t),
         verdict: v,
-        token: tokenView(params.token, t, book),
-        deployer: t?.deployer ? deployerHistoryView(t.deployer, book.deployers.get(t.deployer)) : null,
+        token: tokenView(params.token, t, d),
+        deployer: t?.deployer ? deployerHistoryView(t.deployer, d) : null,
         callers: t ? callersView(calls, social, t) : { accounts: 0, measured: 0, list: [], truncated: false },
         forensics: FORENSICS,
       },
-      chain_id: book.chainId,
-      measured_through_block: book.measuredThrough,
+      chain_id: deps.tokens.chainId,
+      measured_through_block: deps.tokens.measuredThrough(),
     }
   },
 })

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import type { TokenBook, TokenRecord } from '../serving/token-book.ts'
+import type { TokenRecord, TokenServing } from '../serving/token-serving.ts'
 
 const SEARCH_RESULTS = 20
 
@@ -17,11 +17,31 @@ function matchOf(t: TokenRecord, q: string): Match | null {
   return null
 }
 
-/** Rank: match kind, then real tokens, then WETH volume, then launch order. */
-export function searchTokens(book: TokenBook, rawQuery: string): Array<{ t: TokenRecord; match: Match }> {
+/** Candidates of each kind read per search: bounds the work of a search whatever the chain's size. */
+const CANDIDATES_PER_KIND = 500
+
+const ADDRESS = /^0x[0-9a-f]{40}$/
+
+/**
+ * Tokens matching q, each kind read by its own keyed access path (address: the key; symbol and
+ * prefix: projection by_symbol; name: the ngram index), ranked by match kind, then real tokens,
+ * then WETH volume, then address.
+ */
+export async function searchTokens(tokens: TokenServing, rawQuery: string): Promise<Array<{ t: TokenRecord; match: Match }>> {
   const q = rawQuery.trim().replace(/^\$/, '').toLowerCase()
+  const found = new Map<string, TokenRecord>()
+  const add = (list: Iterable<TokenRecord>) => {
+    for (const t of list) found.set(t.token, t)
+  }
+  if (ADDRESS.test(q)) add((await tokens.tokens([q])).values())
+  const [prefixed, named] = await Promise.all([
+    tokens.bySymbol(q, { prefix: true, limit: CANDIDATES_PER_KIND }),
+    tokens.byName(q, CANDIDATES_PER_KIND),
+  ])
+  add(prefixed)
+  add(named)
   const hits: Array<{ t: TokenRecord; match: Match }> = []
-  for (const t of book.tokens.values()) {
+  for (const t of found.values()) {
     const match = matchOf(t, q)
     if (match) hits.push({ t, match })
   }
@@ -39,7 +59,7 @@ export const searchEndpoint = defineEndpoint({
   path: '/search',
   summary: 'Search tokens',
   description:
-    'Tokens matching q by address, exact symbol ($ optional), symbol prefix or name, ranked by match, then real tokens, then WETH volume. When several tokens share the symbol asked for, a symbol_collision warning says how many.',
+    'Tokens matching q by address, exact symbol ($ optional), symbol prefix or name (3 characters at least), ranked by match, then real tokens, then WETH volume; total counts the matches among at most 500 candidates of each kind. When several tokens share the symbol asked for, a symbol_collision warning says how many.',
   tags: ['token'],
   query: z.object({ q: z.string().trim().min(1, 'expected 1 to 100 characters').max(100, 'expected 1 to 100 characters') }),
   response: z.object({
@@ -59,17 +79,16 @@ export const searchEndpoint = defineEndpoint({
   access: { kind: 'free' },
   tool: { name: 'svc_search' },
   async handler({ query, deps }) {
-    const book = await deps.books.get()
-    const hits = searchTokens(book, query.q)
-    const symbol = query.q.trim().replace(/^\$/, '').toLowerCase()
-    const sharing = book.bySymbol.get(symbol) ?? []
+    const hits = await searchTokens(deps.tokens, query.q)
+    const sharing = hits.filter((h) => h.match === 'symbol').map((h) => h.t)
+    const scores = await deps.tokens.deployers(hits.slice(0, SEARCH_RESULTS).map((h) => h.t.deployer ?? '').filter(Boolean))
     return {
       data: {
         query: query.q,
         results: hits.slice(0, SEARCH_RESULTS).map(({ t, match }) => ({
           token: t.token, symbol: t.symbol || null, name: t.name || null, match,
           swaps: t.swaps, weth_volume_wei: t.wethVolumeWei.toString(), is_real: t.realBlock !== null,
-          deployer: t.deployer, deployer_score: t.deployer ? (book.deployers.get(t.deployer)?.score ?? null) : null,
+          deployer: t.deployer, deployer_score: t.deployer ? (scores.get(t.deployer)?.score ?? null) : null,
         })),
         total: hits.length,
         warnings:
@@ -77,8 +96,8 @@ export const searchEndpoint = defineEndpoint({
             ? [{ code: 'symbol_collision' as const, symbol: sharing[0]!.symbol, tokens: sharing.length, message: `${sharing.length} tokens share the symbol ${sharing[0]!.symbol}; check the address.` }]
             : [],
       },
-      chain_id: book.chainId,
-      measured_through_block: book.measuredThrough,
+      chain_id: deps.tokens.chainId,
+      measured_through_block: deps.tokens.measuredThrough(),
     }
   },
 })

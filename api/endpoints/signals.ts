@@ -36,7 +36,7 @@ export const signalsEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.02' },
   tool: { name: 'svc_signals' },
   async handler({ query, deps }) {
-    const [social, tokens] = await Promise.all([deps.socialBooks.get(), deps.books.get()])
+    const social = await deps.socialBooks.get()
     const since = query.since === undefined ? null : Math.floor(isoToMicros(query.since)! / 1e6)
     const eligible = [...social.callers.values()]
       .filter((r) => r.measured && r.graded >= query.min_calls && r.earlyRate >= query.min_early_rate && (r.score ?? 0) / 100 >= query.min_rank_score && (query.include_coordinated || !r.cluster))
@@ -56,13 +56,14 @@ export const signalsEndpoint = defineEndpoint({
       (c) => c.capturedAt,
     )
     const tokenList = [...new Set(page.map((c) => c.token))]
-    const [tg, first] = await Promise.all([tgRecords(deps.ch, tokenList), firstMentions(deps.ch, tokenList)])
+    const [tg, first, tokens] = await Promise.all([tgRecords(deps.ch, tokenList), firstMentions(deps.ch, tokenList), deps.tokens.tokens(tokenList)])
+    const deployers = await deps.tokens.deployers([...tokens.values()].map((t) => t.deployer ?? '').filter(Boolean))
     return {
       data: {
         calls: page.map((c) => {
           const r = social.callers.get(c.author)!
-          const t = tokens.tokens.get(c.token)
-          const d = t?.deployer ? tokens.deployers.get(t.deployer) : undefined
+          const t = tokens.get(c.token)
+          const d = t?.deployer ? deployers.get(t.deployer) : undefined
           return {
             id: `${c.author}:${c.token}`,
             token: c.token,

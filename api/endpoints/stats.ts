@@ -46,12 +46,10 @@ export const statsEndpoint = defineEndpoint({
   access: { kind: 'free' },
   tool: { name: 'svc_stats' },
   async handler({ deps }) {
-    const book = await deps.books.get()
-    const launched = book.feed
     const chains = await Promise.all(
       CHAINS.map((chain) =>
         deps.cache.get(`stats:${chain}`, deps.watermarks.version(chain), async () => {
-          const [r] = await queryRows<Row>(deps.ch, namedQuery('chain_stats'), { chain })
+          const [[r], totals] = await Promise.all([queryRows<Row>(deps.ch, namedQuery('chain_stats'), { chain }), deps.tokens.totals()])
           const blocks = Number(r!.blocks_indexed)
           return {
             chain_id: chain,
@@ -65,10 +63,10 @@ export const statsEndpoint = defineEndpoint({
             transfers: Number(r!.transfers),
             weth_volume_wei: r!.weth_volume,
             unique_traders: Number(r!.traders),
-            launches: launched.length,
-            real_tokens: launched.filter((t) => t.realBlock !== null).length,
-            dead_tokens: launched.filter((t) => t.dead).length,
-            deployers: book.deployers.size,
+            launches: totals.launched,
+            real_tokens: totals.real,
+            dead_tokens: totals.dead,
+            deployers: totals.deployers,
           }
         }),
       ),

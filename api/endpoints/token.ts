@@ -15,7 +15,8 @@ export const tokenEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.01' },
   tool: { name: 'svc_token' },
   async handler({ params, deps }) {
-    const book = await deps.books.get()
-    return { data: tokenView(params.address, book.tokens.get(params.address), book), chain_id: book.chainId, measured_through_block: book.measuredThrough }
+    const t = await deps.tokens.token(params.address)
+    const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
+    return { data: tokenView(params.address, t, d), chain_id: deps.tokens.chainId, measured_through_block: deps.tokens.measuredThrough() }
   },
 })

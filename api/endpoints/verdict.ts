@@ -26,15 +26,14 @@ export const verdictEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.02' },
   tool: { name: 'svc_verdict' },
   async handler({ params, deps }) {
-    const book = await deps.books.get()
-    const t = book.tokens.get(params.token)
-    const v = verdictView(t, book)
+    const t = await deps.tokens.token(params.token)
+    const v = verdictView(t, t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined)
     return {
       signal: v.signal,
       confidence: v.confidence,
       data: { token: params.token, found: Boolean(t), symbol: t?.symbol || null, deployer: t?.deployer ?? null, reasons: v.reasons },
-      chain_id: book.chainId,
-      measured_through_block: book.measuredThrough,
+      chain_id: deps.tokens.chainId,
+      measured_through_block: deps.tokens.measuredThrough(),
     }
   },
 })

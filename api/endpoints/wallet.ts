@@ -15,11 +15,11 @@ export const walletEndpoint = defineEndpoint({
   access: { kind: 'free' },
   tool: { name: 'svc_wallet' },
   async handler({ params, deps }) {
-    const book = await deps.books.get()
+    const d = await deps.tokens.deployer(params.address)
     return {
-      data: { wallet: params.address, deployer_record: deployerView(params.address, book.deployers.get(params.address)) },
-      chain_id: book.chainId,
-      measured_through_block: book.measuredThrough,
+      data: { wallet: params.address, deployer_record: deployerView(params.address, d) },
+      chain_id: deps.tokens.chainId,
+      measured_through_block: deps.tokens.measuredThrough(),
     }
   },
 })

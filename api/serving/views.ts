@@ -1,7 +1,9 @@
 import { z } from 'zod'
 import { VERDICT_REASON_CODES, VERDICT_SIGNALS, verdict, verdictOfUntracked, type VerdictInputs } from '../../core/domain/verdict.ts'
 import { BlockNumber, Wei } from '../catalog/schemas.ts'
-import type { DeployerRecord, TokenBook, TokenRecord } from './token-book.ts'
+import type { DeployerHistory, DeployerRecord } from '../../core/records/deployer-state.ts'
+import type { TokenRecord } from '../../core/records/token-state.ts'
+import { LAUNCH_HISTORY_LIMIT } from './token-serving.ts'
 
 /**
  * JSON views of book records, shared by every endpoint that shows a token or a deployer, with
@@ -49,8 +51,8 @@ export function priceView(t: TokenRecord): z.infer<typeof PriceView> | null {
   return { pool: q.pool, price_weth: q.priceWeth, fdv_weth_wei: q.fdvWethWei.toString(), eth_usd: q.ethUsd, fdv_usd: q.fdvUsd, observed_at: q.observedAt, observed_block: q.observedBlock }
 }
 
-export function tokenView(address: string, t: TokenRecord | undefined, book: TokenBook): z.infer<typeof TokenView> {
-  const d = t?.deployer ? book.deployers.get(t.deployer) : undefined
+/** A token's view; `d` is its deployer's record. */
+export function tokenView(address: string, t: TokenRecord | undefined, d: DeployerRecord | undefined): z.infer<typeof TokenView> {
   return {
     token: address,
     found: Boolean(t),
@@ -134,9 +136,6 @@ export function deployerView(address: string, d: DeployerRecord | undefined): z.
   }
 }
 
-/** Launches listed in a deployer record, newest first. */
-export const LAUNCH_HISTORY_LIMIT = 100
-
 /** A deployer record with its launch history, as /deployer and /report show it. */
 export const DeployerHistoryView = DeployerView.extend({
   launches: z.array(LaunchSummary).meta({ description: 'launches, newest first (at most 100)' }),
@@ -144,13 +143,14 @@ export const DeployerHistoryView = DeployerView.extend({
   launches_truncated: z.boolean(),
 })
 
-export function deployerHistoryView(address: string, d: DeployerRecord | undefined): z.infer<typeof DeployerHistoryView> {
+export function deployerHistoryView(address: string, d: DeployerHistory | undefined): z.infer<typeof DeployerHistoryView> {
   const launches = d?.launches ?? []
+  const total = d?.launched ?? 0
   return {
     ...deployerView(address, d),
     launches: launches.slice(0, LAUNCH_HISTORY_LIMIT).map(launchSummary),
-    launches_total: launches.length,
-    launches_truncated: launches.length > LAUNCH_HISTORY_LIMIT,
+    launches_total: total,
+    launches_truncated: total > LAUNCH_HISTORY_LIMIT,
   }
 }
 
@@ -167,10 +167,9 @@ export const VerdictView = z.object({
   reasons: z.array(VerdictReasonView),
 })
 
-/** The verdict's inputs from the book: the token's record and its deployer's other launches. */
-export function verdictInputs(t: TokenRecord, book: TokenBook): VerdictInputs {
-  const d = t.deployer ? book.deployers.get(t.deployer) : undefined
-  const others = (d?.launches ?? []).filter((l) => l.token !== t.token)
+/** The verdict's inputs: the token's record and its deployer's record (whose counts include this token). */
+export function verdictInputs(t: TokenRecord, d: DeployerRecord | undefined): VerdictInputs {
+  const own = t.launch !== null && d !== undefined && t.deployer === d.deployer
   return {
     launched: t.launch !== null,
     swaps: t.swaps,
@@ -183,12 +182,18 @@ export function verdictInputs(t: TokenRecord, book: TokenBook): VerdictInputs {
     liquidityRemoved: t.liquidityRemoved,
     insiderPrep: t.insiderPrep,
     deployer: t.deployer
-      ? { score: d?.score ?? null, band: d?.band ?? null, otherLaunched: others.length, otherDead: others.filter((l) => l.dead).length, otherInsiderPrep: others.some((l) => l.insiderPrep) }
+      ? {
+          score: d?.score ?? null,
+          band: d?.band ?? null,
+          otherLaunched: Math.max(0, (d?.launched ?? 0) - (own ? 1 : 0)),
+          otherDead: Math.max(0, (d?.dead ?? 0) - (own && t.dead ? 1 : 0)),
+          otherInsiderPrep: (d?.insiderPrepLaunches ?? 0) - (own && t.insiderPrep ? 1 : 0) > 0,
+        }
       : null,
   }
 }
 
-export function verdictView(t: TokenRecord | undefined, book: TokenBook): z.infer<typeof VerdictView> {
+export function verdictView(t: TokenRecord | undefined, d: DeployerRecord | undefined): z.infer<typeof VerdictView> {
   if (!t) return verdictOfUntracked()
-  return verdict(verdictInputs(t, book))
+  return verdict(verdictInputs(t, d))
 }

@@ -11,6 +11,7 @@ import { chainRows } from './chain-rows.ts'
 import { recoverRollbacks, rollbackChain } from './chain-rollback.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
+import { catchUpServingState, refreshServingState, touchedByBatch, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from './token-real.ts'
 
 export interface ChainProcessorDeps {
@@ -24,8 +25,8 @@ export interface ChainProcessorDeps {
   follow: FollowedContracts
   /** Blocks per insert batch (a batch is one insert per table). */
   maxBatchBlocks?: number
-  /** Called after each batch with the new watermark (the serving cache keys by it). */
-  onAdvance?(block: number): void
+  /** Called after each batch once its serving state is refreshed: the new watermark and the refresh's seq. */
+  onAdvance?(block: number, seq: number): void
   sinkHooks?: SinkHooks
 }
 
@@ -75,14 +76,29 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     return rows.map((r) => r.token)
   }
 
+  /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
+  async function refreshServing(touch: ServingTouch, watermark: number): Promise<number> {
+    const started = performance.now()
+    const [time] = await queryRows<{ t: number }>(
+      ch,
+      'SELECT toUnixTimestamp(timestamp) AS t FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number = {n:UInt64} LIMIT 1',
+      { chain: chainId, n: watermark },
+    )
+    const r = await refreshServingState(ch, chainId, touch, { watermark, chainTime: Number(time?.t ?? 0) })
+    metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
+    logger.debug({ consumer, ...r, ms: Math.round(performance.now() - started) }, 'serving state refreshed')
+    return r.seq
+  }
+
   /** A block at or below the watermark with a hash we did not ingest: the chain reorganized. */
   async function rollback(block: ChainBlock): Promise<void> {
     const old = state.hashOf(block.number) ?? ''
     logger.warn({ consumer, fromBlock: block.number, old, new: block.hash }, 'reorg: rolling back orphaned blocks')
-    const { tokens } = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() })
+    const { tokens, touched } = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() })
     state = await loadChainState(ch, chainId, deps.follow)
     await refreshTokenReal(ch, chainId, tokens)
-    deps.onAdvance?.(state.watermark)
+    const seq = await refreshServing({ tokens: new Set(touched), launched: new Set() }, state.watermark)
+    deps.onAdvance?.(state.watermark, seq)
   }
 
   async function deadLetter(records: Array<{ value: string; reason: string; offset: string }>): Promise<void> {
@@ -167,13 +183,16 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const rows = await sink.insertBatch(token, tables)
       const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
       await refreshTokenReal(ch, chainId, traded)
+      const through = blocks[blocks.length - 1]!.number
+      const seq = await refreshServing(touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] }), through)
+      // The watermark moves once the batch is served: whoever waits for it sees its answers.
       state.advance(blocks)
       if (rejected.length > 0) {
         await deadLetter(rejected.map((r) => ({ value: JSON.stringify(r), reason: `malformed_log: ${r.reason}`, offset: doneThrough })))
       }
       metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       rowsWindow.push([Date.now(), rows])
-      deps.onAdvance?.(state.watermark)
+      deps.onAdvance?.(state.watermark, seq)
       logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
     }
     control.doneThrough(doneThrough)
@@ -200,6 +219,9 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         pending = null
       }
       if (pending) logger.warn({ consumer, pending }, 'a journaled batch was not completed; it will be re-formed exactly')
+      // Batches inserted before a crash (or before serving state existed) are refreshed now.
+      const caughtUp = await catchUpServingState(ch, chainId, state.watermark)
+      if (caughtUp) logger.info({ consumer, ...caughtUp }, 'serving state caught up with the watermark')
       metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       await bus.ensureTopics([topic, deadLetterTopic(topic)])
       subscription = await bus.subscribe({

@@ -13,6 +13,9 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
   ['pool_reserves', 'block_number'],
   ['liquidity_events', 'block_number'],
   ['launches', 'block_number'],
+  // Copies kept by views for other access paths (token order, feed order).
+  ['transfers_by_token', 'block_number'],
+  ['launch_feed', 'block_number'],
   // Deleted last by rollbackChain: a block row is the mark that a block's rows are in.
   ['chain_blocks', 'number'],
 ]
@@ -42,6 +45,8 @@ export interface RollbackResult {
   fromBlock: number
   /** Tokens whose swaps were affected (their real status is recomputed). */
   tokens: string[]
+  /** Every token the orphaned blocks touched (its serving state is refreshed). */
+  touched: string[]
 }
 
 /** Copy the rows of `keys` below `fromBlock` aside: what the keys' aggregates are rebuilt from. */
@@ -110,6 +115,16 @@ export async function rollbackChain(ch: ClickHouseClient, chainId: number, fromB
     if (r.source === 'swaps') affectedTokens.push(...keys)
     if (keys.length > 0) await setAside(ch, chainId, r, keys, fromBlock)
   }
+  const touched = await queryRows<{ t: string }>(
+    ch,
+    `SELECT DISTINCT t FROM (
+       SELECT token AS t FROM erc20_transfers WHERE chain_id = {chain:UInt32} AND block_number >= {from:UInt64}
+       UNION ALL SELECT address AS t FROM contract_creations WHERE chain_id = {chain:UInt32} AND block_number >= {from:UInt64}
+       UNION ALL SELECT token AS t FROM launches WHERE chain_id = {chain:UInt32} AND block_number >= {from:UInt64}
+       UNION ALL SELECT p.token AS t FROM (SELECT pool FROM liquidity_events WHERE chain_id = {chain:UInt32} AND block_number >= {from:UInt64}) AS l
+                 INNER JOIN (SELECT token, pool FROM launches WHERE chain_id = {chain:UInt32}) AS p ON p.pool = l.pool)`,
+    params,
+  )
   // 2. Delete the orphaned rows; the blocks go last, so until then a restart sees the old
   //    hashes and detects the reorg again.
   await ch.command({ query: 'DELETE FROM token_real WHERE chain_id = {chain:UInt32} AND real_block >= {from:UInt64}', query_params: params })
@@ -119,7 +134,7 @@ export async function rollbackChain(ch: ClickHouseClient, chainId: number, fromB
   // 3. Rebuild the affected aggregates from what was set aside.
   await recoverRollbacks(ch, chainId)
   await ch.command({ query: 'DELETE FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number >= {from:UInt64}', query_params: params })
-  return { fromBlock, tokens: affectedTokens }
+  return { fromBlock, tokens: affectedTokens, touched: [...new Set([...affectedTokens, ...touched.map((r) => r.t)])] }
 }
 
 /**

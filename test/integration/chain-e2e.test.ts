@@ -57,7 +57,7 @@ beforeAll(async () => {
   api = await createApiServer(rt, { pollMs: 0, freshWaitMs: 20_000 })
   processor = createChainProcessor({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, follow: followed4663(config),
-    maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS, onAdvance: (b) => api.watermarks.advance(4663, b),
+    maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS, onAdvance: (b, seq) => api.watermarks.advance(4663, b, seq),
   })
   await processor.start()
   source = createRpcSource({

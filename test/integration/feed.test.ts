@@ -72,6 +72,12 @@ describe('GET /feed/new cursors', () => {
       query_params: { t: aged.map((a) => a.token) },
       clickhouse_settings: { mutations_sync: '2' },
     })
+    // The feed reads launch_feed, ordered by visible_at (a key column): re-insert those rows aged.
+    await env.rt.ch.command({ query: 'DELETE FROM launch_feed WHERE token IN {t:Array(String)}', query_params: { t: aged.map((a) => a.token) } })
+    await env.rt.ch.command({
+      query: 'INSERT INTO launch_feed SELECT chain_id, visible_at, token, block_number FROM launches WHERE token IN {t:Array(String)}',
+      query_params: { t: aged.map((a) => a.token) },
+    })
     await env.ingestThrough(env.processor.watermark() + 10)
     const free = (await env.api.app.inject({ method: 'GET', url: '/feed/new?tier=free&limit=200' })).json().data
     expect(free.launches.map((l: { token: string }) => l.token).sort()).toEqual(aged.map((a) => a.token).sort())

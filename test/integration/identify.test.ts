@@ -2,7 +2,7 @@ import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { identifyEndpoint } from '../../api/endpoints/identify.ts'
 import { PRICE_BAND } from '../../core/domain/chart-read.ts'
-import type { TokenRecord } from '../../api/serving/token-book.ts'
+import type { TokenRecord } from '../../api/serving/token-serving.ts'
 import { renderChart } from '../setup/chart-image.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 
@@ -19,7 +19,8 @@ beforeAll(async () => {
   // x402 on (a facilitator never reached: no payment is presented), so a used-up quota answers the x402 402.
   env = await startEmbedded({ X402_PAY_TO: `0x${'5a'.repeat(20)}`, X402_FACILITATOR_URL: 'http://127.0.0.1:9/facilitator' })
   await env.ingestThrough(600)
-  tokens = [...(await env.api.deps.books.get()).tokens.values()]
+  const launched = await env.api.deps.tokens.feedAfter(0, Date.now() * 1000, 10_000)
+  tokens = launched.tokens
 }, 180_000)
 afterAll(async () => env?.close())
 

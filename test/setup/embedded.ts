@@ -32,7 +32,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
   const processor = createChainProcessor({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663,
     follow: followed4663(config), maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS,
-    onAdvance: (b) => api.watermarks.advance(4663, b),
+    onAdvance: (b, seq) => api.watermarks.advance(4663, b, seq),
   })
   await processor.start()
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics })

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { measuredCallAlerts, provenDeployerAlerts, provenLaunches } from '../../api/alerts/producers.ts'
+import { measuredCallAlerts, provenAmong, provenDeployerAlerts } from '../../api/alerts/producers.ts'
 import { signatureHeader, verifySignature } from '../../api/alerts/sign.ts'
 import { addressProblem, checkWebhookUrl, WebhookUrlError } from '../../api/alerts/webhook-url.ts'
 import type { SocialBook, CallerRecord } from '../../api/serving/social-book.ts'
-import type { DeployerRecord, TokenBook, TokenRecord } from '../../api/serving/token-book.ts'
+import type { DeployerHistory, TokenRecord } from '../../api/serving/token-serving.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
 import { AlertEvent } from '../../pipelines/records/alert.ts'
 
@@ -16,23 +16,26 @@ function token(n: number, o: { deployer?: string; real?: boolean; launchedAt: st
     token: addr(n), deployer: o.deployer ?? DEPLOYER, name: `T${n}`, symbol: `T${n}`, decimals: 18, createdBlock: n, createdAt: o.launchedAt,
     launch: { pool: addr(0x1000 + n), protocol: 'v2', block: n, launchedAt: o.launchedAt, visibleUs },
     swaps: 0, wethVolumeWei: 0n, traders: 0, firstSwapBlock: null, lastSwapBlock: null, lastSwapAt: null,
-    realBlock: o.real ? n + 1 : null, realAt: null, quote: null, supplyWei: 0n, liquidityAdded: 0n, liquidityRemoved: 0n, insiderPrep: false, dead: null,
+    realBlock: o.real ? n + 1 : null, realAt: null, quote: null, supplyWei: 0n, liquidityAdded: 0n, liquidityRemoved: 0n, insiderPrep: false, lastActivity: null, dead: null,
   }
 }
 
-/** A book from tokens, with each deployer's score given (the producer reads the record, not the formula). */
-function book(tokens: TokenRecord[], scores: Record<string, number>): TokenBook {
-  const deployers = new Map<string, DeployerRecord>()
+/** Feed-ordered launches and each deployer's history, with its score given (the producer reads the record, not the formula). */
+function book(tokens: TokenRecord[], scores: Record<string, number>): { feed: TokenRecord[]; histories: Map<string, DeployerHistory>; tokens: Map<string, TokenRecord> } {
+  const histories = new Map<string, DeployerHistory>()
   for (const t of tokens) {
-    let d = deployers.get(t.deployer!)
-    if (!d) deployers.set(t.deployer!, (d = { deployer: t.deployer!, launched: 0, real: 0, dead: 0, best: null, insiderPrep: false, score: scores[t.deployer!] ?? 0, band: 'proven', launches: [] }))
+    let d = histories.get(t.deployer!)
+    if (!d) histories.set(t.deployer!, (d = { deployer: t.deployer!, launched: 0, real: 0, dead: 0, insiderPrepLaunches: 0, best: null, insiderPrep: false, score: scores[t.deployer!] ?? 0, band: 'proven', launches: [] }))
     d.launched++
     if (t.realBlock !== null) d.real++
     d.launches.unshift(t)
   }
   const feed = [...tokens].sort((a, b) => a.launch!.visibleUs - b.launch!.visibleUs)
-  return { chainId: 4663, measuredThrough: 100, tokens: new Map(tokens.map((t) => [t.token, t])), deployers, feed, bySymbol: new Map() }
+  return { feed, histories, tokens: new Map(tokens.map((t) => [t.token, t])) }
 }
+
+/** The proven launches after `afterUs`, as a producer pass over the feed from that cursor finds them. */
+const provenAfter = (b: ReturnType<typeof book>, afterUs: number) => provenAmong(b.feed.filter((t) => t.launch!.visibleUs > afterUs), b.histories)
 
 describe('proven_deployer_launch producer', () => {
   const history = [
@@ -43,30 +46,30 @@ describe('proven_deployer_launch producer', () => {
     token(5, { launchedAt: '2026-11-21T01:00:00Z' }),
   ]
 
-  it('provenLaunches() needs score >= 70 and at least 2 earlier real tokens', () => {
+  it('provenAmong() needs score >= 70 and at least 2 earlier real tokens', () => {
     const b = book(history, { [DEPLOYER]: 80 })
-    expect(provenLaunches(b, 0).map((l) => l.token.token)).toEqual([addr(3), addr(4), addr(5)])
-    expect(provenLaunches(b, 0)[0]!.priorReal).toBe(2)
-    expect(provenLaunches(book(history, { [DEPLOYER]: 69 }), 0)).toEqual([])
+    expect(provenAfter(b, 0).map((l) => l.token.token)).toEqual([addr(3), addr(4), addr(5)])
+    expect(provenAfter(b, 0)[0]!.priorReal).toBe(2)
+    expect(provenAfter(book(history, { [DEPLOYER]: 69 }), 0)).toEqual([])
     // Only one real token before: not proven yet.
     const oneReal = [token(1, { real: true, launchedAt: '2026-11-19T10:00:00Z' }), token(2, { launchedAt: '2026-11-19T11:00:00Z' }), token(3, { real: true, launchedAt: '2026-11-19T12:00:00Z' })]
-    expect(provenLaunches(book(oneReal, { [DEPLOYER]: 90 }), 0)).toEqual([])
+    expect(provenAfter(book(oneReal, { [DEPLOYER]: 90 }), 0)).toEqual([])
     // Launches at or before the watermark are not new.
-    expect(provenLaunches(b, history[3]!.launch!.visibleUs).map((l) => l.token.token)).toEqual([addr(5)])
+    expect(provenAfter(b, history[3]!.launch!.visibleUs).map((l) => l.token.token)).toEqual([addr(5)])
   })
 
   it('provenDeployerAlerts() alerts at most once per deployer per UTC day, also across passes', async () => {
     const store = createMemoryStore()
     const b = book(history, { [DEPLOYER]: 80 })
-    const first = await provenDeployerAlerts(b, 0, store)
+    const first = await provenDeployerAlerts(provenAfter(b, 0), 4663, store)
     // Tokens 3 and 4 launch on the same day: only the first alerts; token 5 is the next day.
     expect(first.map((e) => e.data.token)).toEqual([addr(3), addr(5)])
     expect(first.map((e) => e.id)).toEqual([`proven_deployer_launch:${DEPLOYER}:2026-11-20`, `proven_deployer_launch:${DEPLOYER}:2026-11-21`])
     expect(first[0]).toMatchObject({ kind: 'proven_deployer_launch', data: { deployer: DEPLOYER, score: 80, prior_real: 2, real: 2, launched: 5 } })
     for (const e of first) expect(AlertEvent.safeParse(e).success).toBe(true)
-    expect(await provenDeployerAlerts(b, 0, store)).toEqual([])
+    expect(await provenDeployerAlerts(provenAfter(b, 0), 4663, store)).toEqual([])
     const later = book([...history, token(6, { launchedAt: '2026-11-21T20:00:00Z' })], { [DEPLOYER]: 80 })
-    expect(await provenDeployerAlerts(later, history[4]!.launch!.visibleUs, store)).toEqual([])
+    expect(await provenDeployerAlerts(provenAfter(later, history[4]!.launch!.visibleUs), 4663, store)).toEqual([])
   })
 })
 
@@ -83,11 +86,11 @@ describe('measured_caller_call producer', () => {
 
   it('measuredCallAlerts() alerts calls of measured callers once, with the launch pool liquidity providers', async () => {
     const store = createMemoryStore()
-    const out = await measuredCallAlerts(calls, social, b, lp, store)
+    const out = await measuredCallAlerts(calls, social, b.tokens, lp, store)
     expect(out).toHaveLength(1)
     expect(out[0]).toMatchObject({ kind: 'measured_caller_call', data: { author: 'alice', token: t.token, pool: t.launch!.pool, lp: [addr(0xaa), addr(0xbb)] } })
     expect(AlertEvent.safeParse(out[0]).success).toBe(true)
-    expect(await measuredCallAlerts(calls, social, b, lp, store)).toEqual([])
+    expect(await measuredCallAlerts(calls, social, b.tokens, lp, store)).toEqual([])
   })
 })
 

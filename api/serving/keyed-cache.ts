@@ -1,0 +1,72 @@
+/**
+ * Values kept by key, bounded by an entry count (least recently used evicted first), dropped one
+ * key at a time when the pipeline says that key changed. Concurrent misses for one key share one
+ * load. A value loaded while its key was dropped is returned to its caller but not kept, so a
+ * change is never hidden by a read that started before it.
+ */
+export interface KeyedCache<V> {
+  get(key: string, load: () => Promise<V>): Promise<V>
+  /** Values of many keys; the misses are loaded together by one call of `loadMany`. */
+  getMany(keys: string[], loadMany: (missing: string[]) => Promise<Map<string, V>>, absent: V): Promise<Map<string, V>>
+  delete(key: string): void
+  clear(): void
+  size(): number
+}
+
+export function createKeyedCache<V>(maxEntries: number): KeyedCache<V> {
+  const entries = new Map<string, Promise<V>>()
+
+  function keep(key: string, value: Promise<V>): void {
+    entries.delete(key)
+    entries.set(key, value)
+    if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
+    // A failed load is not kept: the next call retries.
+    value.catch(() => {
+      if (entries.get(key) === value) entries.delete(key)
+    })
+  }
+
+  function hit(key: string): Promise<V> | undefined {
+    const v = entries.get(key)
+    if (v !== undefined) {
+      // Touch: most recently used goes last.
+      entries.delete(key)
+      entries.set(key, v)
+    }
+    return v
+  }
+
+  return {
+    get(key, load) {
+      const cached = hit(key)
+      if (cached) return cached
+      const value = load()
+      keep(key, value)
+      return value
+    },
+    async getMany(keys, loadMany, absent) {
+      const unique = [...new Set(keys)]
+      const out = new Map<string, V>()
+      const missing: string[] = []
+      const pending: Array<[string, Promise<V>]> = []
+      for (const k of unique) {
+        const cached = hit(k)
+        if (cached) pending.push([k, cached])
+        else missing.push(k)
+      }
+      if (missing.length) {
+        const loaded = loadMany(missing)
+        for (const k of missing) {
+          const value = loaded.then((m) => (m.has(k) ? m.get(k)! : absent))
+          keep(k, value)
+          pending.push([k, value])
+        }
+      }
+      for (const [k, v] of pending) out.set(k, await v)
+      return out
+    },
+    delete: (key) => void entries.delete(key),
+    clear: () => entries.clear(),
+    size: () => entries.size,
+  }
+}

@@ -1,0 +1,285 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import type { Logger } from '../../core/logger.ts'
+import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type DeployerRecord, type DeployerStateRow } from '../../core/records/deployer-state.ts'
+import { lastServedBatch, servingChangesBetween } from '../../core/records/serving-changes.ts'
+import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../../core/records/token-state.ts'
+import { createKeyedCache } from './keyed-cache.ts'
+import type { Watermarks } from './watermarks.ts'
+
+export type { DeployerHistory, DeployerRecord, TokenRecord }
+
+/** A page of the launch feed: tokens in feed order and the cursor of the last one examined. */
+export interface FeedPage {
+  tokens: TokenRecord[]
+  /** visible_at (µs) of the last feed item examined, or null when none was. */
+  lastUs: number | null
+}
+
+/**
+ * Chain-4663 tokens and deployers as the products read them, one key at a time (DESIGN §6).
+ * Records come from token_state / deployer_state, which the pipeline refreshes for the keys
+ * each batch touched; they are cached here by key, bounded by `maxEntries`, and dropped key by
+ * key as serving_changes names them. Nothing here reads all tokens or all deployers except the
+ * leaderboard and totals, which read deployer_state (one row per deployer) once per batch.
+ */
+export interface TokenServing {
+  readonly chainId: number
+  /** The block answers are measured through (the last served batch), or null. */
+  measuredThrough(): number | null
+  /** Unix seconds of that block: the clock "dead" (idle 72 h) is decided at. */
+  chainTime(): number
+  token(address: string): Promise<TokenRecord | undefined>
+  tokens(addresses: string[]): Promise<Map<string, TokenRecord>>
+  deployer(address: string): Promise<DeployerRecord | undefined>
+  deployers(addresses: string[]): Promise<Map<string, DeployerRecord>>
+  /** The deployer's record and its newest LAUNCH_HISTORY_LIMIT launches. */
+  deployerHistory(address: string): Promise<DeployerHistory | undefined>
+  /** Launches with visible_at in (afterUs, throughUs], oldest first, at most `limit`. */
+  feedAfter(afterUs: number, throughUs: number, limit: number): Promise<FeedPage>
+  /** Launches with visible_at <= throughUs, newest first, at most `limit`, before `beforeUs` when given. */
+  feedBefore(throughUs: number, limit: number, beforeUs?: number): Promise<FeedPage>
+  /** Tokens whose symbol is `symbol` (case-insensitive), or starts with it when `prefix`. */
+  bySymbol(symbol: string, opts?: { prefix?: boolean; limit?: number }): Promise<TokenRecord[]>
+  /** Tokens whose name contains `text` (case-insensitive; 3 characters at least). */
+  byName(text: string, limit: number): Promise<TokenRecord[]>
+  /** Tokens whose latest WETH price lies in one of the ranges. */
+  byPrice(ranges: Array<[lo: number, hi: number]>, limit: number): Promise<TokenRecord[]>
+  /** Deployers ranked by score, then real, then launched; with the count of deployers. */
+  leaderboard(limit: number): Promise<{ deployers: DeployerRecord[]; total: number }>
+  /** Deployers and their launched, real and dead tokens, summed. */
+  totals(): Promise<{ deployers: number; launched: number; real: number; dead: number }>
+  /** Catch up with the pipeline: drop the cached keys changed since the last sync. */
+  sync(): Promise<void>
+  cachedEntries(): number
+}
+
+/** Launches listed in a deployer's history, newest first. */
+export const LAUNCH_HISTORY_LIMIT = 100
+
+/** More changes than this since the last sync (a backfill): drop every cached key instead. */
+const MAX_CHANGES_PER_SYNC = 20_000
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+export function createTokenServing(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger; maxEntries: number }, chainId = 4663): TokenServing {
+  const { ch, watermarks } = deps
+  const tokenRows = createKeyedCache<TokenStateRow | null>(deps.maxEntries)
+  const deployerRows = createKeyedCache<DeployerStateRow | null>(deps.maxEntries)
+  const histories = createKeyedCache<TokenStateRow[]>(Math.max(100, Math.floor(deps.maxEntries / 100)))
+  const perBatch = createKeyedCache<unknown>(64)
+  let synced = { seq: 0, block: null as number | null, chainTime: 0 }
+  let syncing: Promise<void> | undefined
+
+  async function syncTo(target: number): Promise<void> {
+    const changes = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, MAX_CHANGES_PER_SYNC + 1)
+    perBatch.clear()
+    if (synced.seq === 0 || changes.length > MAX_CHANGES_PER_SYNC) {
+      for (const c of [tokenRows, deployerRows, histories]) c.clear()
+      const b = await lastServedBatch(ch, chainId)
+      synced = b && b.seq >= target ? { seq: b.seq, block: b.watermark, chainTime: b.chainTime } : { seq: target, block: watermarks.get(chainId), chainTime: synced.chainTime }
+      return
+    }
+    for (const c of changes) {
+      if (c.kind === 'token') tokenRows.delete(c.key)
+      else if (c.kind === 'deployer') {
+        deployerRows.delete(c.key)
+        histories.delete(c.key)
+      }
+    }
+    const marker = [...changes].reverse().find((c) => c.kind === 'batch')
+    synced = marker ? { seq: marker.seq, block: marker.watermark, chainTime: marker.chainTime } : { ...synced, seq: target }
+  }
+
+  /** Sync when the watermark moved; concurrent callers share one sync. */
+  function ready(): Promise<void> {
+    const target = watermarks.seq(chainId)
+    if (target <= synced.seq) return Promise.resolve()
+    if (!syncing) {
+      syncing = syncTo(target).finally(() => {
+        syncing = undefined
+      })
+    }
+    return syncing
+  }
+
+  async function readTokens(where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
+    return queryRows<TokenStateRow>(
+      ch,
+      `SELECT ${TOKEN_STATE_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND ${where} ORDER BY token, version DESC LIMIT 1 BY token`,
+      { chain: chainId, ...params },
+    )
+  }
+
+  async function tokensByKey(keys: string[]): Promise<Map<string, TokenRecord>> {
+    await ready()
+    const rows = await tokenRows.getMany(
+      keys,
+      async (missing) => new Map((await readTokens('token IN {keys:Array(String)}', { keys: missing })).map((r) => [r.token, r])),
+      null,
+    )
+    const out = new Map<string, TokenRecord>()
+    for (const [k, r] of rows) {
+      const t = r ? tokenRecordOf(r, synced.chainTime) : undefined
+      if (t) out.set(k, t)
+    }
+    return out
+  }
+
+  /** Candidate keys from a projection, then the current records of those keys that still match. */
+  async function candidates(sql: string, params: Record<string, unknown>, still: (t: TokenRecord) => boolean): Promise<TokenRecord[]> {
+    await ready()
+    const keys = (await queryRows<{ token: string }>(ch, sql, { chain: chainId, ...params })).map((r) => r.token)
+    const records = await tokensByKey(keys)
+    return keys.map((k) => records.get(k)).filter((t): t is TokenRecord => t !== undefined && still(t))
+  }
+
+  /**
+   * A page of launch_feed (a range read on its visible_at key). Only launches of served blocks:
+   * launch_feed fills when a batch is inserted, before its tokens' state is refreshed, and a
+   * cursor must never pass a launch whose record is not there yet.
+   */
+  async function feedPage(sql: string, params: Record<string, unknown>): Promise<FeedPage> {
+    await ready()
+    const served = synced.block ?? -1
+    if (served < 0) return { tokens: [], lastUs: null }
+    const rows = await queryRows<{ token: string; us: string }>(ch, sql, { chain: chainId, served, ...params })
+    const records = await tokensByKey(rows.map((r) => r.token))
+    return {
+      tokens: rows.map((r) => records.get(r.token)).filter((t): t is TokenRecord => t?.launch != null),
+      lastUs: rows.length ? Number(rows[rows.length - 1]!.us) : null,
+    }
+  }
+
+  function oncePerBatch<T>(key: string, load: () => Promise<T>): Promise<T> {
+    return ready().then(() => perBatch.get(key, load) as Promise<T>)
+  }
+
+  const serving: TokenServing = {
+    chainId,
+    measuredThrough: () => synced.block ?? watermarks.get(chainId),
+    chainTime: () => synced.chainTime,
+    async token(address) {
+      return (await tokensByKey([address])).get(address)
+    },
+    tokens: tokensByKey,
+    async deployer(address) {
+      return (await serving.deployers([address])).get(address)
+    },
+    async deployers(addresses) {
+      await ready()
+      const rows = await deployerRows.getMany(
+        addresses,
+        async (missing) => {
+          const found = await queryRows<DeployerStateRow>(
+            ch,
+            `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state WHERE chain_id = {chain:UInt32} AND deployer IN {keys:Array(String)}
+             ORDER BY deployer, version DESC LIMIT 1 BY deployer`,
+            { chain: chainId, keys: missing },
+          )
+          return new Map(found.map((r) => [r.deployer, r]))
+        },
+        null,
+      )
+      const out = new Map<string, DeployerRecord>()
+      for (const [k, r] of rows) {
+        const d = r ? deployerRecordOfRow(r) : undefined
+        if (d) out.set(k, d)
+      }
+      return out
+    },
+    async deployerHistory(address) {
+      const d = await serving.deployer(address)
+      if (!d) return undefined
+      // The deployer's tokens through the by_deployer projection, newest launch first.
+      const rows = await histories.get(address, () =>
+        queryRows<TokenStateRow>(
+          ch,
+          `SELECT * FROM (SELECT ${TOKEN_STATE_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND deployer = {deployer:String}
+                          ORDER BY token, version DESC LIMIT 1 BY token)
+           WHERE present AND launched ORDER BY launch_block DESC, token LIMIT {limit:UInt32}`,
+          { chain: chainId, deployer: address, limit: LAUNCH_HISTORY_LIMIT },
+        ),
+      )
+      const launches = rows.map((r) => tokenRecordOf(r, synced.chainTime)).filter((t): t is TokenRecord => t?.deployer === address)
+      return { ...d, launches }
+    },
+    feedAfter: (afterUs, throughUs, limit) =>
+      feedPage(
+        `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us FROM launch_feed
+         WHERE chain_id = {chain:UInt32} AND visible_at > fromUnixTimestamp64Micro({after:Int64}) AND visible_at <= fromUnixTimestamp64Micro({through:Int64})
+           AND block_number <= {served:UInt64}
+         ORDER BY us, token LIMIT {limit:UInt32}`,
+        { after: afterUs, through: throughUs, limit },
+      ),
+    feedBefore: (throughUs, limit, beforeUs) =>
+      feedPage(
+        `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us FROM launch_feed
+         WHERE chain_id = {chain:UInt32} AND visible_at <= fromUnixTimestamp64Micro({through:Int64})
+           AND visible_at < fromUnixTimestamp64Micro({before:Int64}) AND block_number <= {served:UInt64}
+         ORDER BY us DESC, token DESC LIMIT {limit:UInt32}`,
+        { through: throughUs, before: beforeUs ?? Number.MAX_SAFE_INTEGER, limit },
+      ),
+    bySymbol(symbol, opts = {}) {
+      const s = symbol.toLowerCase()
+      const cond = opts.prefix ? "symbol_lower LIKE {pattern:String}" : 'symbol_lower = {s:String}'
+      return candidates(
+        `SELECT DISTINCT token FROM token_state WHERE chain_id = {chain:UInt32} AND ${cond} LIMIT {limit:UInt32}`,
+        { s, pattern: `${escapeLike(s)}%`, limit: opts.limit ?? 1000 },
+        (t) => (opts.prefix ? t.symbol.toLowerCase().startsWith(s) : t.symbol.toLowerCase() === s),
+      )
+    },
+    byName(text, limit) {
+      const s = text.toLowerCase()
+      if (s.length < 3) return Promise.resolve([])
+      // The ngram index on name_lower skips granules without the text.
+      return candidates(
+        `SELECT DISTINCT token FROM token_state WHERE chain_id = {chain:UInt32} AND name_lower LIKE {pattern:String} LIMIT {limit:UInt32}`,
+        { pattern: `%${escapeLike(s)}%`, limit },
+        (t) => t.name.toLowerCase().includes(s),
+      )
+    },
+    byPrice(ranges, limit) {
+      if (ranges.length === 0) return Promise.resolve([])
+      const cond = ranges.map((_, i) => `(price_weth BETWEEN {lo${i}:Float64} AND {hi${i}:Float64})`).join(' OR ')
+      const params: Record<string, unknown> = { limit }
+      ranges.forEach(([lo, hi], i) => Object.assign(params, { [`lo${i}`]: lo, [`hi${i}`]: hi }))
+      return candidates(
+        `SELECT DISTINCT token FROM token_state WHERE chain_id = {chain:UInt32} AND price_weth > 0 AND (${cond}) LIMIT {limit:UInt32}`,
+        params,
+        (t) => t.quote !== null,
+      )
+    },
+    leaderboard(limit) {
+      return oncePerBatch(`leaderboard:${limit}`, async () => {
+        const [rows, [count]] = await Promise.all([
+          queryRows<DeployerStateRow>(
+            ch,
+            `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state FINAL WHERE chain_id = {chain:UInt32} AND launched > 0
+             ORDER BY score DESC, real DESC, launched DESC, deployer LIMIT {limit:UInt32}`,
+            { chain: chainId, limit },
+          ),
+          queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM deployer_state FINAL WHERE chain_id = {chain:UInt32} AND launched > 0', { chain: chainId }),
+        ])
+        return { deployers: rows.map(deployerRecordOfRow).filter((d): d is DeployerRecord => d !== undefined), total: Number(count?.n ?? 0) }
+      })
+    },
+    totals() {
+      return oncePerBatch('totals', async () => {
+        // Aliases differ from the column names: an alias named like its column would nest aggregates.
+        const [r] = await queryRows<{ n: string; launched_sum: string; real_sum: string; dead_sum: string }>(
+          ch,
+          `SELECT count() AS n, sum(launched) AS launched_sum, sum(real) AS real_sum, sum(dead) AS dead_sum
+           FROM deployer_state FINAL WHERE chain_id = {chain:UInt32} AND launched > 0`,
+          { chain: chainId },
+        )
+        return { deployers: Number(r?.n ?? 0), launched: Number(r?.launched_sum ?? 0), real: Number(r?.real_sum ?? 0), dead: Number(r?.dead_sum ?? 0) }
+      })
+    },
+    sync: ready,
+    cachedEntries: () => tokenRows.size() + deployerRows.size() + histories.size(),
+  }
+  return serving
+}

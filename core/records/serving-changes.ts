@@ -1,0 +1,43 @@
+import type { ClickHouseClient } from '../clickhouse.ts'
+import { queryRows } from '../clickhouse.ts'
+
+/**
+ * `serving_changes`: what each serving refresh changed, in seq order. The pipeline writes one
+ * insert per refreshed batch (the changed keys and a 'batch' marker); API processes read the rows
+ * after the last seq they saw and drop exactly those keys from their caches.
+ */
+export interface ServedBatch {
+  watermark: number
+  /** Unix seconds of the watermark block. */
+  chainTime: number
+  seq: number
+}
+
+/** The last refreshed batch of a chain, read from the end of the (chain_id, seq) key. */
+export async function lastServedBatch(ch: ClickHouseClient, chainId: number): Promise<ServedBatch | null> {
+  const [r] = await queryRows<{ watermark: string; chain_time: number; seq: string }>(
+    ch,
+    `SELECT watermark, chain_time, seq FROM serving_changes WHERE chain_id = {chain:UInt32} AND kind = 'batch' ORDER BY seq DESC LIMIT 1`,
+    { chain: chainId },
+  )
+  return r ? { watermark: Number(r.watermark), chainTime: Number(r.chain_time), seq: Number(r.seq) } : null
+}
+
+export interface ServingChange {
+  seq: number
+  kind: 'token' | 'deployer' | 'batch'
+  key: string
+  watermark: number
+  chainTime: number
+}
+
+/** Changes with seq in (after, through], in order, at most `limit` (a range read on the key). */
+export async function servingChangesBetween(ch: ClickHouseClient, chainId: number, after: number, through: number, limit: number): Promise<ServingChange[]> {
+  const rows = await queryRows<{ seq: string; kind: ServingChange['kind']; key: string; watermark: string; chain_time: number }>(
+    ch,
+    `SELECT seq, kind, key, watermark, chain_time FROM serving_changes
+     WHERE chain_id = {chain:UInt32} AND seq > {after:UInt64} AND seq <= {through:UInt64} ORDER BY seq LIMIT {limit:UInt32}`,
+    { chain: chainId, after, through, limit },
+  )
+  return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, key: r.key, watermark: Number(r.watermark), chainTime: Number(r.chain_time) }))
+}

@@ -1,0 +1,178 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { DEAD_AFTER_IDLE_SECONDS } from '../../core/domain/real-token.ts'
+import { deployerRecordOf, deployerStateRow } from '../../core/records/deployer-state.ts'
+import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from '../../core/records/token-state.ts'
+import { lastServedBatch } from '../../core/records/serving-changes.ts'
+import { namedQuery } from '../../sql/queries.ts'
+
+/** The keys a batch touched: every token whose state may have changed, and those it launched. */
+export interface ServingTouch {
+  tokens: Set<string>
+  /** Tokens whose launch the batch ingested: their pre-launch distribution is computed now, once. */
+  launched: Set<string>
+}
+
+export interface RefreshResult {
+  tokens: number
+  deployers: number
+  seq: number
+}
+
+/** Keys per refresh query: bounds query size and memory whatever the batch. */
+const CHUNK = 2_000
+
+let lastVersion = 0
+
+/** Strictly increasing microseconds: the version of refreshed rows and the seq of their change rows. */
+function nextVersion(): number {
+  lastVersion = Math.max(lastVersion + 1, Date.now() * 1000)
+  return lastVersion
+}
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+/**
+ * Tokens touched in blocks [from, to], read by block range from the block-ordered raw tables:
+ * what a restart re-refreshes when a batch was inserted but its refresh did not finish.
+ */
+export async function touchedInBlocks(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<ServingTouch> {
+  const p = { chain: chainId, from, to }
+  const range = 'chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64}'
+  const [tokens, launched] = await Promise.all([
+    queryRows<{ token: string }>(
+      ch,
+      `SELECT DISTINCT token FROM (
+         SELECT token FROM swaps WHERE ${range}
+         UNION ALL SELECT token FROM erc20_transfers WHERE ${range}
+         UNION ALL SELECT address AS token FROM contract_creations WHERE chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64}
+         UNION ALL SELECT p.token FROM (SELECT pool FROM liquidity_events WHERE ${range}) AS l
+                   INNER JOIN (SELECT token, pool FROM launches WHERE chain_id = {chain:UInt32}) AS p ON p.pool = l.pool)`,
+      p,
+    ),
+    queryRows<{ token: string }>(ch, `SELECT token FROM launches WHERE ${range}`, p),
+  ])
+  const launchedSet = new Set(launched.map((r) => r.token))
+  return { tokens: new Set([...tokens.map((r) => r.token), ...launchedSet]), launched: launchedSet }
+}
+
+/** Latest rows of the given tokens (LIMIT 1 BY token over the primary key). */
+async function tokenRows(ch: ClickHouseClient, chainId: number, where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
+  return queryRows<TokenStateRow>(
+    ch,
+    `SELECT ${TOKEN_STATE_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND ${where} ORDER BY token, version DESC LIMIT 1 BY token`,
+    { chain: chainId, ...params },
+  )
+}
+
+/**
+ * Refresh the serving state of what one batch touched (DESIGN §6: work proportional to the
+ * batch): token_state for its tokens, then deployer_state for their deployers and for the
+ * deployers of tokens that turned idle (72 h without a swap) since the previous batch, then one
+ * insert into serving_changes naming every changed key and marking the batch, which is what API
+ * processes invalidate their caches by. Every read is keyed; nothing reads all tokens.
+ */
+export async function refreshServingState(
+  ch: ClickHouseClient,
+  chainId: number,
+  touch: ServingTouch,
+  at: { watermark: number; chainTime: number },
+): Promise<RefreshResult> {
+  const version = nextVersion()
+  const tokens = [...touch.tokens]
+  const launched = [...touch.launched]
+  for (const part of chunks(tokens)) {
+    await ch.command({
+      query: namedQuery('refresh_token_state'),
+      query_params: { chain: chainId, tokens: part, launched: launched.filter((t) => touch.tokens.has(t)), version },
+    })
+  }
+
+  const deployers = new Set<string>()
+  for (const part of chunks(tokens)) {
+    const rows = await queryRows<{ deployer: string }>(
+      ch,
+      `SELECT DISTINCT deployer FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND deployer != ''`,
+      { chain: chainId, tokens: part },
+    )
+    for (const r of rows) deployers.add(r.deployer)
+  }
+  // Tokens whose last activity left the 72 h window between the previous batch and this one:
+  // their deployers' dead counts change although nothing touched them (projection by_activity).
+  const previous = await lastServedBatch(ch, chainId)
+  if (previous && at.chainTime > previous.chainTime) {
+    const idle = await queryRows<{ deployer: string }>(
+      ch,
+      `SELECT DISTINCT deployer FROM token_state
+       WHERE chain_id = {chain:UInt32} AND last_activity > {lo:UInt32} AND last_activity <= {hi:UInt32} AND deployer != ''`,
+      { chain: chainId, lo: Math.max(0, previous.chainTime - DEAD_AFTER_IDLE_SECONDS), hi: Math.max(0, at.chainTime - DEAD_AFTER_IDLE_SECONDS) },
+    )
+    for (const r of idle) deployers.add(r.deployer)
+  }
+
+  const deployerRows = []
+  for (const part of chunks([...deployers])) {
+    // A deployer's tokens, read through the by_deployer projection.
+    const rows = await tokenRows(ch, chainId, 'deployer IN {deployers:Array(String)}', { deployers: part })
+    const byDeployer = new Map<string, ReturnType<typeof tokenRecordOf>[]>()
+    for (const r of rows) {
+      const t = tokenRecordOf(r, at.chainTime)
+      if (!t?.deployer) continue
+      if (!byDeployer.has(t.deployer)) byDeployer.set(t.deployer, [])
+      byDeployer.get(t.deployer)!.push(t)
+    }
+    for (const d of part) {
+      const own = (byDeployer.get(d) ?? []).filter((t): t is NonNullable<typeof t> => t !== undefined)
+      deployerRows.push({ chain_id: chainId, ...deployerStateRow(d, deployerRecordOf(d, own)), version })
+    }
+  }
+  if (deployerRows.length) await ch.insert({ table: 'deployer_state', values: deployerRows, format: 'JSONEachRow' })
+
+  const change = (kind: string, key: string) => ({ chain_id: chainId, seq: version, kind, key, watermark: at.watermark, chain_time: at.chainTime })
+  await ch.insert({
+    table: 'serving_changes',
+    values: [...tokens.map((t) => change('token', t)), ...[...deployers].map((d) => change('deployer', d)), change('batch', '')],
+    format: 'JSONEachRow',
+  })
+  return { tokens: tokens.length, deployers: deployers.size, seq: version }
+}
+
+/**
+ * After a restart: refresh what was ingested but not yet refreshed (blocks after the last
+ * served batch). On a data dir from before serving state existed this is the one-time build.
+ */
+export async function catchUpServingState(ch: ClickHouseClient, chainId: number, watermark: number): Promise<RefreshResult | null> {
+  if (watermark < 0) return null
+  const last = await lastServedBatch(ch, chainId)
+  if (last && last.watermark >= watermark) return null
+  const touch = await touchedInBlocks(ch, chainId, last ? last.watermark + 1 : 0, watermark)
+  const [time] = await queryRows<{ t: number }>(
+    ch,
+    'SELECT toUnixTimestamp(timestamp) AS t FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number = {n:UInt64} LIMIT 1',
+    { chain: chainId, n: watermark },
+  )
+  return refreshServingState(ch, chainId, touch, { watermark, chainTime: Number(time?.t ?? 0) })
+}
+
+/** The keys a batch's rows touch (the tables chainRows returns); a pool's liquidity touches both its tokens. */
+export function touchedByBatch(tables: Array<[string, Array<Record<string, unknown>>]>, poolTokens: (pool: string) => string[]): ServingTouch {
+  const tokens = new Set<string>()
+  const launched = new Set<string>()
+  for (const [table, rows] of tables) {
+    for (const r of rows) {
+      if (table === 'swaps' || table === 'erc20_transfers') tokens.add(r.token as string)
+      else if (table === 'contract_creations') tokens.add(r.address as string)
+      else if (table === 'launches') {
+        tokens.add(r.token as string)
+        launched.add(r.token as string)
+      } else if (table === 'liquidity_events') {
+        for (const t of poolTokens(r.pool as string)) tokens.add(t)
+      }
+    }
+  }
+  return { tokens, launched }
+}
