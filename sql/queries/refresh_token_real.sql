@@ -2,8 +2,7 @@
 -- cumulative swaps, distinct traders and WETH volume all meet the thresholds, and record it.
 -- Idempotent: recomputing gives the same block, and token_real keeps one row per token.
 INSERT INTO token_real (chain_id, token, real_block, real_at)
-SELECT {chain:UInt32} AS chain_id, r.token, r.real_block, b.timestamp AS real_at
-FROM
+WITH r AS
 (
 SELECT token, min(block_number) AS real_block
 FROM
@@ -38,5 +37,8 @@ FROM
 )
 WHERE cum_swaps >= {min_swaps:UInt64} AND cum_traders >= {min_traders:UInt64} AND cum_volume >= {min_volume:UInt256}
 GROUP BY token
-) AS r
-LEFT JOIN (SELECT number, timestamp FROM chain_blocks WHERE chain_id = {chain:UInt32}) AS b ON b.number = r.real_block
+)
+SELECT {chain:UInt32} AS chain_id, r.token, r.real_block, b.timestamp AS real_at
+FROM r
+-- Only the blocks found: a keyed read of chain_blocks, never the whole table.
+LEFT JOIN (SELECT number, timestamp FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number IN (SELECT real_block FROM r)) AS b ON b.number = r.real_block

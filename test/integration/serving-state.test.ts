@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { DEAD_AFTER_IDLE_SECONDS } from '../../core/domain/real-token.ts'
+import { lastServedBatch } from '../../core/records/serving-changes.ts'
+import { createTokenServing } from '../../api/serving/token-serving.ts'
+import { refreshServingState } from '../../pipelines/process/serving-refresh.ts'
+import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+
+let env: Embedded
+
+beforeAll(async () => {
+  env = await startEmbedded({ PIPELINE_BATCH_BLOCKS: '50' })
+  await env.ingestThrough(600)
+}, 180_000)
+afterAll(async () => env?.close())
+
+const latestTokens = `SELECT * FROM token_state WHERE chain_id = 4663 ORDER BY token, version DESC LIMIT 1 BY token`
+
+describe('serving state kept by key', () => {
+  it('token_state equals a recount of the raw tables for every token', async () => {
+    const mismatches = await queryRows<Record<string, string>>(
+      env.rt.ch,
+      `SELECT s.token AS token, s.swaps, r.swaps, s.weth_volume, r.volume, s.traders, r.traders, s.real_block, tr.real_block
+       FROM (${latestTokens}) AS s
+       LEFT JOIN (SELECT token, count() AS swaps, sum(weth_in + weth_out) AS volume, uniqExact(trader) AS traders FROM swaps FINAL GROUP BY token) AS r ON r.token = s.token
+       LEFT JOIN (SELECT token, min(real_block) AS real_block FROM token_real GROUP BY token) AS tr ON tr.token = s.token
+       WHERE s.swaps != r.swaps OR s.weth_volume != r.volume OR s.traders != r.traders OR s.real_block != tr.real_block`,
+    )
+    expect(mismatches).toEqual([])
+    const [counts] = await queryRows<{ state: string; tokens: string }>(
+      env.rt.ch,
+      `SELECT (SELECT count() FROM (${latestTokens}) WHERE present) AS state,
+              (SELECT count() FROM (SELECT address AS t FROM contract_creations UNION DISTINCT SELECT token AS t FROM launches)) AS tokens`,
+    )
+    expect(Number(counts!.state)).toBeGreaterThan(20)
+    expect(counts!.state).toBe(counts!.tokens)
+  })
+
+  it('the pre-launch distribution, computed once at launch, equals a recount over erc20_transfers', async () => {
+    const rows = await queryRows<{ token: string; stored: string; recount: string }>(
+      env.rt.ch,
+      `SELECT s.token AS token, s.prelaunch_recipients AS stored, ifNull(r.n, 0) AS recount
+       FROM (${latestTokens}) AS s
+       LEFT JOIN (
+         SELECT t.token AS token, uniqExact(t.to_address) AS n FROM erc20_transfers AS t
+         INNER JOIN contract_creations AS c ON c.address = t.token
+         INNER JOIN launches AS l ON l.token = t.token
+         WHERE t.from_address = c.deployer AND t.to_address NOT IN (c.deployer, '0x0000000000000000000000000000000000000000')
+           AND t.block_number < l.block_number
+         GROUP BY t.token) AS r ON r.token = s.token
+       WHERE s.launched`,
+    )
+    expect(rows.length).toBeGreaterThan(10)
+    expect(rows.filter((r) => Number(r.recount) > 0).length).toBeGreaterThan(0)
+    for (const r of rows) expect(r.stored, r.token).toBe(r.recount)
+  })
+
+  it('deployer_state counts launches, real tokens and the best volume like a recount', async () => {
+    const mismatches = await queryRows(
+      env.rt.ch,
+      `SELECT d.deployer FROM (SELECT * FROM deployer_state FINAL WHERE launched > 0) AS d
+       FULL OUTER JOIN (
+         SELECT c.deployer AS deployer, count() AS launched, countIf(tr.token != '') AS real, max(ifNull(a.v, 0)) AS best
+         FROM launches AS l INNER JOIN contract_creations AS c ON c.address = l.token
+         LEFT JOIN (SELECT DISTINCT token FROM token_real) AS tr ON tr.token = l.token
+         LEFT JOIN (SELECT token, sum(weth_in + weth_out) AS v FROM swaps GROUP BY token) AS a ON a.token = l.token
+         GROUP BY c.deployer) AS r ON r.deployer = d.deployer
+       WHERE d.launched != r.launched OR d.real != r.real OR d.best_volume != r.best
+       SETTINGS join_use_nulls = 0`,
+    )
+    expect(mismatches).toEqual([])
+  })
+
+  it('a batch names exactly the tokens its blocks touched, and their deployers', async () => {
+    const last = (await lastServedBatch(env.rt.ch, 4663))!
+    expect(last.watermark).toBe(600)
+    const named = await queryRows<{ kind: string; key: string }>(
+      env.rt.ch,
+      `SELECT kind, key FROM serving_changes WHERE chain_id = 4663 AND seq = {seq:UInt64} AND kind != 'batch' ORDER BY kind, key`,
+      { seq: last.seq },
+    )
+    const touched = await queryRows<{ token: string }>(
+      env.rt.ch,
+      `SELECT DISTINCT token FROM (
+         SELECT token FROM swaps WHERE block_number BETWEEN 551 AND 600
+         UNION ALL SELECT token FROM erc20_transfers WHERE block_number BETWEEN 551 AND 600
+         UNION ALL SELECT address AS token FROM contract_creations WHERE block_number BETWEEN 551 AND 600
+         UNION ALL SELECT l.token FROM liquidity_events AS e INNER JOIN launches AS l ON l.pool = e.pool WHERE e.block_number BETWEEN 551 AND 600
+         UNION ALL SELECT p.token0 FROM liquidity_events AS e INNER JOIN pools AS p ON p.pool = e.pool WHERE e.block_number BETWEEN 551 AND 600
+         UNION ALL SELECT p.token1 FROM liquidity_events AS e INNER JOIN pools AS p ON p.pool = e.pool WHERE e.block_number BETWEEN 551 AND 600)
+       ORDER BY token`,
+    )
+    const tokens = named.filter((n) => n.kind === 'token').map((n) => n.key)
+    expect(tokens).toEqual(touched.map((t) => t.token))
+    const deployers = await queryRows<{ deployer: string }>(
+      env.rt.ch,
+      `SELECT DISTINCT deployer FROM contract_creations WHERE address IN {t:Array(String)} ORDER BY deployer`,
+      { t: tokens },
+    )
+    for (const d of deployers) expect(named).toContainEqual({ kind: 'deployer', key: d.deployer })
+    // Far fewer than all tokens: the batch is refreshed, not the chain.
+    const [all] = await queryRows<{ n: string }>(env.rt.ch, 'SELECT uniqExact(token) AS n FROM token_state')
+    expect(tokens.length).toBeLessThan(Number(all!.n))
+  })
+
+  it('an API cache keeps the tokens a batch did not touch and reads again the ones it did', async () => {
+    let stateReads: string[][] = []
+    // The real client, counting the keys each token_state read asks for.
+    const counting = new Proxy(env.rt.ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (args: { query: string; query_params?: { keys?: string[] } }) => {
+          if (args.query.includes('FROM token_state') && args.query_params?.keys) stateReads.push(args.query_params.keys)
+          return target.query(args as Parameters<ClickHouseClient['query']>[0])
+        }
+      },
+    }) as ClickHouseClient
+    const serving = createTokenServing({ ch: counting, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 10_000 })
+    const before = await serving.measuredThrough()
+    const all = (await queryRows<{ token: string }>(env.rt.ch, `SELECT token FROM (${latestTokens}) WHERE present ORDER BY token`)).map((r) => r.token)
+    await serving.tokens(all)
+    expect(stateReads.flat().sort()).toEqual(all)
+    stateReads = []
+    await serving.tokens(all)
+    expect(stateReads).toEqual([])
+
+    await env.ingestThrough(620)
+    const last = (await lastServedBatch(env.rt.ch, 4663))!
+    const changed = (await queryRows<{ key: string }>(
+      env.rt.ch,
+      `SELECT key FROM serving_changes WHERE chain_id = 4663 AND kind = 'token' AND seq > {after:UInt64} AND seq <= {seq:UInt64}`,
+      { after: 0, seq: last.seq },
+    )).map((r) => r.key)
+    expect(changed.length).toBeGreaterThan(0)
+    stateReads = []
+    const records = await serving.tokens(all)
+    expect(serving.measuredThrough()).toBe(620)
+    expect(before).toBeLessThan(620)
+    const reread = new Set(stateReads.flat())
+    const touchedSince = await queryRows<{ key: string }>(
+      env.rt.ch,
+      `SELECT DISTINCT key FROM serving_changes WHERE chain_id = 4663 AND kind = 'token' AND watermark > 600`,
+    )
+    expect([...reread].sort()).toEqual(touchedSince.map((r) => r.key).filter((k) => all.includes(k)).sort())
+    expect(reread.size).toBeLessThan(all.length)
+    // And what was read again is current.
+    const [fresh] = await queryRows<{ token: string; swaps: string }>(
+      env.rt.ch,
+      `SELECT token, count() AS swaps FROM swaps FINAL WHERE token IN {t:Array(String)} GROUP BY token ORDER BY token LIMIT 1`,
+      { t: [...reread] },
+    )
+    if (fresh) expect(records.get(fresh.token)!.swaps).toBe(Number(fresh.swaps))
+  })
+
+  it('deployers whose tokens turn idle are refreshed although no block touched them', async () => {
+    const last = (await lastServedBatch(env.rt.ch, 4663))!
+    const later = last.chainTime + DEAD_AFTER_IDLE_SECONDS + 3600
+    const r = await refreshServingState(env.rt.ch, 4663, { tokens: new Set(), launched: new Set() }, { watermark: last.watermark, chainTime: later })
+    expect(r.tokens).toBe(0)
+    expect(r.deployers).toBeGreaterThan(0)
+    // Every launched token is idle 73 h later (none traded since): dead equals launched.
+    const [d] = await queryRows<{ launched_sum: string; dead_sum: string }>(
+      env.rt.ch,
+      'SELECT sum(launched) AS launched_sum, sum(dead) AS dead_sum FROM deployer_state FINAL WHERE launched > 0',
+    )
+    expect(Number(d!.launched_sum)).toBeGreaterThan(0)
+    expect(d!.dead_sum).toBe(d!.launched_sum)
+  })
+})
