@@ -34,7 +34,7 @@ export interface Sink<T> {
   write(items: SinkItem<T>[], ctx: SinkContext): Promise<void | { through: string | null }>
 }
 
-export interface ConsumerOptions<S extends z.ZodType, T> {
+export interface ConsumerOptions<S extends z.ZodType, T = z.output<S>> {
   /** The consumer's name: metrics label, log field, and (namespaced) consumer group unless `groupId` is set. */
   name: string
   bus: Bus
@@ -77,7 +77,7 @@ export interface Consumer {
  * records behind it go on. A batch the sink refuses for good is split into single records, so
  * only the poison one is dead-lettered.
  */
-export function createConsumer<S extends z.ZodType, T>(opts: ConsumerOptions<S, T>): Consumer {
+export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: ConsumerOptions<S, T>): Consumer {
   const { bus, logger, metrics, name: consumer } = opts
   const topic = namespaced(opts.namespace ?? '', opts.topic)
   const steps: Array<Step<any, any>> = [createParseStep(opts.schema), ...(opts.steps ?? [])]
