@@ -49,7 +49,9 @@ export function classifyError(err: unknown): ErrorClass {
   return 'fatal'
 }
 
-/** The message kept with a dead-lettered record. */
+/** The message kept with a dead-lettered record, with the ClickHouse code when the message lacks it. */
 export function errorMessage(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).slice(0, 1000)
+  const message = err instanceof Error ? err.message : String(err)
+  const code = clickHouseCode(err)
+  return (code !== undefined && !message.includes(`Code: ${code}`) ? `Code: ${code}. ${message}` : message).slice(0, 1000)
 }

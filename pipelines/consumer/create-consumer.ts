@@ -116,14 +116,16 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
 
   /** The sink over `items`, retried; refused for good, it is tried record by record and the poison ones dead-lettered. */
   async function write(batch: BusBatch, items: SinkItem<T>[], letters: DeadLetter[]): Promise<string | null> {
-    const ctx: SinkContext = {
-      token: offsetRangeToken(topic, batch.partition, items[0]!.message.offset, items[items.length - 1]!.message.offset),
-      topic,
-      partition: batch.partition,
-      deadLetter: (l) => letters.push({ ...l, step: opts.sink.name }),
-    }
+    const token = offsetRangeToken(topic, batch.partition, items[0]!.message.offset, items[items.length - 1]!.message.offset)
     const t0 = performance.now()
-    const r = await attempt(() => opts.sink.write(items, ctx), policy, retryHooks(opts.sink.name))
+    const r = await attempt(async () => {
+      // Dead letters found by an attempt count only if that attempt succeeds: a retry finds them again.
+      const found: DeadLetter[] = []
+      const ctx: SinkContext = { token, topic, partition: batch.partition, deadLetter: (l) => found.push({ ...l, step: opts.sink.name }) }
+      const acked = await opts.sink.write(items, ctx)
+      letters.push(...found)
+      return acked
+    }, policy, retryHooks(opts.sink.name))
     metrics.stepDuration.observe({ consumer, step: opts.sink.name }, (performance.now() - t0) / 1000)
     metrics.stepResults.inc({ consumer, step: opts.sink.name, result: r.ok ? 'ok' : 'failed' }, items.length)
     if (r.ok) return r.value ? r.value.through : items[items.length - 1]!.message.offset

@@ -132,6 +132,32 @@ export function consumerContract(name: string, makeBus: () => Bus | Promise<Bus>
       expect(await collect(deadLetterTopic(topic)).then(async (d) => (await new Promise((res) => setTimeout(res, 300)), d.length))).toBe(0)
     })
 
+    it('createConsumer() isolates a row ClickHouse refuses: the batch is written record by record, the poison row dead-lettered with the error, the rest inserted once', async () => {
+      const topic = unique('refused')
+      const table = `refused_${name}_${randomBytes(3).toString('hex')}`
+      const ch = getClickHouse()
+      await ch.command({ query: `CREATE TABLE ${table} (n UInt32, d DateTime('UTC')) ENGINE = MergeTree ORDER BY n SETTINGS non_replicated_deduplication_window = 1000` })
+      const Dated = z.object({ n: z.number().int(), d: z.string() })
+      const metrics = createMetrics()
+      await bus.ensureTopics([topic])
+      await publish(topic, [1, 2, 3, 4].map((n) => [`k${n}`, JSON.stringify({ n, d: n === 3 ? 'never' : '2026-01-01 00:00:00' })]))
+      const c = createConsumer({
+        name: 'refused-test', bus, logger, metrics, topic, schema: Dated, maxAttempts: 2, backoffMs: 10,
+        sink: createTableSink<z.infer<typeof Dated>>({ name: 'dated-rows', ch, metrics, tables: (v) => [[table, v.map((r) => ({ ...r }))]] }),
+      })
+      running.push(c)
+      await c.start()
+      const dead = await collect(deadLetterTopic(topic))
+      await until('the refused row dead-lettered', async () => (dead.length >= 1 ? true : undefined), 30_000)
+      await until('lag 0', async () => ((await c.lag()) === 0 ? true : undefined), 30_000)
+      const rows = await queryRows<{ n: number }>(ch, `SELECT n FROM ${table} ORDER BY n`)
+      expect(rows.map((r) => Number(r.n))).toEqual([1, 2, 4])
+      expect(dead).toHaveLength(1)
+      expect(dead[0]!.key).toBe('k3')
+      expect(dead[0]!.headers?.step).toBe('dated-rows')
+      expect(dead[0]!.headers?.reason).toMatch(/^failed: .*Code: \d+/s)
+    })
+
     it('createConsumer() holds a record and the ones behind it until the step lets it through, then goes on in order', async () => {
       const topic = unique('hold')
       const acked: number[] = []

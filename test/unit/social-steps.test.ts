@@ -31,9 +31,9 @@ describe('createChainClockStep()', () => {
     const step = createChainClockStep({ tokens: createTokenDirectory(ch), stallSeconds: 30, now: () => now })
     await step.beforeBatch!()
     expect(step.run(post(1_000, ''), msg)).toEqual({ kind: 'ok', value: post(1_000, '') })
-    expect(step.run(post(1_001, ''), msg).kind).toBe('hold')
+    expect((await step.run(post(1_001, ''), msg)).kind).toBe('hold')
     now = 31_000
-    expect(step.run(post(1_001, ''), msg).kind).toBe('ok')
+    expect((await step.run(post(1_001, ''), msg)).kind).toBe('ok')
   })
 })
 
