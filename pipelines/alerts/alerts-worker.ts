@@ -50,6 +50,7 @@ export async function startAlertsWorker(
     publish: (e) => publishAlert(deps.bus, e, deps.namespace),
   })
   producers.start()
+  deps.logger.info({ allowLoopback: policy.allowLoopback }, 'alerts role started: producers and webhook delivery')
   return {
     producers,
     delivery,

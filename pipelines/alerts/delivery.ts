@@ -25,7 +25,7 @@ const RESUME_BATCH = 1_000
 export interface AlertDeliveryDeps {
   bus: Bus
   webhooks: WebhookStore
-  /** Claims on delivery attempts: shared by the API processes (Redis) so that one of them makes each attempt. */
+  /** Claims on delivery attempts: shared by the alert workers (Redis) so that one of them makes each attempt. */
   store: Store
   logger: Logger
   metrics: Metrics
@@ -100,7 +100,7 @@ function post(url: URL, addresses: ResolvedAddress[], body: string, headers: Rec
  * resumes unfinished ones from the store at their due time, keeping their attempt count.
  *
  * Every attempt first claims (delivery, attempt number) in the shared store, then re-reads the
- * delivery: only the claimer whose stored attempt count still matches sends. So API processes
+ * delivery: only the claimer whose stored attempt count still matches sends. So alert workers
  * that resume at once send each attempt once. Delivery is at least once all the same: a crash
  * between a receiver's answer and its record repeats that attempt after the claim expires
  * (receivers dedupe on X-Svc-Event-Id).
@@ -233,7 +233,7 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
         },
       })
       await consumer.start()
-      // A store that cannot be read now does not stop the API: the next look retries.
+      // A store that cannot be read now does not stop the worker: the next look retries.
       await resume().catch((err) => deps.logger.error({ err }, 'resuming unfinished deliveries failed'))
       if (resumeEveryMs > 0) {
         sweeper = setInterval(() => track(resume()), resumeEveryMs)
