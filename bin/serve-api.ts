@@ -4,8 +4,6 @@ import { createKeyRegistry } from '../api/access/keys.ts'
 import { createMcpConnector } from '../api/access/mcp-connector.ts'
 import { x402PaymentMethod } from '../api/access/x402/method.ts'
 import { createX402Payments } from '../api/access/x402/payments.ts'
-import { createAlertDelivery, publishAlert } from '../api/alerts/delivery.ts'
-import { createAlertProducers, type AlertProducers } from '../api/alerts/producers.ts'
 import { createWebhookStore } from '../api/alerts/webhook-store.ts'
 import { loopbackAllowedByEnv } from '../api/alerts/webhook-url.ts'
 import { buildApp } from '../api/app.ts'
@@ -17,34 +15,27 @@ import { createSocialBookSource } from '../api/serving/social-book.ts'
 import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { mcpPlugin } from '../mcp/http.ts'
+import { publishAlert } from '../pipelines/alerts/publish.ts'
 import type { Runtime } from './runtime.ts'
 
 export interface ApiServer {
   app: FastifyInstance
   watermarks: Watermarks
   deps: ApiDeps
-  /** The alert producers (a test may run a pass with `tick()`). */
-  alertProducers: AlertProducers
   close(): Promise<void>
 }
 
-/** Alert options; tests use them to reach a local HTTPS receiver quickly. */
-export interface AlertOptions {
+/** What the API needs of the alerts: it only checks webhook URLs and publishes (delivery is the alerts role). */
+export interface ApiAlertOptions {
   /** Admit loopback webhook hosts (default: WEBHOOK_ALLOW_LOOPBACK=on). Tests only. */
   allowLoopback?: boolean
-  /** Extra CA certificate (PEM) the delivery worker trusts. */
-  ca?: string
-  /** First retry wait in ms (default 1000, doubling). */
-  backoffMs?: number
-  /** Producer pass interval in ms (default 2000). */
-  producerIntervalMs?: number
 }
 
 /** Build the API (catalog routes + MCP) over a runtime. `pollMs` 0: watermarks are pushed in-process. */
 export async function createApiServer(
   rt: Runtime,
   /** freshWaitMs: how long a request waits for the books of new data before stale ones are served (tests wait long: they assert on fresh data). */
-  opts: { pollMs?: number; alerts?: AlertOptions; freshWaitMs?: number; faucet?: ApiDeps['faucet'] } = {},
+  opts: { pollMs?: number; alerts?: ApiAlertOptions; freshWaitMs?: number; faucet?: ApiDeps['faucet'] } = {},
 ): Promise<ApiServer> {
   const watermarks = createWatermarks(rt.ch, [4663], opts.pollMs ?? 500)
   await watermarks.refresh()
@@ -85,21 +76,11 @@ export async function createApiServer(
     payments: payments.enabled ? x402PaymentMethod(payments) : undefined,
   })
   const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate)] })
-  // One delivery consumer group across API processes; producers may run in each (they dedupe).
-  const delivery = createAlertDelivery({ bus: rt.bus, webhooks, store: rt.store, logger: rt.logger, namespace, policy, ca: opts.alerts?.ca, backoffMs: opts.alerts?.backoffMs })
-  await delivery.start()
-  const alertProducers = createAlertProducers({
-    ch: rt.ch, store: rt.store, tokens: deps.tokens, socialBooks: deps.socialBooks, publish, logger: rt.logger, intervalMs: opts.alerts?.producerIntervalMs,
-  })
-  alertProducers.start()
   return {
     app,
     watermarks,
     deps,
-    alertProducers,
     async close() {
-      await alertProducers.stop()
-      await delivery.stop()
       watermarks.stop()
       await app.close()
       await deps.textReader?.close()

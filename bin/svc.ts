@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from '../core/config.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
+import { startAlertsWorker } from '../pipelines/alerts/alerts-worker.ts'
 import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
@@ -10,6 +11,9 @@ import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { migrate } from '../sql/migrate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
 import { createRedisStore } from '../core/store/redis-store.ts'
+import { createSocialBookSource } from '../api/serving/social-book.ts'
+import { createTokenServing } from '../api/serving/token-serving.ts'
+import { createWatermarks } from '../api/serving/watermarks.ts'
 import { PLAN_NAMES, type PlanName } from '../core/domain/plans.ts'
 import { runReadOnlySql } from '../sql/read-only.ts'
 import { followed4663 } from './follow.ts'
@@ -19,13 +23,14 @@ import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
 
 const USAGE = `usage: svc <command>
-  start                 embedded, all in one: simulator (unless a chain RPC URL is set), pipelines, API, MCP
+  start                 embedded, all in one: simulator (unless a chain RPC URL is set), pipelines, alerts, API, MCP
                         and the local payments chain (unless X402_FACILITATOR_URL or X402_NETWORK_RPC_URL is set)
-  api                   the API and MCP server only
+  api                   the API and MCP server only (publishes test alerts; delivery is the alerts role)
   pipeline chain-4663   the chain-4663 processor only  [--exit-at-block N]
   pipeline source-4663  the chain-4663 JSON-RPC source only (needs CHAIN_4663_RPC_URL)
   pipeline prices       the ETH/USD candle processor only
   pipeline social       the social processor only (posts, follows, room sightings, mirrors)
+  pipeline alerts       the alert producers and the webhook delivery worker
   sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
@@ -108,6 +113,9 @@ async function commandStart(config: Config): Promise<void> {
   await prices.start()
   const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })
   await social.start()
+  const alerts = await startAlertsWorker({
+    ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, socialBooks: api.deps.socialBooks,
+  })
   let sim: SimSource | RpcSource | undefined
   if (config.CHAIN_4663_RPC_URL) {
     sim = await startRpcSource(rt)
@@ -116,7 +124,7 @@ async function commandStart(config: Config): Promise<void> {
     sim = createSimSource({ bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
-  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => api.close(), () => payments?.stop()])
+  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -152,7 +160,20 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     onShutdown(rt, [() => prices.stop()])
     return
   }
-  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663, prices or social`)
+  if (positionals[0] === 'alerts') {
+    const rt = await createRuntime(config, 'pipeline-alerts')
+    // Its own view of the books, following the watermark by polling (the chain runs elsewhere).
+    const watermarks = createWatermarks(rt.ch, [4663])
+    await watermarks.refresh()
+    const alerts = await startAlertsWorker({
+      ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE,
+      tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
+      socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }),
+    })
+    onShutdown(rt, [() => alerts.stop(), () => watermarks.stop()])
+    return
+  }
+  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663, prices, social or alerts`)
   const exitAt = values['exit-at-block'] !== undefined ? Number(values['exit-at-block']) : undefined
   const rt = await createRuntime(config, `pipeline-${positionals[0]}`)
   let processor: ChainProcessor | undefined

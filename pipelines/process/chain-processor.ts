@@ -2,13 +2,15 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
-import type { Bus, BusBatch, BatchControl, Subscription } from '../bus/types.ts'
+import type { Bus } from '../bus/types.ts'
+import { createConsumer, type Consumer, type SinkContext, type SinkItem } from '../consumer/create-consumer.ts'
 import { ChainBlock } from '../records/chain-block.ts'
 import { createClickHouseSink, type SinkHooks } from '../sink/clickhouse-sink.ts'
-import { chainTopic, deadLetterTopic, namespaced } from '../topics.ts'
+import { chainTopic } from '../topics.ts'
 import { batchToken, createBatchJournal, type PlannedBatch } from './batch-journal.ts'
 import { chainRows } from './chain-rows.ts'
 import { recoverRollbacks, rollbackChain } from './chain-rollback.ts'
+import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
 import { catchUpServingState, refreshServingState, touchedByBatch, type ServingTouch } from './serving-refresh.ts'
@@ -39,14 +41,9 @@ export interface ChainProcessor {
   lag(): Promise<number>
 }
 
-/** Thrown to have the bus deliver the batch again later (waiting for the rest of a journaled batch). */
-class WaitForMore extends Error {
-  override name = 'WaitForMore'
-}
-
 /**
- * The chain processor: consumes `chain.<id>.logs`, decodes, and inserts each batch of blocks
- * with an exactly-once effect:
+ * The chain processor: consumes `chain.<id>.logs` through the consumer framework (parse, chain
+ * id, then the block writer below), and inserts each batch of blocks with an exactly-once effect:
  *  - blocks at or below the watermark (the last block in `chain_blocks`) are already in, and
  *    are skipped whatever batch they arrive in;
  *  - a batch is journaled (block range + token) before its first insert; after a crash the
@@ -55,15 +52,14 @@ class WaitForMore extends Error {
  *  - bus offsets are committed only after the inserts are acknowledged.
  */
 export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
-  const { ch, bus, logger, metrics, chainId } = deps
+  const { ch, logger, metrics, chainId } = deps
   const consumer = `chain-${chainId}`
-  const topic = namespaced(deps.namespace ?? '', chainTopic(chainId))
   const maxBatchBlocks = deps.maxBatchBlocks ?? 500
   const journal = createBatchJournal(ch, consumer)
   const sink = createClickHouseSink(ch, metrics, deps.sinkHooks)
   let state: ChainState
   let pending: PlannedBatch | null = null
-  let subscription: Subscription | undefined
+  let running: Consumer | undefined
   let rowsWindow: Array<[number, number]> = []
 
   /** Tokens traded in blocks [from, to]: whose "real" status a restart must re-check. */
@@ -101,58 +97,42 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     deps.onAdvance?.(state.watermark, seq)
   }
 
-  async function deadLetter(records: Array<{ value: string; reason: string; offset: string }>): Promise<void> {
-    if (records.length === 0) return
-    await bus.publish(
-      deadLetterTopic(topic),
-      records.map((r) => ({ key: String(chainId), value: r.value, headers: { reason: r.reason, step: 'chain-processor', offset: r.offset, at: new Date().toISOString() } })),
-    )
-    for (const r of records) metrics.deadLetters.inc({ topic, reason: r.reason.split(':')[0]! })
-  }
-
-  async function onBatch(batch: BusBatch, control: BatchControl): Promise<void> {
+  /**
+   * The sink of the chain consumer: forms the batch (watermark skip, reorg rollback, re-forming a
+   * journaled batch), journals it, inserts it with the batch journal's token (it names the blocks,
+   * not the offsets, so it survives a re-cut batch), then the post-insert hooks. Answers the
+   * offset through which the blocks are done; null while waiting for the rest of a journaled batch.
+   */
+  async function writeBlocks(parsed: Array<SinkItem<ChainBlock>>, ctx: SinkContext): Promise<{ through: string | null }> {
     const started = performance.now()
-    const parsed: Array<{ block: ChainBlock; offset: string }> = []
-    const invalid: Array<{ value: string; reason: string; offset: string }> = []
-    for (const m of batch.messages) {
-      let json: unknown
-      try {
-        json = JSON.parse(m.value)
-      } catch {
-        invalid.push({ value: m.value, reason: 'invalid_json', offset: m.offset })
-        continue
-      }
-      const r = ChainBlock.safeParse(json)
-      if (!r.success) invalid.push({ value: m.value, reason: `invalid_record: ${r.error.issues[0]?.message}`, offset: m.offset })
-      else if (r.data.chainId !== chainId) invalid.push({ value: m.value, reason: `wrong_chain: ${r.data.chainId}`, offset: m.offset })
-      else parsed.push({ block: r.data, offset: m.offset })
-    }
-
-    let selected: Array<{ block: ChainBlock; offset: string }>
+    let selected: Array<SinkItem<ChainBlock>>
     let token: string
-    let doneThrough = batch.messages[batch.messages.length - 1]!.offset
+    let doneThrough = parsed[parsed.length - 1]!.message.offset
     if (pending) {
       // Re-form the journaled batch exactly: same blocks, same token.
       const p = pending
-      const end = parsed.findIndex((x) => x.block.number === p.lastBlock)
-      if (end < 0) throw new WaitForMore(`waiting for block ${p.lastBlock} to re-form batch ${p.token}`)
-      const lastBlock = parsed[end]!.block
+      const end = parsed.findIndex((x) => x.value.number === p.lastBlock)
+      if (end < 0) {
+        logger.debug({ consumer }, `waiting for block ${p.lastBlock} to re-form batch ${p.token}`)
+        return { through: null }
+      }
+      const lastBlock = parsed[end]!.value
       if (batchToken(consumer, state.epoch, p.firstBlock, p.lastBlock, lastBlock.hash) !== p.token) {
         // The chain under that range changed (a reorg, or another simulator seed): the journaled
         // token no longer names these rows, so reusing it would drop them as duplicates.
         logger.warn({ consumer, token: p.token }, 'journaled batch no longer matches the chain; forming a new batch')
         pending = null
-        return onBatch(batch, control)
+        return writeBlocks(parsed, ctx)
       }
-      selected = parsed.slice(0, end + 1).filter((x) => x.block.number >= p.firstBlock && x.block.number > state.watermark)
-      doneThrough = parsed[end]!.offset
+      selected = parsed.slice(0, end + 1).filter((x) => x.value.number >= p.firstBlock && x.value.number > state.watermark)
+      doneThrough = parsed[end]!.message.offset
       token = p.token
       logger.info({ consumer, token, first: p.firstBlock, last: p.lastBlock }, 're-inserting the journaled batch after a restart')
     } else {
       selected = []
       let last = state.watermark
       for (const x of parsed) {
-        const n = x.block.number
+        const n = x.value.number
         if (n > last) {
           if (selected.length >= maxBatchBlocks) break
           selected.push(x)
@@ -162,23 +142,22 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         // At or below what we have: a redelivery when the hash is the one we ingested,
         // otherwise a reorg, handled at the start of a batch of its own.
         const known = state.hashOf(n)
-        if (known === undefined || known === x.block.hash.toLowerCase()) continue
+        if (known === undefined || known === x.value.hash.toLowerCase()) continue
         if (selected.length > 0) break
-        await rollback(x.block)
-        return onBatch(batch, control)
+        await rollback(x.value)
+        return writeBlocks(parsed, ctx)
       }
       const lastSelected = selected[selected.length - 1]
-      if (lastSelected && lastSelected !== parsed[parsed.length - 1]) doneThrough = lastSelected.offset
-      const first = selected[0]?.block
-      const lastB = lastSelected?.block
+      if (lastSelected && lastSelected !== parsed[parsed.length - 1]) doneThrough = lastSelected.message.offset
+      const first = selected[0]?.value
+      const lastB = lastSelected?.value
       token = first && lastB ? batchToken(consumer, state.epoch, first.number, lastB.number, lastB.hash) : ''
       if (first && lastB) await journal.record({ firstBlock: first.number, lastBlock: lastB.number, token })
     }
     pending = null
 
-    await deadLetter(invalid.filter((x) => BigInt(x.offset) <= BigInt(doneThrough)))
     if (selected.length > 0) {
-      const blocks = selected.map((x) => x.block)
+      const blocks = selected.map((x) => x.value)
       const { tables, rejected } = chainRows(chainId, blocks, state)
       const rows = await sink.insertBatch(token, tables)
       const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
@@ -187,17 +166,16 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const seq = await refreshServing(touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] }), through)
       // The watermark moves once the batch is served: whoever waits for it sees its answers.
       state.advance(blocks)
-      if (rejected.length > 0) {
-        await deadLetter(rejected.map((r) => ({ value: JSON.stringify(r), reason: `malformed_log: ${r.reason}`, offset: doneThrough })))
+      for (const r of rejected) {
+        const from = selected.find((x) => x.value.number === r.block)!
+        ctx.deadLetter({ message: from.message, value: JSON.stringify(r), reason: `malformed_log: ${r.reason}` })
       }
       metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       rowsWindow.push([Date.now(), rows])
       deps.onAdvance?.(state.watermark, seq)
       logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
     }
-    control.doneThrough(doneThrough)
-    metrics.batches.inc({ consumer, outcome: 'ok' })
-    metrics.batchLatency.observe({ consumer }, (performance.now() - started) / 1000)
+    return { through: doneThrough }
   }
 
   metrics.ingestRowsPerSecond.onCollect(() => {
@@ -223,34 +201,25 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const caughtUp = await catchUpServingState(ch, chainId, state.watermark)
       if (caughtUp) logger.info({ consumer, ...caughtUp }, 'serving state caught up with the watermark')
       metrics.watermark.set({ chain: String(chainId) }, state.watermark)
-      await bus.ensureTopics([topic, deadLetterTopic(topic)])
-      subscription = await bus.subscribe({
-        groupId: namespaced(deps.namespace ?? '', consumer),
-        topics: [topic],
-        fromBeginning: true,
+      running = createConsumer({
+        name: consumer,
+        bus: deps.bus,
+        logger,
+        metrics,
+        namespace: deps.namespace,
+        topic: chainTopic(chainId),
+        schema: ChainBlock,
+        steps: [createChainIdStep(chainId)],
+        sink: { name: 'chain-writer', write: writeBlocks },
         maxBatchSize: Math.max(maxBatchBlocks, pending ? pending.lastBlock - pending.firstBlock + 1 : 0) * 2,
-        onBatch,
-        onError(err) {
-          metrics.batches.inc({ consumer, outcome: err instanceof WaitForMore ? 'wait' : 'error' })
-          if (err instanceof WaitForMore) logger.debug({ consumer }, err.message)
-          else logger.error({ consumer, err }, 'batch failed; it will be retried')
-        },
       })
-      const lagTimer = setInterval(() => {
-        subscription?.lag().then((l) => metrics.busLag.set({ consumer }, l), () => {})
-      }, 2000)
-      lagTimer.unref()
-      const stop = subscription.stop.bind(subscription)
-      subscription.stop = async () => {
-        clearInterval(lagTimer)
-        await stop()
-      }
+      await running.start()
       logger.info({ consumer, watermark: state.watermark, pools: state.pools.size() }, 'chain processor started')
     },
     async stop() {
-      await subscription?.stop()
+      await running?.stop()
     },
     watermark: () => state?.watermark ?? -1,
-    lag: async () => (subscription ? subscription.lag() : 0),
+    lag: async () => (running ? running.lag() : 0),
   }
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { claimKey, createAlertDelivery, MAX_ATTEMPTS, type AlertDelivery } from '../../api/alerts/delivery.ts'
-import { verifySignature } from '../../api/alerts/sign.ts'
+import { claimKey, createAlertDelivery, MAX_ATTEMPTS, type AlertDelivery } from '../../pipelines/alerts/delivery.ts'
+import { verifySignature } from '../../pipelines/alerts/sign.ts'
 import { createWebhookStore, type StoredDelivery, type WebhookStore } from '../../api/alerts/webhook-store.ts'
 import { createClickHouse, type ClickHouseClient } from '../../core/clickhouse.ts'
 import { createLogger } from '../../core/logger.ts'
+import { createMetrics } from '../../core/metrics.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import type { Store } from '../../core/store/types.ts'
 import { createMemoryBus } from '../../pipelines/bus/memory-bus.ts'
@@ -54,7 +55,7 @@ describe('alert delivery resumed from the store (one chDB, the shared Redis stor
   })
 
   const worker = (opts: { resumeEveryMs?: number; backoffMs?: number } = {}) => {
-    const w = createAlertDelivery({ bus, webhooks, store, logger, namespace: 'resume-test', policy: { allowLoopback: true }, ca: receiver.cert, backoffMs: 300, ...opts })
+    const w = createAlertDelivery({ bus, webhooks, store, logger, metrics: createMetrics(), namespace: 'resume-test', policy: { allowLoopback: true }, ca: receiver.cert, backoffMs: 300, ...opts })
     workers.push(w)
     return w
   }
@@ -154,7 +155,7 @@ describe('alert delivery resumed from the store (one chDB, the shared Redis stor
   })
 })
 
-describe('svc api restarted while a delivery is retrying', () => {
+describe('svc start restarted while a delivery is retrying', () => {
   const ADMIN = 'alerts-resume-admin-token-0123'
   const dataDir = tempDir()
   let api: SvcServer | undefined
@@ -164,10 +165,13 @@ describe('svc api restarted while a delivery is retrying', () => {
     dataDir.cleanup()
   })
 
-  /** `svc api` on the one data dir, the shared Redis, the in-process bus; loopback webhooks trusted through the test CA. */
+  /**
+   * `svc start` (the API and the alerts role in one process; no simulator, no payments chain) on
+   * the one data dir, the shared Redis, the in-process bus; loopback webhooks trusted through the test CA.
+   */
   const start = async () =>
-    startSvcServer(['api'], await freePort(), {
-      DATA_DIR: dataDir.path, REDIS_URL: requireRedisUrl(), KAFKA_BROKERS: '', SVC_ADMIN_TOKEN: ADMIN,
+    startSvcServer(['start'], await freePort(), {
+      DATA_DIR: dataDir.path, REDIS_URL: requireRedisUrl(), KAFKA_BROKERS: '', SVC_ADMIN_TOKEN: ADMIN, SIMULATOR: 'off', X402_LOCAL_CHAIN: 'off',
       LOG_LEVEL: 'warn', WEBHOOK_ALLOW_LOOPBACK: 'on', NODE_EXTRA_CA_CERTS: receiver.certPath,
     })
 
@@ -183,7 +187,7 @@ describe('svc api restarted while a delivery is retrying', () => {
     return { status: res.status, json: (await res.json()) as { key?: string; data: Record<string, unknown> & { deliveries: Array<Record<string, unknown>> } } }
   }
 
-  it('a delivery retrying when svc api is killed is resumed by the restarted API: delivered once, signed, attempts counted across the restart', { timeout: 180_000 }, async () => {
+  it('a delivery retrying when svc start is killed is resumed by the restarted alerts role: delivered once, signed, attempts counted across the restart', { timeout: 180_000 }, async () => {
     api = await start()
     const issued = await call('POST', '/admin/keys', { authorization: `Bearer ${ADMIN}` }, { plan: 'signal_feed' })
     expect(issued.status).toBe(200)

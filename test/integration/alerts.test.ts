@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { publishAlert } from '../../api/alerts/delivery.ts'
-import { verifySignature } from '../../api/alerts/sign.ts'
+import { publishAlert } from '../../pipelines/alerts/publish.ts'
+import { verifySignature } from '../../pipelines/alerts/sign.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../setup/webhook-receiver.ts'

@@ -1,7 +1,8 @@
 import { createRuntime, type Runtime } from '../../bin/runtime.ts'
-import { createApiServer, type AlertOptions, type ApiServer } from '../../bin/serve-api.ts'
+import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
 import { followed4663 } from '../../bin/follow.ts'
 import { loadConfig } from '../../core/config.ts'
+import { startAlertsWorker, type AlertOptions, type AlertsWorker } from '../../pipelines/alerts/alerts-worker.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../../pipelines/process/social-processor.ts'
@@ -15,6 +16,8 @@ export interface Embedded {
   rt: Runtime
   api: ApiServer
   processor: ChainProcessor
+  /** The alerts role (producers and delivery), as `svc start` runs it beside the API. */
+  alerts: AlertsWorker
   /** Publish simulated blocks through `block` and wait until they are ingested. */
   ingestThrough(block: number): Promise<void>
   close(): Promise<void>
@@ -28,7 +31,11 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
   const dir = tempDir()
   const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env })
   const rt = await createRuntime(config, 'test')
-  const api = await createApiServer(rt, { pollMs: 0, alerts: opts.alerts, freshWaitMs: 20_000 })
+  const api = await createApiServer(rt, { pollMs: 0, alerts: { allowLoopback: opts.alerts?.allowLoopback }, freshWaitMs: 20_000 })
+  const alerts = await startAlertsWorker(
+    { ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, tokens: api.deps.tokens, socialBooks: api.deps.socialBooks },
+    opts.alerts,
+  )
   const processor = createChainProcessor({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663,
     follow: followed4663(config), maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS,
@@ -44,6 +51,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
     rt,
     api,
     processor,
+    alerts,
     async ingestThrough(block) {
       if (block >= next) {
         const sim = createSimSource({
@@ -63,6 +71,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
       await processor.stop()
       await prices.stop()
       await social.stop()
+      await alerts.stop()
       await api.close()
       await rt.close()
       dir.cleanup()

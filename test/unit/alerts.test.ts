@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { measuredCallAlerts, provenAmong, provenDeployerAlerts } from '../../api/alerts/producers.ts'
-import { signatureHeader, verifySignature } from '../../api/alerts/sign.ts'
+import { measuredCallAlerts, provenAmong, provenDeployerAlerts } from '../../pipelines/alerts/producers.ts'
+import { signatureHeader, verifySignature } from '../../pipelines/alerts/sign.ts'
 import { addressProblem, checkWebhookUrl, WebhookUrlError } from '../../api/alerts/webhook-url.ts'
 import type { SocialBook, CallerRecord } from '../../api/serving/social-book.ts'
 import type { DeployerHistory, TokenRecord } from '../../api/serving/token-serving.ts'

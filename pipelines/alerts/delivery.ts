@@ -3,13 +3,14 @@ import { request } from 'node:https'
 import type { LookupFunction } from 'node:net'
 import type { Logger } from '../../core/logger.ts'
 import type { Store } from '../../core/store/types.ts'
-import type { Bus, Subscription } from '../../pipelines/bus/types.ts'
-import { AlertEvent, alertBody } from '../../pipelines/records/alert.ts'
-import { parseBatch } from '../../pipelines/process/parse-batch.ts'
-import { deadLetterTopic, namespaced, TOPICS } from '../../pipelines/topics.ts'
+import type { Metrics } from '../../core/metrics.ts'
+import { checkWebhookUrl, WebhookUrlError, type ResolvedAddress, type UrlPolicy } from '../../api/alerts/webhook-url.ts'
+import type { Delivery, StoredDelivery, Webhook, WebhookStore } from '../../api/alerts/webhook-store.ts'
+import type { Bus } from '../bus/types.ts'
+import { createConsumer, type Consumer } from '../consumer/create-consumer.ts'
+import { AlertEvent, alertBody } from '../records/alert.ts'
+import { TOPICS } from '../topics.ts'
 import { signatureHeader } from './sign.ts'
-import { checkWebhookUrl, WebhookUrlError, type ResolvedAddress, type UrlPolicy } from './webhook-url.ts'
-import type { Delivery, StoredDelivery, Webhook, WebhookStore } from './webhook-store.ts'
 
 /** Attempts per delivery before it is marked failed (documented retry policy). */
 export const MAX_ATTEMPTS = 6
@@ -24,9 +25,10 @@ const RESUME_BATCH = 1_000
 export interface AlertDeliveryDeps {
   bus: Bus
   webhooks: WebhookStore
-  /** Claims on delivery attempts: shared by the API processes (Redis) so that one of them makes each attempt. */
+  /** Claims on delivery attempts: shared by the alert workers (Redis) so that one of them makes each attempt. */
   store: Store
   logger: Logger
+  metrics: Metrics
   namespace?: string
   policy: UrlPolicy
   /** Extra trusted CA certificates (PEM): tests trust their self-signed receiver this way. */
@@ -98,7 +100,7 @@ function post(url: URL, addresses: ResolvedAddress[], body: string, headers: Rec
  * resumes unfinished ones from the store at their due time, keeping their attempt count.
  *
  * Every attempt first claims (delivery, attempt number) in the shared store, then re-reads the
- * delivery: only the claimer whose stored attempt count still matches sends. So API processes
+ * delivery: only the claimer whose stored attempt count still matches sends. So alert workers
  * that resume at once send each attempt once. Delivery is at least once all the same: a crash
  * between a receiver's answer and its record repeats that attempt after the claim expires
  * (receivers dedupe on X-Svc-Event-Id).
@@ -111,12 +113,11 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
   // The claim must outlast one attempt (lookup, connect, answer, record), and no more than that.
   const claimMs = deps.claimMs ?? Math.max(60_000, 3 * timeoutMs)
   const claimant = randomUUID()
-  const topic = namespaced(deps.namespace ?? '', TOPICS.alerts)
   const timers = new Set<NodeJS.Timeout>()
   const running = new Set<Promise<void>>()
   /** Deliveries with a timer or an attempt in this process: a resume does not schedule them twice. */
   const active = new Set<string>()
-  let sub: Subscription | undefined
+  let consumer: Consumer | undefined
   let sweeper: NodeJS.Timeout | undefined
   let stopped = false
 
@@ -213,18 +214,26 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
 
   return {
     async start() {
-      await deps.bus.ensureTopics([topic, deadLetterTopic(topic)])
-      sub = await deps.bus.subscribe({
-        groupId: namespaced(deps.namespace ?? '', 'alert-delivery'),
-        topics: [topic],
+      consumer = createConsumer({
+        name: 'alert-delivery',
+        bus: deps.bus,
+        logger: deps.logger,
+        metrics: deps.metrics,
+        namespace: deps.namespace,
+        topic: TOPICS.alerts,
+        schema: AlertEvent,
         fromBeginning: false,
         maxBatchSize: 200,
-        async onBatch(batch) {
-          for (const { value } of await parseBatch(deps, batch, AlertEvent, 'alert-delivery')) await fanOut(value)
+        // The events are acknowledged once their deliveries are recorded; attempts run on their own timers.
+        sink: {
+          name: 'fan-out',
+          async write(items) {
+            for (const { value } of items) await fanOut(value)
+          },
         },
-        onError: (err) => deps.logger.error({ err }, 'alert batch failed; it will be retried'),
       })
-      // A store that cannot be read now does not stop the API: the next look retries.
+      await consumer.start()
+      // A store that cannot be read now does not stop the worker: the next look retries.
       await resume().catch((err) => deps.logger.error({ err }, 'resuming unfinished deliveries failed'))
       if (resumeEveryMs > 0) {
         sweeper = setInterval(() => track(resume()), resumeEveryMs)
@@ -234,15 +243,10 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
     async stop() {
       stopped = true
       clearInterval(sweeper)
-      await sub?.stop()
+      await consumer?.stop()
       for (const t of timers) clearTimeout(t)
       timers.clear()
       await Promise.allSettled([...running])
     },
   }
-}
-
-/** Publish one alert on the bus (any producer). */
-export async function publishAlert(bus: Bus, event: AlertEvent, namespace = ''): Promise<void> {
-  await bus.publish(namespaced(namespace, TOPICS.alerts), [{ key: event.target ?? event.kind, value: JSON.stringify(AlertEvent.parse(event)) }])
 }
