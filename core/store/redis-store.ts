@@ -22,6 +22,8 @@ export interface RedisStoreOptions {
 
 /** Reconnect attempts back off to this interval and never stop: recovery needs no restart. */
 const MAX_RECONNECT_DELAY_MS = 1_000
+/** Interval of the pings that find out when a silent server answers again. */
+const PROBE_MS = 250
 
 /**
  * The store over Redis, shared by every API process that points at the same `url`.
@@ -50,6 +52,17 @@ export function createRedisStore(url: string, opts: RedisStoreOptions = {}): Sto
   let firstReady: Promise<void> | null = new Promise<void>((resolve) => redis.once('ready', () => resolve()))
   void firstReady.then(() => (firstReady = null))
 
+  // A server that holds the connection and stops answering would cost every command the full
+  // timeout, several per request. After one timeout, commands fail at once while a probe
+  // pings in the background; the first answer lets them through again.
+  let silent = false
+  const probe = () => {
+    redis.ping().then(
+      () => void (silent = false),
+      () => void setTimeout(probe, PROBE_MS).unref(),
+    )
+  }
+
   async function run<T>(command: () => Promise<T>): Promise<T> {
     if (firstReady && redis.status !== 'ready') {
       let timer: NodeJS.Timeout | undefined
@@ -57,11 +70,17 @@ export function createRedisStore(url: string, opts: RedisStoreOptions = {}): Sto
       await Promise.race([firstReady, gaveUp])
       clearTimeout(timer)
     }
+    if (silent) throw new DependencyUnavailableError('store', 'redis stopped answering')
     try {
       return await command()
     } catch (err) {
       if (err instanceof ReplyError) throw err
-      throw new DependencyUnavailableError('store', `redis ${redis.status}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+      const message = err instanceof Error ? err.message : String(err)
+      if (message === 'Command timed out' && !silent) {
+        silent = true
+        setTimeout(probe, PROBE_MS).unref()
+      }
+      throw new DependencyUnavailableError('store', `redis ${redis.status}: ${message}`, { cause: err })
     }
   }
 
