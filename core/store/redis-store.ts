@@ -48,9 +48,12 @@ export function createRedisStore(url: string, opts: RedisStoreOptions = {}): Sto
   redis.on('error', () => {})
 
   // Without an offline queue, a command sent while the first connection is still being made
-  // would fail although nothing is wrong: until it first became ready, wait for it (bounded).
-  let firstReady: Promise<void> | null = new Promise<void>((resolve) => redis.once('ready', () => resolve()))
-  void firstReady.then(() => (firstReady = null))
+  // would fail although nothing is wrong: until that first attempt has succeeded or failed,
+  // commands wait for it (bounded). A server down at start then costs nothing more than later.
+  let firstAttempt: Promise<void> | null = new Promise<void>((resolve) => {
+    for (const event of ['ready', 'error', 'close']) redis.once(event, () => resolve())
+  })
+  void firstAttempt.then(() => (firstAttempt = null))
 
   // A server that holds the connection and stops answering would cost every command the full
   // timeout, several per request. After one timeout, commands fail at once while a probe
@@ -64,10 +67,10 @@ export function createRedisStore(url: string, opts: RedisStoreOptions = {}): Sto
   }
 
   async function run<T>(command: () => Promise<T>): Promise<T> {
-    if (firstReady && redis.status !== 'ready') {
+    if (firstAttempt && redis.status !== 'ready') {
       let timer: NodeJS.Timeout | undefined
       const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
-      await Promise.race([firstReady, gaveUp])
+      await Promise.race([firstAttempt, gaveUp])
       clearTimeout(timer)
     }
     if (silent) throw new DependencyUnavailableError('store', 'redis stopped answering')
