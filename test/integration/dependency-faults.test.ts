@@ -130,6 +130,25 @@ describe('Redis unreachable under a running service', () => {
   })
 })
 
+describe('Redis unreachable from the start', () => {
+  it('svc api comes up: free endpoints answer, key endpoints 503, /health names the store', { timeout: 120_000 }, async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const env = { DATA_DIR: dir.path, REDIS_URL: `redis://127.0.0.1:${await freePort()}`, SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'fatal', KAFKA_BROKERS: '' }
+    const api = await startSvcServer(['api'], await freePort(), env, 60_000, (status) => status === 503)
+    running.push(api)
+    for (const path of ['/stats', '/caller/from_start']) {
+      const r = await timed(`${api.base}${path}`)
+      expect(r.status, path).toBe(200)
+      expect(r.ms, path).toBeLessThan(2_000)
+    }
+    const keyed = await timed(`${api.base}/watchlist`, { headers: { 'x-svc-key': `svc_live_${'B'.repeat(32)}` } })
+    expect(keyed.status).toBe(503)
+    expect(keyed.ms).toBeLessThan(2_000)
+    expect(Object.keys((await timed(`${api.base}/health`)).body.error?.details ?? {})).toEqual(['store'])
+  })
+})
+
 /** A TCP server that accepts connections and never says a word. */
 async function blackHole(): Promise<number> {
   const held: Socket[] = []
