@@ -59,7 +59,9 @@ export function createRedisStore(url: string, opts: RedisStoreOptions = {}): Sto
   // timeout, several per request. After one timeout, commands fail at once while a probe
   // pings in the background; the first answer lets them through again.
   let silent = false
+  let closed = false
   const probe = () => {
+    if (closed) return
     redis.ping().then(
       () => void (silent = false),
       () => void setTimeout(probe, PROBE_MS).unref(),
@@ -122,6 +124,7 @@ export function createRedisStore(url: string, opts: RedisStoreOptions = {}): Sto
       await run(() => redis.ping())
     },
     async close() {
+      closed = true
       await redis.quit().catch(() => redis.disconnect())
     },
   }
