@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { AccessGate } from './access/gate.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 import type { ApiDeps } from './deps.ts'
-import { ApiError } from './errors.ts'
+import { ApiError, unavailableAsApiError } from './errors.ts'
 import { buildOpenApi } from './openapi.ts'
 import { registerCatalogRoutes } from './routes.ts'
 
@@ -56,8 +56,11 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
   })
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    const apiErr = err instanceof ApiError ? err : fromFastifyError(err)
-    if (apiErr.status >= 500 && !(err instanceof ApiError)) logger.error({ err, url: req.url }, 'request failed')
+    // A store or ClickHouse that does not answer is a 503 the client may retry, not our failure.
+    const unavailable = unavailableAsApiError(err)
+    if (unavailable) logger.warn({ err: err.message, url: req.url }, 'dependency unavailable')
+    const apiErr = err instanceof ApiError ? err : (unavailable ?? fromFastifyError(err))
+    if (apiErr.status >= 500 && !(err instanceof ApiError) && !unavailable) logger.error({ err, url: req.url }, 'request failed')
     if (apiErr.headers) reply.headers(apiErr.headers)
     if (apiErr.code === 'rate_limited' && !reply.getHeader('retry-after')) reply.header('retry-after', '60')
     reply.status(apiErr.status).send(apiErr.body())

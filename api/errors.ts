@@ -1,3 +1,5 @@
+import { isDependencyUnavailable } from '../core/dependency.ts'
+
 /**
  * Every API error code, declared once with its HTTP status and a default message. The error
  * body is `{"error":{"code","message","details"}}` (DESIGN §7). OpenAPI documents each code
@@ -46,4 +48,14 @@ export class ApiError extends Error {
   body(): ErrorBody {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } }
   }
+}
+
+/**
+ * A dependency that did not answer (the store, ClickHouse) as the 503 callers get, naming it;
+ * null for any other error. The cause's text stays in the logs: it names hosts and ports.
+ */
+export function unavailableAsApiError(err: unknown): ApiError | null {
+  if (!isDependencyUnavailable(err)) return null
+  const what = err.dependency === 'store' ? 'The store (quotas, rate caps, payment replay guard)' : 'ClickHouse'
+  return new ApiError('dependency_unavailable', `${what} is unavailable; retry shortly.`, { dependency: err.dependency }, { 'retry-after': '5' })
 }

@@ -8,6 +8,7 @@ import type { Store } from '../core/store/types.ts'
 import { createKafkaBus } from '../pipelines/bus/kafka-bus.ts'
 import { createMemoryBus } from '../pipelines/bus/memory-bus.ts'
 import type { Bus } from '../pipelines/bus/types.ts'
+import { isDependencyUnavailable } from '../core/dependency.ts'
 import { migrate } from '../sql/migrate.ts'
 
 /** The shared parts of one process, chosen by mode: chDB or server, memory or Kafka, memory or Redis. */
@@ -25,12 +26,11 @@ export async function createRuntime(config: Config, role: string): Promise<Runti
   const logger = createLogger(config.LOG_LEVEL, `svc-${role}`, { sync: role.startsWith('pipeline') || role === 'sim' })
   const metrics = createMetrics()
   const ch = await createClickHouse(config)
-  const applied = await migrate(ch)
-  if (applied.applied.length) logger.info({ applied: applied.applied }, 'migrations applied')
+  await migrateOrRetry(ch, logger, role === 'api')
   const bus = config.KAFKA_BROKERS
     ? createKafkaBus({ brokers: config.KAFKA_BROKERS, clientId: `svc-${role}`, logger })
     : createMemoryBus()
-  const store = config.REDIS_URL ? createRedisStore(config.REDIS_URL) : createMemoryStore()
+  const store = config.REDIS_URL ? createRedisStore(config.REDIS_URL, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS }) : createMemoryStore()
   logger.info({ mode: config.mode, data_dir: config.CLICKHOUSE_URL ? undefined : config.DATA_DIR }, 'runtime ready')
   return {
     config,
@@ -43,5 +43,31 @@ export async function createRuntime(config: Config, role: string): Promise<Runti
       await Promise.allSettled([bus.close(), store.close()])
       await ch.close()
     },
+  }
+}
+
+const MIGRATE_RETRY_MS = 5_000
+
+/**
+ * Apply the migrations. An API process whose ClickHouse server is unreachable at start still
+ * comes up (its /health and endpoints answer 503 naming ClickHouse) and migrates as soon as the
+ * server answers; every other role needs its tables before it may do anything, and stops.
+ */
+async function migrateOrRetry(ch: ClickHouseClient, logger: Logger, mayWait: boolean): Promise<void> {
+  const attempt = async () => {
+    const applied = await migrate(ch)
+    if (applied.applied.length) logger.info({ applied: applied.applied }, 'migrations applied')
+  }
+  try {
+    await attempt()
+  } catch (err) {
+    if (!mayWait || !isDependencyUnavailable(err)) throw err
+    logger.error({ err: err.message }, 'ClickHouse unavailable at start: serving 503 until it answers')
+    const retry = () =>
+      void attempt().catch((e: unknown) => {
+        logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'migrations still waiting for ClickHouse')
+        setTimeout(retry, MIGRATE_RETRY_MS).unref()
+      })
+    setTimeout(retry, MIGRATE_RETRY_MS).unref()
   }
 }

@@ -15,6 +15,7 @@ import { createSocialBookSource } from '../api/serving/social-book.ts'
 import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { mcpPlugin } from '../mcp/http.ts'
+import { isDependencyUnavailable } from '../core/dependency.ts'
 import { publishAlert } from '../pipelines/alerts/publish.ts'
 import type { Runtime } from './runtime.ts'
 
@@ -38,7 +39,10 @@ export async function createApiServer(
   opts: { pollMs?: number; alerts?: ApiAlertOptions; freshWaitMs?: number; faucet?: ApiDeps['faucet'] } = {},
 ): Promise<ApiServer> {
   const watermarks = createWatermarks(rt.ch, [4663], opts.pollMs ?? 500)
-  await watermarks.refresh()
+  // A ClickHouse server down at start: the poller fills the watermarks once it answers.
+  await watermarks.refresh().catch((err: unknown) => {
+    if (!isDependencyUnavailable(err)) throw err
+  })
   const namespace = rt.config.BUS_NAMESPACE
   const webhooks = createWebhookStore(rt.ch)
   const policy = { allowLoopback: opts.alerts?.allowLoopback ?? loopbackAllowedByEnv() }

@@ -1,7 +1,8 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseError, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from './config.ts'
+import { DependencyUnavailableError } from './dependency.ts'
 
 export type { ClickHouseClient }
 
@@ -21,16 +22,22 @@ const COMMON_SETTINGS = {
  * chDB is one engine per process: only one data path may be open in a process at a time.
  */
 export async function createClickHouse(
-  config: Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_DATABASE' | 'DATA_DIR'>,
+  config: Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_DATABASE' | 'DATA_DIR'> &
+    Partial<Pick<Config, 'CLICKHOUSE_REQUEST_TIMEOUT_MS'>>,
 ): Promise<ClickHouseClient> {
   if (config.CLICKHOUSE_URL) {
-    return createClient({
-      url: config.CLICKHOUSE_URL,
-      username: config.CLICKHOUSE_USER,
-      password: config.CLICKHOUSE_PASSWORD,
-      database: config.CLICKHOUSE_DATABASE,
-      clickhouse_settings: COMMON_SETTINGS,
-    })
+    return reportingUnavailability(
+      createClient({
+        url: config.CLICKHOUSE_URL,
+        username: config.CLICKHOUSE_USER,
+        password: config.CLICKHOUSE_PASSWORD,
+        database: config.CLICKHOUSE_DATABASE,
+        clickhouse_settings: COMMON_SETTINGS,
+        // A server that accepts the connection and then says nothing must not hold a request
+        // for the client's default 30 s: the timer runs until the answer starts.
+        request_timeout: config.CLICKHOUSE_REQUEST_TIMEOUT_MS ?? 5_000,
+      }),
+    )
   }
   const path = resolve(config.DATA_DIR, 'clickhouse')
   mkdirSync(path, { recursive: true })
@@ -39,6 +46,35 @@ export async function createClickHouse(
     connection: createChdbConnection({ path }),
     clickhouse_settings: COMMON_SETTINGS,
   } as Parameters<typeof createClient>[0])
+}
+
+/** The client calls that go over the network to the server. */
+const REQUESTS = new Set<PropertyKey>(['query', 'insert', 'command', 'exec'])
+
+/**
+ * The same client, with a server that cannot be reached or does not answer in time reported
+ * as DependencyUnavailableError (503 on the API). An error the server answered with (bad SQL,
+ * a missing table) is not unavailability and passes through unchanged.
+ */
+function reportingUnavailability(client: ClickHouseClient): ClickHouseClient {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (!REQUESTS.has(prop) || typeof value !== 'function') return value
+      return (...args: unknown[]) =>
+        (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch((err: unknown) => {
+          throw isUnreachable(err) ? new DependencyUnavailableError('clickhouse', (err as Error).message, { cause: err }) : err
+        })
+    },
+  })
+}
+
+/** Connection refused/reset/unresolvable, or the request timed out: the server is not there for us. */
+export function isUnreachable(err: unknown): boolean {
+  if (!(err instanceof Error) || err instanceof ClickHouseError) return false
+  const code = (err as NodeJS.ErrnoException).code
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true
+  return /timeout|socket hang up|ECONN/i.test(err.message)
 }
 
 /** Run a query and return its rows (JSONEachRow). */

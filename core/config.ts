@@ -42,6 +42,11 @@ const EnvSchema = z.object({
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name').default('default'),
+  /**
+   * How long a ClickHouse server may stay silent on a request before it counts as unavailable
+   * (503 on the API, a retry in the pipelines). Server mode only: chDB runs in process.
+   */
+  CLICKHOUSE_REQUEST_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(100, '>= 100').default(5_000),
 
   KAFKA_BROKERS: z
     .string()
@@ -55,6 +60,8 @@ const EnvSchema = z.object({
   /** Token, deployer and launch-history records an API process keeps in memory (least recently used evicted). */
   SERVING_CACHE_ENTRIES: z.coerce.number({ error: 'an integer' }).int('an integer').min(100, '>= 100').max(10_000_000, '<= 10000000').default(100_000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').optional(),
+  /** Longest wait for one Redis command; past it (or at once while disconnected) the store is unavailable. */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(10, '>= 10').max(60_000, '<= 60000').default(500),
 
   CHAIN_4663_RPC_URL: optionalUrl,
   CHAIN_4663_START_BLOCK: nonNegInt(0),

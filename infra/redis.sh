@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# A throwaway Redis (no persistence) for local runs and CI.
+# A local Redis for runs and CI. It holds only what may be lost or rebuilt (quota and rate
+# counters, caches, the payment replay guard; customer data lives in ClickHouse), and still keeps
+# an append-only file in its data dir, so a restart does not reset counters and replay guards.
 #
 #   bash infra/redis.sh install   apt-get install redis-server when it is missing
 #   bash infra/redis.sh start     install if needed, start, wait for PING; the last stdout
 #                                 line is REDIS_URL=redis://127.0.0.1:<port>
 #   bash infra/redis.sh status    print that line when it is running (exit 0), else exit 3
-#   bash infra/redis.sh stop      stop it and delete its files
+#   bash infra/redis.sh stop      stop it (its data dir, with the append-only file, stays for
+#                                 the next start)
 #
 # Environment: SVC_INFRA_CACHE (default ~/.cache/svc-infra), REDIS_PORT (default 16379;
 # another free port when taken).
@@ -16,6 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 HOME_DIR="$SVC_INFRA_CACHE/redis"
 RUN="$HOME_DIR/run"
+DATA="$HOME_DIR/data"
 PID_FILE="$HOME_DIR/redis.pid"
 ENV_FILE="$SVC_INFRA_CACHE/redis.env"
 
@@ -74,12 +78,12 @@ do_start() {
   do_install
 
   port="$(pick_port "${REDIS_PORT:-16379}")"
-  mkdir -p "$RUN"
-  # No RDB snapshots and no AOF: the data is a cache and quota counters for tests and dev.
-  # The lock's fd 9 is closed so the daemon does not hold it.
+  mkdir -p "$RUN" "$DATA"
+  # The append-only file (fsync every second) rather than RDB snapshots: a restart loses at most
+  # a second of counts. The lock's fd 9 is closed so the daemon does not hold it.
   redis-server --bind 127.0.0.1 --port "$port" --daemonize yes \
-    --pidfile "$PID_FILE" --dir "$RUN" --logfile "$RUN/redis.log" \
-    --save '' --appendonly no --maxmemory 256mb --maxmemory-policy noeviction \
+    --pidfile "$PID_FILE" --dir "$DATA" --logfile "$RUN/redis.log" \
+    --save '' --appendonly yes --appendfsync everysec --maxmemory 256mb --maxmemory-policy noeviction \
     9>&- </dev/null >/dev/null 2>&1 \
     || { cat "$RUN/redis.log" >&2 2>/dev/null; die "redis-server did not start"; }
 

@@ -9,12 +9,15 @@ export const READ_ONLY_LIMITS = {
   result_overflow_mode: 'throw',
 } as const
 
-/** Tables holding secrets (webhook signing secrets, key hashes): not readable through ad-hoc SQL. */
-const SECRET_TABLES = /\b(webhooks|api_keys|mcp_connections)\b/i
+/**
+ * Tables holding secrets or customer data by key hash (webhook signing secrets, key hashes,
+ * connection tokens, watchlists): not readable through ad-hoc SQL.
+ */
+const SECRET_TABLES = /\b(webhooks|api_keys|mcp_connections|watchlists)\b/i
 
 /** Run one read-only query (a second statement or a write is refused by ClickHouse itself). */
 export async function runReadOnlySql(ch: ClickHouseClient, query: string): Promise<Record<string, unknown>[]> {
-  if (SECRET_TABLES.test(query)) throw new Error('the webhooks, api_keys and mcp_connections tables hold secrets and are not readable through ad-hoc SQL')
+  if (SECRET_TABLES.test(query)) throw new Error('the webhooks, api_keys, mcp_connections and watchlists tables hold secrets or customer data and are not readable through ad-hoc SQL')
   const rs = await ch.query({ query, format: 'JSONEachRow', clickhouse_settings: { ...READ_ONLY_LIMITS } })
   return rs.json<Record<string, unknown>>()
 }

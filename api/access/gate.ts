@@ -1,7 +1,9 @@
 import { timingSafeEqual } from 'node:crypto'
 import { planHas } from '../../core/domain/plans.ts'
+import { isDependencyUnavailable } from '../../core/dependency.ts'
+import { createMemoryStore } from '../../core/store/memory-store.ts'
 import type { Store } from '../../core/store/types.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, unavailableAsApiError } from '../errors.ts'
 import { priceOf } from '../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../catalog/types.ts'
 import type { KeyRegistry } from './keys.ts'
@@ -98,41 +100,63 @@ export function createAccessGate(deps: GateDeps): AccessGate {
     const keyHash = await deps.connector?.keyHashOf(token)
     return keyHash ? keys.byHash(keyHash) : null
   }
+  // A free endpoint keeps answering when the shared store is down: its rate cap is then counted
+  // here, per process, until the store is back.
+  const local = createMemoryStore()
+  const perMinute = async (endpoint: AnyEndpoint, ip: string, cap: number) => {
+    try {
+      await enforcePerMinute(store, endpoint, ip, cap)
+    } catch (err) {
+      if (!isDependencyUnavailable(err)) throw err
+      await enforcePerMinute(local, endpoint, ip, cap)
+    }
+  }
+
+  async function admit(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo): Promise<AccessGrant> {
+    const access = endpoint.access
+    const price = priceOf(access, query)
+    if (access.kind === 'free') {
+      if (access.perMinute) await perMinute(endpoint, request.ip, access.perMinute)
+      return { via: 'free', price: null }
+    }
+    if (access.kind === 'paid' && price === null) return { via: 'free', price: null }
+
+    const token = bearer(request)
+    if (deps.adminToken && token && sameSecret(token, deps.adminToken)) return { via: 'admin', price: null }
+    if (access.kind === 'admin') throw new ApiError(token ? 'forbidden' : 'missing_key', 'This endpoint needs the operator token (Authorization: Bearer).')
+
+    const presented = header(request, 'x-svc-key') ?? token
+    if (presented !== undefined) {
+      const record = presented.startsWith(CONNECTION_PREFIX) ? await byConnection(presented) : await keys.verify(presented)
+      if (!record) throw new ApiError('invalid_key')
+      if (access.kind === 'key' && access.feature && !planHas(record.plan, access.feature)) {
+        throw new ApiError('forbidden', `The ${record.plan} plan does not include ${access.feature}.`, { plan: record.plan, feature: access.feature })
+      }
+      return { via: 'key', price: null, keyHash: record.keyHash, plan: record.plan }
+    }
+    if (access.kind === 'key') throw new ApiError('missing_key')
+
+    // ?tier=free on a mixed endpoint asks for the free quota only: a payment header is not used.
+    const freeTierOnly = access.kind === 'mixed' && query.tier === 'free'
+    if (deps.payments && !freeTierOnly) {
+      const paid = await deps.payments.admit(endpoint, price!, request)
+      if (paid) return paid
+    }
+    if (access.kind === 'mixed' && (await takeDailyQuota(store, endpoint, request.ip, access.freePerDay))) return { via: 'free_quota', price: null }
+    if (deps.payments) throw deps.payments.required(endpoint, price!, request)
+    const message = access.kind === 'mixed' ? `The free quota of ${access.freePerDay} per day is used up; pay per call or retry tomorrow.` : undefined
+    throw new ApiError('payment_required', message, { price_usd: price, network: 'eip155:8453', asset: 'USDC' })
+  }
+
   return {
+    // Keys, payments' replay guard and free quotas are not checked without the store (or
+    // ClickHouse): such a call fails closed with 503, never admitted unverified.
     async admit(endpoint, query, request) {
-      const access = endpoint.access
-      const price = priceOf(access, query)
-      if (access.kind === 'free') {
-        if (access.perMinute) await enforcePerMinute(store, endpoint, request.ip, access.perMinute)
-        return { via: 'free', price: null }
+      try {
+        return await admit(endpoint, query, request)
+      } catch (err) {
+        throw unavailableAsApiError(err) ?? err
       }
-      if (access.kind === 'paid' && price === null) return { via: 'free', price: null }
-
-      const token = bearer(request)
-      if (deps.adminToken && token && sameSecret(token, deps.adminToken)) return { via: 'admin', price: null }
-      if (access.kind === 'admin') throw new ApiError(token ? 'forbidden' : 'missing_key', 'This endpoint needs the operator token (Authorization: Bearer).')
-
-      const presented = header(request, 'x-svc-key') ?? token
-      if (presented !== undefined) {
-        const record = presented.startsWith(CONNECTION_PREFIX) ? await byConnection(presented) : await keys.verify(presented)
-        if (!record) throw new ApiError('invalid_key')
-        if (access.kind === 'key' && access.feature && !planHas(record.plan, access.feature)) {
-          throw new ApiError('forbidden', `The ${record.plan} plan does not include ${access.feature}.`, { plan: record.plan, feature: access.feature })
-        }
-        return { via: 'key', price: null, keyHash: record.keyHash, plan: record.plan }
-      }
-      if (access.kind === 'key') throw new ApiError('missing_key')
-
-      // ?tier=free on a mixed endpoint asks for the free quota only: a payment header is not used.
-      const freeTierOnly = access.kind === 'mixed' && query.tier === 'free'
-      if (deps.payments && !freeTierOnly) {
-        const paid = await deps.payments.admit(endpoint, price!, request)
-        if (paid) return paid
-      }
-      if (access.kind === 'mixed' && (await takeDailyQuota(store, endpoint, request.ip, access.freePerDay))) return { via: 'free_quota', price: null }
-      if (deps.payments) throw deps.payments.required(endpoint, price!, request)
-      const message = access.kind === 'mixed' ? `The free quota of ${access.freePerDay} per day is used up; pay per call or retry tomorrow.` : undefined
-      throw new ApiError('payment_required', message, { price_usd: price, network: 'eip155:8453', asset: 'USDC' })
     },
   }
 }

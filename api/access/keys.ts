@@ -32,10 +32,12 @@ export interface KeyRecord {
 const CACHE_MS = 5_000
 
 /**
- * Subscription keys, stored hashed: in ClickHouse (`api_keys`: durable, also for the embedded
- * mode) and, written through, in the store (Redis when configured), so that every API process
- * sharing the store sees the same keys, whatever ClickHouse each one has. A key is shown once,
- * by `create`.
+ * Subscription keys, stored hashed: in ClickHouse (`api_keys`: the durable record, also for the
+ * embedded mode) and, written through, in the store (Redis when configured), so that every API
+ * process sharing the store sees the same keys, whatever ClickHouse each one has. The store's
+ * copy may be lost (a Redis that comes back empty): lookups then find the key in ClickHouse.
+ * While the store does not answer, a key cannot be checked and the call answers 503. A key is
+ * shown once, by `create`.
  */
 export function createKeyRegistry(ch: ClickHouseClient, store?: Store) {
   const cache = new Map<string, { record: KeyRecord | null; at: number }>()

@@ -10,7 +10,7 @@ import { hashKey } from './keys.ts'
  * client registration) for assistants that cannot send headers. The user gives their
  * subscription key once; the assistant gets a connection token (`svc_conn_...`) that stands for
  * that key at /mcp. Clients and connections live in ClickHouse (hashed tokens), codes in the
- * store for 10 minutes and spend once.
+ * store for 10 minutes and spend once (a code lost with the store only means signing in again).
  */
 
 export const CONNECTION_PREFIX = 'svc_conn_'

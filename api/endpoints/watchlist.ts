@@ -3,41 +3,59 @@ import { WATCHLIST_LIMIT } from '../../core/domain/plans.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint, type HandlerContext } from '../catalog/types.ts'
 import { ApiError } from '../errors.ts'
+import { moveStoreWatchlist, watchedTokens, writeWatched } from './watchlist-table.ts'
 
 const Watchlist = z.object({ data: z.object({ tokens: z.array(z.string()), limit: z.number().int() }) })
 
-/** One set per key, in the store (Redis when configured: shared by API processes, kept across restarts). */
-const listKey = (ctx: HandlerContext<unknown, unknown, unknown>) => {
-  if (!ctx.grant.keyHash) throw new ApiError('missing_key', 'The watchlist belongs to a subscription key: send x-svc-key.')
-  return `watchlist:${ctx.grant.keyHash}`
+type Ctx = HandlerContext<unknown, unknown, unknown>
+
+/** The watchlist belongs to the key that admitted the call (kept in ClickHouse by its hash). */
+async function ownerOf(ctx: Ctx): Promise<string> {
+  const keyHash = ctx.grant.keyHash
+  if (!keyHash) throw new ApiError('missing_key', 'The watchlist belongs to a subscription key: send x-svc-key.')
+  await moveStoreWatchlist(ctx.deps.ch, ctx.deps.store, keyHash)
+  return keyHash
 }
 
-async function view(ctx: HandlerContext<unknown, unknown, unknown>) {
-  return { data: { tokens: (await ctx.deps.store.smembers(listKey(ctx))).sort(), limit: WATCHLIST_LIMIT } }
+const answer = (tokens: string[]) => ({ data: { tokens, limit: WATCHLIST_LIMIT } })
+
+const full = () => new ApiError('conflict', `The watchlist holds at most ${WATCHLIST_LIMIT} tokens; remove one first.`, { limit: WATCHLIST_LIMIT })
+
+// One change at a time per key in this process, so two adds cannot both see room for one more.
+const queues = new Map<string, Promise<unknown>>()
+function serialized<T>(keyHash: string, work: () => Promise<T>): Promise<T> {
+  const next = (queues.get(keyHash) ?? Promise.resolve()).then(work, work)
+  const tail = next.catch(() => {})
+  queues.set(keyHash, tail)
+  void tail.then(() => queues.get(keyHash) === tail && queues.delete(keyHash))
+  return next
 }
 
 export const watchTokenEndpoint = defineEndpoint({
   method: 'POST',
   path: '/watchlist/{token}',
   summary: 'Watch a token',
-  description: `Adds a token to the key's watchlist (daily structure scan, results free with the key). At most ${WATCHLIST_LIMIT} tokens: the next answers 409.`,
+  description: `Adds a token to the key's watchlist (daily structure scan, results free with the key). At most ${WATCHLIST_LIMIT} tokens: the next answers 409. Adding a watched token again changes nothing.`,
   tags: ['account'],
   params: z.object({ token: Address }),
   response: Watchlist,
   access: { kind: 'key', feature: 'watchlist' },
   async handler(ctx) {
-    const key = listKey(ctx)
-    const members = await ctx.deps.store.smembers(key)
-    if (!members.includes(ctx.params.token) && members.length >= WATCHLIST_LIMIT) {
-      throw new ApiError('conflict', `The watchlist holds at most ${WATCHLIST_LIMIT} tokens; remove one first.`, { limit: WATCHLIST_LIMIT })
-    }
-    await ctx.deps.store.sadd(key, ctx.params.token)
-    // Two concurrent adds can both pass the check: undo ours if the set went over.
-    if ((await ctx.deps.store.scard(key)) > WATCHLIST_LIMIT && !members.includes(ctx.params.token)) {
-      await ctx.deps.store.srem(key, ctx.params.token)
-      throw new ApiError('conflict', `The watchlist holds at most ${WATCHLIST_LIMIT} tokens; remove one first.`, { limit: WATCHLIST_LIMIT })
-    }
-    return view(ctx)
+    const keyHash = await ownerOf(ctx)
+    const token = ctx.params.token
+    return serialized(keyHash, async () => {
+      const before = await watchedTokens(ctx.deps.ch, keyHash)
+      if (before.includes(token)) return answer(before)
+      if (before.length >= WATCHLIST_LIMIT) throw full()
+      await writeWatched(ctx.deps.ch, keyHash, [token], true)
+      const after = await watchedTokens(ctx.deps.ch, keyHash)
+      // Another API process may have added at the same moment: undo ours if the list went over.
+      if (after.length > WATCHLIST_LIMIT) {
+        await writeWatched(ctx.deps.ch, keyHash, [token], false)
+        throw full()
+      }
+      return answer(after)
+    })
   },
 })
 
@@ -49,20 +67,27 @@ export const listWatchlistEndpoint = defineEndpoint({
   tags: ['account'],
   response: Watchlist,
   access: { kind: 'key', feature: 'watchlist' },
-  handler: view,
+  async handler(ctx) {
+    return answer(await watchedTokens(ctx.deps.ch, await ownerOf(ctx)))
+  },
 })
 
 export const unwatchTokenEndpoint = defineEndpoint({
   method: 'DELETE',
   path: '/watchlist/{token}',
   summary: 'Unwatch a token',
-  description: 'Removes a token from the watchlist.',
+  description: 'Removes a token from the watchlist; removing one that is not watched changes nothing.',
   tags: ['account'],
   params: z.object({ token: Address }),
   response: Watchlist,
   access: { kind: 'key', feature: 'watchlist' },
   async handler(ctx) {
-    await ctx.deps.store.srem(listKey(ctx), ctx.params.token)
-    return view(ctx)
+    const keyHash = await ownerOf(ctx)
+    return serialized(keyHash, async () => {
+      const before = await watchedTokens(ctx.deps.ch, keyHash)
+      if (!before.includes(ctx.params.token)) return answer(before)
+      await writeWatched(ctx.deps.ch, keyHash, [ctx.params.token], false)
+      return answer(before.filter((t) => t !== ctx.params.token))
+    })
   },
 })

@@ -25,10 +25,12 @@ export function createServingCache(opts: { maxEntries?: number; store?: Store; s
   async function loadThroughStore<T>(key: string, version: string, load: () => Promise<T>): Promise<T> {
     if (!opts.store) return load()
     const storeKey = `cache:${key}@${version}`
-    const hit = await opts.store.get(storeKey)
+    // The shared store only saves work: when it fails (Redis down or silent) the answer is
+    // computed here and not shared, instead of failing the request.
+    const hit = await opts.store.get(storeKey).catch(() => null)
     if (hit !== null) return JSON.parse(hit) as T
     const value = await load()
-    await opts.store.set(storeKey, JSON.stringify(value), opts.storeTtlMs ?? 60_000)
+    await opts.store.set(storeKey, JSON.stringify(value), opts.storeTtlMs ?? 60_000).catch(() => {})
     return value
   }
 

@@ -1,6 +1,10 @@
 /**
  * The store for quotas, payment nonces and serving caches: one interface, Redis and in-memory.
  * Every operation is atomic on its own; multiple API processes share one Redis store.
+ *
+ * Nothing here is customer data (that lives in ClickHouse): the store may be lost and rebuilt.
+ * An unreachable store rejects with DependencyUnavailableError (core/dependency.ts) within its
+ * command timeout, never hangs.
  */
 export interface Store {
   readonly kind: 'memory' | 'redis'
@@ -17,7 +21,7 @@ export interface Store {
   incr(key: string, by: number, ttlMs: number): Promise<number>
   /** Remaining time to live in ms; null when the key is absent or has none. */
   ttl(key: string): Promise<number | null>
-  /** Set members (watchlists). */
+  /** Set members. */
   sadd(key: string, member: string): Promise<boolean>
   srem(key: string, member: string): Promise<boolean>
   smembers(key: string): Promise<string[]>

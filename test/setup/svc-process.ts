@@ -49,8 +49,17 @@ export interface SvcServer {
   output(): string
 }
 
-/** `svc <args>` (start or api) as a long-running child on `port`, once its /health answers 200. */
-export async function startSvcServer(args: string[], port: number, env: Record<string, string>, timeoutMs = 90_000): Promise<SvcServer> {
+/**
+ * `svc <args>` (start or api) as a long-running child on `port`, once its /health answers 200
+ * (or, with `ready`, a status it accepts: a test of a dependency that is down waits for the 503).
+ */
+export async function startSvcServer(
+  args: string[],
+  port: number,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+  ready: (status: number) => boolean = (status) => status === 200,
+): Promise<SvcServer> {
   const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   // Both pipes drained for the child's whole life (a full pipe would block it); the tail is kept.
   let tail = ''
@@ -77,7 +86,7 @@ export async function startSvcServer(args: string[], port: number, env: Record<s
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${describe()} exited with ${child.exitCode} before listening:\n${tail}`)
     try {
-      if ((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) })).status === 200) return { base, child, stop, output: () => tail }
+      if (ready((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) })).status)) return { base, child, stop, output: () => tail }
     } catch {
       // not listening (or not answering) yet
     }
