@@ -2,6 +2,7 @@ import { benchAccess } from './access.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
+import { benchScale } from './scale.bench.ts'
 import { benchMomentum, benchSocialIngest } from './social.bench.ts'
 import type { BenchResult } from './result.ts'
 
@@ -14,10 +15,12 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['momentum', benchMomentum],
   ['access', benchAccess],
 ]
+/** Run only when named (`npm run bench -- scale`): it builds 50 M transfers and takes minutes. */
+const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [['scale', benchScale]]
 
 const only = process.argv.slice(2)
-for (const [name, run] of benches) {
-  if (only.length && !only.includes(name)) continue
+for (const [name, run] of [...benches, ...onRequest]) {
+  if (only.length ? !only.includes(name) : onRequest.some(([n]) => n === name)) continue
   for (const r of [await run()].flat()) print(r)
 }
 

@@ -64,6 +64,11 @@ export class Histogram implements Metric {
     s.sum += seconds
     s.count++
   }
+  /** Sum and count observed so far for these labels (benchmarks read per-step costs from them). */
+  totals(labels: Labels): { sum: number; count: number } {
+    const s = this.series.get(labelKey(labels))
+    return { sum: s?.sum ?? 0, count: s?.count ?? 0 }
+  }
   render(): string[] {
     const out = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`]
     for (const [k, s] of this.series) {
