@@ -82,7 +82,7 @@ const tokensBy = (p: Proportions, blockExpr: string) => `(intDiv(toUInt64((${blo
  */
 async function buildHistory(env: Embedded, p: Proportions, from: number, to: number): Promise<{ blocks: number; tokens: number }> {
   const ch = env.rt.ch
-  const run = (query: string) => ch.command({ query, clickhouse_settings: { max_insert_threads: '2', max_threads: '2' } })
+  const run = (query: string) => ch.command({ query, clickhouse_settings: { max_insert_threads: '2', max_threads: 2 } })
   const blocks0 = Math.floor(from * p.blocks)
   const blocks1 = Math.floor(to * p.blocks)
   const tokens0 = Math.floor(from * p.tokens)
