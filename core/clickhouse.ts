@@ -2,6 +2,7 @@ import { ClickHouseError, createClient, type ClickHouseClient } from '@clickhous
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from './config.ts'
+import { isolatingSettings, settingDefaults } from './chdb-settings.ts'
 import { DependencyUnavailableError } from './dependency.ts'
 
 export type { ClickHouseClient }
@@ -42,10 +43,20 @@ export async function createClickHouse(
   const path = resolve(config.DATA_DIR, 'clickhouse')
   mkdirSync(path, { recursive: true })
   const { createChdbConnection } = await import('chdb/connection')
-  return createClient({
+  const client = createClient({
     connection: createChdbConnection({ path }),
     clickhouse_settings: COMMON_SETTINGS,
   } as Parameters<typeof createClient>[0])
+  const isolated = isolatingSettings(client, await settingDefaults(client), COMMON_SETTINGS)
+  embeddedClients.add(isolated)
+  return isolated
+}
+
+const embeddedClients = new WeakSet<object>()
+
+/** Whether the client is the embedded engine (chDB): one session for the whole process. */
+export function isEmbedded(ch: ClickHouseClient): boolean {
+  return embeddedClients.has(ch)
 }
 
 /** The client calls that go over the network to the server. */

@@ -13,7 +13,8 @@ import { recoverRollbacks, rollbackChain } from './chain-rollback.ts'
 import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
-import { catchUpServingState, refreshServingState, touchedByBatch, type ServingTouch } from './serving-refresh.ts'
+import { chainTotalsMissing, recountChainTotals } from './chain-totals.ts'
+import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from './token-real.ts'
 
 export interface ChainProcessorDeps {
@@ -73,14 +74,10 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   }
 
   /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
-  async function refreshServing(touch: ServingTouch, watermark: number): Promise<number> {
+  async function refreshServing(touch: ServingTouch, range: { from: number; to: ChainBlock | number }): Promise<number> {
     const started = performance.now()
-    const [time] = await queryRows<{ t: number }>(
-      ch,
-      'SELECT toUnixTimestamp(timestamp) AS t FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number = {n:UInt64} LIMIT 1',
-      { chain: chainId, n: watermark },
-    )
-    const r = await refreshServingState(ch, chainId, touch, { watermark, chainTime: Number(time?.t ?? 0) })
+    const head = typeof range.to === 'number' ? { number: range.to, ...(await blockAt(ch, chainId, range.to)) } : { number: range.to.number, time: range.to.timestamp, hash: range.to.hash.toLowerCase() }
+    const r = await refreshServingState(ch, chainId, touch, { watermark: head.number, chainTime: head.time, fromBlock: range.from, watermarkHash: head.hash })
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
     logger.debug({ consumer, ...r, ms: Math.round(performance.now() - started) }, 'serving state refreshed')
     return r.seq
@@ -93,7 +90,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     const { tokens, touched } = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() })
     state = await loadChainState(ch, chainId, deps.follow)
     await refreshTokenReal(ch, chainId, tokens)
-    const seq = await refreshServing({ tokens: new Set(touched), launched: new Set() }, state.watermark)
+    // Totals are recounted by the rollback; nothing is counted here.
+    const seq = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { from: block.number, to: state.watermark })
     deps.onAdvance?.(state.watermark, seq)
   }
 
@@ -162,8 +160,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const rows = await sink.insertBatch(token, tables)
       const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
       await refreshTokenReal(ch, chainId, traded)
-      const through = blocks[blocks.length - 1]!.number
-      const seq = await refreshServing(touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] }), through)
+      const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
+      const seq = await refreshServing(touch, { from: blocks[0]!.number, to: blocks[blocks.length - 1]! })
       // The watermark moves once the batch is served: whoever waits for it sees its answers.
       state.advance(blocks)
       for (const r of rejected) {
@@ -197,6 +195,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         pending = null
       }
       if (pending) logger.warn({ consumer, pending }, 'a journaled batch was not completed; it will be re-formed exactly')
+      if (await chainTotalsMissing(ch, chainId)) await recountChainTotals(ch, chainId)
       // Batches inserted before a crash (or before serving state existed) are refreshed now.
       const caughtUp = await catchUpServingState(ch, chainId, state.watermark)
       if (caughtUp) logger.info({ consumer, ...caughtUp }, 'serving state caught up with the watermark')

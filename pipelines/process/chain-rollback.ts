@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import { recountChainTotals } from './chain-totals.ts'
 
 /**
  * Raw tables of a chain and the column holding each row's block: a reorg deletes every row at
@@ -134,6 +135,7 @@ export async function rollbackChain(ch: ClickHouseClient, chainId: number, fromB
   // 3. Rebuild the affected aggregates from what was set aside.
   await recoverRollbacks(ch, chainId)
   await ch.command({ query: 'DELETE FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number >= {from:UInt64}', query_params: params })
+  await recountChainTotals(ch, chainId)
   return { fromBlock, tokens: affectedTokens, touched: [...new Set([...affectedTokens, ...touched.map((r) => r.t)])] }
 }
 

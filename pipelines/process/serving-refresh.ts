@@ -4,6 +4,7 @@ import { DEAD_AFTER_IDLE_SECONDS } from '../../core/domain/real-token.ts'
 import { deployerRecordOf, deployerStateRow } from '../../core/records/deployer-state.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from '../../core/records/token-state.ts'
 import { lastServedBatch } from '../../core/records/serving-changes.ts'
+import { countNewTraders } from './chain-totals.ts'
 import { namedQuery } from '../../sql/queries.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
@@ -11,6 +12,9 @@ export interface ServingTouch {
   tokens: Set<string>
   /** Tokens whose launch the batch ingested: their pre-launch distribution is computed now, once. */
   launched: Set<string>
+  /** Senders of the batch's swaps and the tokens they traded (chain totals count the new ones). */
+  traders: Set<string>
+  tradedTokens: Set<string>
 }
 
 export interface RefreshResult {
@@ -43,7 +47,7 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
 export async function touchedInBlocks(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<ServingTouch> {
   const p = { chain: chainId, from, to }
   const range = 'chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64}'
-  const [tokens, launched] = await Promise.all([
+  const [tokens, launched, swapped] = await Promise.all([
     queryRows<{ token: string }>(
       ch,
       `SELECT DISTINCT token FROM (
@@ -55,9 +59,15 @@ export async function touchedInBlocks(ch: ClickHouseClient, chainId: number, fro
       p,
     ),
     queryRows<{ token: string }>(ch, `SELECT token FROM launches WHERE ${range}`, p),
+    queryRows<{ trader: string; token: string }>(ch, `SELECT DISTINCT trader, token FROM swaps WHERE ${range}`, p),
   ])
   const launchedSet = new Set(launched.map((r) => r.token))
-  return { tokens: new Set([...tokens.map((r) => r.token), ...launchedSet]), launched: launchedSet }
+  return {
+    tokens: new Set([...tokens.map((r) => r.token), ...launchedSet]),
+    launched: launchedSet,
+    traders: new Set(swapped.map((r) => r.trader)),
+    tradedTokens: new Set(swapped.map((r) => r.token)),
+  }
 }
 
 /** Latest rows of the given tokens (LIMIT 1 BY token over the primary key). */
@@ -80,8 +90,10 @@ export async function refreshServingState(
   ch: ClickHouseClient,
   chainId: number,
   touch: ServingTouch,
-  at: { watermark: number; chainTime: number },
+  at: { watermark: number; chainTime: number; fromBlock: number; watermarkHash: string },
 ): Promise<RefreshResult> {
+  // Before token_state moves: a token is newly traded when its stored state has no swap yet.
+  await countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, token: `chain-totals:${chainId}:${at.fromBlock}:${at.watermark}:${at.watermarkHash}` })
   const version = nextVersion()
   const tokens = [...touch.tokens]
   const launched = [...touch.launched]
@@ -149,21 +161,34 @@ export async function catchUpServingState(ch: ClickHouseClient, chainId: number,
   if (watermark < 0) return null
   const last = await lastServedBatch(ch, chainId)
   if (last && last.watermark >= watermark) return null
-  const touch = await touchedInBlocks(ch, chainId, last ? last.watermark + 1 : 0, watermark)
-  const [time] = await queryRows<{ t: number }>(
+  const from = last ? last.watermark + 1 : 0
+  const touch = await touchedInBlocks(ch, chainId, from, watermark)
+  const head = await blockAt(ch, chainId, watermark)
+  return refreshServingState(ch, chainId, touch, { watermark, chainTime: head.time, fromBlock: from, watermarkHash: head.hash })
+}
+
+/** Time and hash of one block, read by its (chain_id, number) key. */
+export async function blockAt(ch: ClickHouseClient, chainId: number, n: number): Promise<{ time: number; hash: string }> {
+  const [b] = await queryRows<{ t: number; hash: string }>(
     ch,
-    'SELECT toUnixTimestamp(timestamp) AS t FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number = {n:UInt64} LIMIT 1',
-    { chain: chainId, n: watermark },
+    'SELECT toUnixTimestamp(timestamp) AS t, hash FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number = {n:UInt64} LIMIT 1',
+    { chain: chainId, n },
   )
-  return refreshServingState(ch, chainId, touch, { watermark, chainTime: Number(time?.t ?? 0) })
+  return { time: Number(b?.t ?? 0), hash: b?.hash ?? '' }
 }
 
 /** The keys a batch's rows touch (the tables chainRows returns); a pool's liquidity touches both its tokens. */
 export function touchedByBatch(tables: Array<[string, Array<Record<string, unknown>>]>, poolTokens: (pool: string) => string[]): ServingTouch {
   const tokens = new Set<string>()
   const launched = new Set<string>()
+  const traders = new Set<string>()
+  const tradedTokens = new Set<string>()
   for (const [table, rows] of tables) {
     for (const r of rows) {
+      if (table === 'swaps') {
+        traders.add(r.trader as string)
+        tradedTokens.add(r.token as string)
+      }
       if (table === 'swaps' || table === 'erc20_transfers') tokens.add(r.token as string)
       else if (table === 'contract_creations') tokens.add(r.address as string)
       else if (table === 'launches') {
@@ -174,5 +199,5 @@ export function touchedByBatch(tables: Array<[string, Array<Record<string, unkno
       }
     }
   }
-  return { tokens, launched }
+  return { tokens, launched, traders, tradedTokens }
 }

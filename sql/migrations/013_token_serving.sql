@@ -155,3 +155,49 @@ TTL captured_at + INTERVAL 7 DAY;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS mentions_by_capture_mv TO mentions_by_capture AS
 SELECT captured_at, author, token FROM mentions WHERE token != '';
+
+-- Whole-chain totals for /stats, kept as rows arrive (views below) and, for distinct traders and
+-- traded tokens, by the serving refresh, which checks each batch's traders against chain_traders
+-- by key. A reorg recounts them, and so does the first start on a data dir from before this
+-- table (pipelines/process/chain-totals.ts): aggregates cannot subtract orphaned rows.
+CREATE TABLE IF NOT EXISTS chain_totals
+(
+    chain_id        UInt32,
+    blocks          SimpleAggregateFunction(sum, UInt64),
+    last_block_time SimpleAggregateFunction(max, DateTime('UTC')),
+    creations       SimpleAggregateFunction(sum, UInt64),
+    pools           SimpleAggregateFunction(sum, UInt64),
+    transfers       SimpleAggregateFunction(sum, UInt64),
+    swaps           SimpleAggregateFunction(sum, UInt64),
+    weth_volume     SimpleAggregateFunction(sum, UInt256),
+    traders         SimpleAggregateFunction(sum, UInt64),
+    tokens_traded   SimpleAggregateFunction(sum, UInt64)
+)
+ENGINE = AggregatingMergeTree
+ORDER BY chain_id
+SETTINGS non_replicated_deduplication_window = 10000;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS chain_totals_blocks_mv TO chain_totals AS
+SELECT chain_id, toUInt64(count()) AS blocks, max(timestamp) AS last_block_time FROM chain_blocks GROUP BY chain_id;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS chain_totals_creations_mv TO chain_totals AS
+SELECT chain_id, toUInt64(count()) AS creations FROM contract_creations GROUP BY chain_id;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS chain_totals_pools_mv TO chain_totals AS
+SELECT chain_id, toUInt64(count()) AS pools FROM pools GROUP BY chain_id;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS chain_totals_transfers_mv TO chain_totals AS
+SELECT chain_id, toUInt64(count()) AS transfers FROM erc20_transfers GROUP BY chain_id;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS chain_totals_swaps_mv TO chain_totals AS
+SELECT chain_id, toUInt64(count()) AS swaps, sum(weth_in + weth_out) AS weth_volume FROM swaps GROUP BY chain_id;
+
+-- Every trader a chain has seen, by key: a batch's new traders are the ones not found here.
+CREATE TABLE IF NOT EXISTS chain_traders
+(
+    chain_id UInt32,
+    trader   String
+)
+ENGINE = ReplacingMergeTree
+ORDER BY (chain_id, trader)
+SETTINGS non_replicated_deduplication_window = 10000;

@@ -1,0 +1,63 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { namedQuery } from '../../sql/queries.ts'
+
+/**
+ * Whole-chain totals (/stats). Counts and sums are kept by views as rows arrive; distinct
+ * traders and traded tokens are counted here, per batch, by checking the batch's traders and
+ * tokens against what the chain has seen, by key. Work proportional to the batch.
+ */
+export interface BatchTraders {
+  /** Senders of the batch's swaps. */
+  traders: Set<string>
+  /** Tokens the batch's swaps traded. */
+  tokens: Set<string>
+  /** Names the batch: a refresh that runs again after a crash inserts nothing twice. */
+  token: string
+}
+
+/** Count the batch's traders and traded tokens that are new to the chain. */
+export async function countNewTraders(ch: ClickHouseClient, chainId: number, batch: BatchTraders): Promise<void> {
+  if (batch.traders.size === 0) return
+  const traders = [...batch.traders]
+  const tokens = [...batch.tokens]
+  const [seenTraders, tradedBefore] = await Promise.all([
+    queryRows<{ trader: string }>(ch, 'SELECT DISTINCT trader FROM chain_traders WHERE chain_id = {chain:UInt32} AND trader IN {t:Array(String)}', { chain: chainId, t: traders }),
+    // token_state is refreshed after this: a token whose stored state already has swaps was traded before.
+    queryRows<{ token: string }>(ch, 'SELECT DISTINCT token FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {t:Array(String)} AND swaps > 0', { chain: chainId, t: tokens }),
+  ])
+  const seen = new Set(seenTraders.map((r) => r.trader))
+  const before = new Set(tradedBefore.map((r) => r.token))
+  const fresh = traders.filter((t) => !seen.has(t))
+  const dedup = (table: string) => ({ insert_deduplicate: 1 as const, insert_deduplication_token: `${batch.token}:${table}` })
+  // Totals first: a crash between the two inserts re-runs both, and the tokens drop the repeats.
+  await ch.insert({
+    table: 'chain_totals',
+    values: [{ chain_id: chainId, traders: fresh.length, tokens_traded: tokens.filter((t) => !before.has(t)).length }],
+    format: 'JSONEachRow',
+    clickhouse_settings: dedup('chain_totals'),
+  })
+  if (fresh.length) {
+    await ch.insert({ table: 'chain_traders', values: fresh.map((trader) => ({ chain_id: chainId, trader })), format: 'JSONEachRow', clickhouse_settings: dedup('chain_traders') })
+  }
+}
+
+/** Recount the chain's totals from the raw tables (after a reorg; once on an older data dir). */
+export async function recountChainTotals(ch: ClickHouseClient, chainId: number): Promise<void> {
+  const p = { chain: chainId }
+  await ch.command({ query: 'DELETE FROM chain_totals WHERE chain_id = {chain:UInt32}', query_params: p })
+  await ch.command({ query: 'DELETE FROM chain_traders WHERE chain_id = {chain:UInt32}', query_params: p })
+  await ch.command({ query: 'INSERT INTO chain_traders SELECT DISTINCT chain_id, trader FROM swaps WHERE chain_id = {chain:UInt32}', query_params: p })
+  await ch.command({ query: namedQuery('recount_chain_totals'), query_params: p, clickhouse_settings: { insert_deduplicate: 0 } })
+}
+
+/** Whether the chain has rows but no totals (a data dir from before chain_totals). */
+export async function chainTotalsMissing(ch: ClickHouseClient, chainId: number): Promise<boolean> {
+  const [r] = await queryRows<{ totals: string; blocks: string }>(
+    ch,
+    `SELECT (SELECT count() FROM chain_totals WHERE chain_id = {chain:UInt32}) AS totals,
+            (SELECT count() FROM (SELECT 1 FROM chain_blocks WHERE chain_id = {chain:UInt32} LIMIT 1)) AS blocks`,
+    { chain: chainId },
+  )
+  return Number(r!.totals) === 0 && Number(r!.blocks) > 0
+}

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClickHouse, isEmbedded, queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { runReadOnlySql } from '../../sql/read-only.ts'
+import { tempDir } from '../setup/temp.ts'
+
+const dir = tempDir()
+let ch: ClickHouseClient
+
+beforeAll(async () => {
+  ch = await createClickHouse({ DATA_DIR: dir.path } as Parameters<typeof createClickHouse>[0])
+  await ch.command({ query: 'CREATE TABLE dedup (x UInt64) ENGINE = MergeTree ORDER BY x SETTINGS non_replicated_deduplication_window = 100' })
+})
+afterAll(async () => {
+  await ch.close()
+  dir.cleanup()
+})
+
+describe('the embedded client keeps settings to the call that set them', () => {
+  it('a deduplication token set by one insert does not drop the next inserts', async () => {
+    expect(isEmbedded(ch)).toBe(true)
+    await ch.insert({ table: 'dedup', values: [{ x: 1 }], format: 'JSONEachRow', clickhouse_settings: { insert_deduplication_token: 'batch-1', max_insert_block_size: '100000000' } })
+    await ch.insert({ table: 'dedup', values: [{ x: 2 }], format: 'JSONEachRow' })
+    await ch.command({ query: 'INSERT INTO dedup SELECT 3' })
+    // The same token again is a retry: dropped, as it must be.
+    await ch.insert({ table: 'dedup', values: [{ x: 1 }], format: 'JSONEachRow', clickhouse_settings: { insert_deduplication_token: 'batch-1' } })
+    const [r] = await queryRows<{ xs: string[]; token: string; block: string }>(
+      ch,
+      "SELECT groupArray(x) AS xs, getSetting('insert_deduplication_token') AS token, toString(getSetting('max_insert_block_size')) AS block FROM (SELECT x FROM dedup ORDER BY x)",
+    )
+    expect(r).toEqual({ xs: ['1', '2', '3'], token: '', block: '1048449' })
+  })
+
+  it('read-only SQL is bounded by its own query and leaves later writes possible', async () => {
+    expect(await runReadOnlySql(ch, 'SELECT count() AS n FROM dedup')).toEqual([{ n: '3' }])
+    await expect(runReadOnlySql(ch, 'INSERT INTO dedup SELECT 9')).rejects.toThrow(/only SELECT/)
+    await expect(runReadOnlySql(ch, 'SELECT 1; DROP TABLE dedup')).rejects.toThrow()
+    await expect(runReadOnlySql(ch, 'SELECT number FROM numbers(200000)')).rejects.toThrow(/Limit for result exceeded/)
+    await expect(runReadOnlySql(ch, 'SELECT 1 SETTINGS readonly = 0')).rejects.toThrow(/readonly/)
+    await ch.insert({ table: 'dedup', values: [{ x: 4 }], format: 'JSONEachRow' })
+    expect(await queryRows(ch, 'SELECT count() AS n FROM dedup')).toEqual([{ n: '4' }])
+  })
+})
