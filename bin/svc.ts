@@ -4,6 +4,7 @@ import { createClickHouse } from '../core/clickhouse.ts'
 import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
+import { createCallGrader } from '../pipelines/social/grade-calls.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
 import { createSimSource, resolveSimStart, type SimSource } from '../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
@@ -25,7 +26,7 @@ const USAGE = `usage: svc <command>
   pipeline chain-4663   the chain-4663 processor only  [--exit-at-block N]
   pipeline source-4663  the chain-4663 JSON-RPC source only (needs CHAIN_4663_RPC_URL)
   pipeline prices       the ETH/USD candle processor only
-  pipeline social       the social processor only (posts, follows, room sightings, mirrors)
+  pipeline social       the social processor (posts, follows, room sightings, mirrors) and the call grader
   sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
@@ -108,6 +109,8 @@ async function commandStart(config: Config): Promise<void> {
   await prices.start()
   const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })
   await social.start()
+  const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, onGraded: (n) => api.watermarks.socialAdvanced(n) })
+  grader.start()
   let sim: SimSource | RpcSource | undefined
   if (config.CHAIN_4663_RPC_URL) {
     sim = await startRpcSource(rt)
@@ -116,7 +119,7 @@ async function commandStart(config: Config): Promise<void> {
     sim = createSimSource({ bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
-  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => api.close(), () => payments?.stop()])
+  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => grader.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -142,7 +145,9 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     const rt = await createRuntime(config, 'pipeline-social')
     const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
     await social.start()
-    onShutdown(rt, [() => social.stop()])
+    const grader = createCallGrader({ ch: rt.ch, logger: rt.logger })
+    grader.start()
+    onShutdown(rt, [() => social.stop(), () => grader.stop()])
     return
   }
   if (positionals[0] === 'prices') {
