@@ -58,7 +58,7 @@ export interface CallGrader {
 }
 
 /** Calls stored while a pass reads may commit with an earlier stamp: passes overlap by this. */
-const NOTED_OVERLAP_MS = 30_000
+const NOTED_OVERLAP_MS = 10_000
 /** Calls resolved per read of `calls`, and priced per read of swaps_by_token. */
 const KEYS_PER_READ = 5_000
 const CALLS_PER_PRICING = 500
@@ -149,7 +149,7 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     // and the windows between are visited to be un-graded.
     visit(await callsClosingIn(ch, from, Math.max(head.time, cp.gradedThrough)))
     if (saved) {
-      visit(await callsNotedSince(ch, cp.callsNoted - overlapMs))
+      visit(await callsNotedSince(ch, cp.callsNoted - overlapMs, Math.max(head.time, cp.gradedThrough)))
       for (const t of await tokensNotedRealSince(ch, chainId, cp.realNoted - overlapMs)) revisitTokens.add(t)
     }
     visit(await gradedCallsOfTokens(ch, [...revisitTokens]))

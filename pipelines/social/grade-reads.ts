@@ -53,12 +53,17 @@ export async function callsClosingIn(ch: ClickHouseClient, from: number, to: num
   return rows.map((r) => [r.author, r.token] as const)
 }
 
-/** Calls stored after `sinceMs` (database clock): calls_noted by its key range. */
-export async function callsNotedSince(ch: ClickHouseClient, sinceMs: number): Promise<CallKey[]> {
+/**
+ * Calls stored after `sinceMs` (database clock) whose hour had closed by `chainTime`: calls_noted
+ * by its key range. A stored mention whose own hour is still open cannot move a closed call
+ * (the call's first mention is at or before it), and its call is found when its hour closes.
+ */
+export async function callsNotedSince(ch: ClickHouseClient, sinceMs: number, chainTime: number): Promise<CallKey[]> {
   const rows = await queryRows<{ author: string; token: string }>(
     ch,
-    'SELECT DISTINCT author, token FROM calls_noted WHERE noted_at > fromUnixTimestamp64Milli({since:Int64})',
-    { since: sinceMs },
+    `SELECT DISTINCT author, token FROM calls_noted
+     WHERE noted_at > fromUnixTimestamp64Milli({since:Int64}) AND toUnixTimestamp(called_at) + ${CALL_WINDOW_SECONDS} <= {t:Int64}`,
+    { since: sinceMs, t: chainTime },
   )
   return rows.map((r) => [r.author, r.token] as const)
 }

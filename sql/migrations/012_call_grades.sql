@@ -54,19 +54,22 @@ CREATE MATERIALIZED VIEW IF NOT EXISTS calls_by_time_mv TO calls_by_time AS
 SELECT called_at, author, token FROM calls;
 
 -- Calls by arrival: a call stored after its hour had already closed (the firehose behind the
--- chain, a late post moving a call earlier) is found here by the time it was noted. Kept a week.
+-- chain, a late post moving a call earlier) is found here by the time it was noted; called_at is
+-- the stored batch's first mention, so a pass skips the calls still inside their hour (those are
+-- found by calls_by_time when it closes). Kept a week.
 CREATE TABLE IF NOT EXISTS calls_noted
 (
-    noted_at DateTime64(3, 'UTC'),
-    author   String,
-    token    String
+    noted_at  DateTime64(3, 'UTC'),
+    author    String,
+    token     String,
+    called_at DateTime('UTC')
 )
 ENGINE = MergeTree
 ORDER BY (noted_at, author, token)
 TTL toDateTime(noted_at) + INTERVAL 7 DAY;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS calls_noted_mv TO calls_noted AS
-SELECT now64(3) AS noted_at, author, token FROM calls;
+SELECT now64(3) AS noted_at, author, token, called_at FROM calls;
 
 -- Tokens by the time they were noted real: a token becoming real changes its earlier calls from
 -- unclassified to early. Rows of a rolled-back crossing stay here (a delete does not reach a
