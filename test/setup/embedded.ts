@@ -5,7 +5,7 @@ import { loadConfig } from '../../core/config.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../../pipelines/process/social-processor.ts'
-import { createCallGrader, type GraderPass } from '../../pipelines/social/grade-calls.ts'
+import { createCallGrader, type CallGrader, type GraderPass } from '../../pipelines/social/grade-calls.ts'
 import { createSimSource } from '../../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { tempDir } from './temp.ts'
@@ -20,6 +20,8 @@ export interface Embedded {
   ingestThrough(block: number): Promise<void>
   /** Run a call-grader pass now (the grader also runs on its own, as in the social role). */
   grade(): Promise<GraderPass | null>
+  /** The call grader itself (its loop can be stopped; runOnce still works then). */
+  grader: CallGrader
   close(): Promise<void>
 }
 
@@ -50,6 +52,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
     api,
     processor,
     grade: () => grader.runOnce(),
+    grader,
     async ingestThrough(block) {
       if (block >= next) {
         const sim = createSimSource({
