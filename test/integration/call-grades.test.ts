@@ -248,10 +248,13 @@ describe('createCallGrader()', () => {
   })
 
   it('a reorg re-grades the calls whose window reached the rolled-back blocks', async () => {
-    // Calls reach block ~1340 with their windows: a fork at 1100 changes some grades, and a new
-    // fork shorter than the old chain un-grades the calls whose hour it has not reached again.
-    const F = 1100
+    // Calls reach block ~1340 with their windows: a fork at 700 changes grades from there on,
+    // removes the run given above (block ~722, so those calls are neither early nor momentum
+    // again), and a new fork shorter than the old chain un-grades the calls whose hour it has
+    // not reached again.
+    const F = 700
     const gradedBefore = (await storedGrades()).size
+    const earlyBefore = [...(await storedGrades()).values()].filter((g) => g.early).length
     await rollbackChain(ch, CHAIN, F, { old: blocks.get(F)!, new: '0xb' })
     for (const n of [...blocks.keys()]) if (n >= F) blocks.delete(n)
     swaps.splice(0, swaps.length, ...swaps.filter((s) => s.block < F))
@@ -262,6 +265,7 @@ describe('createCallGrader()', () => {
     const p = await grader.runOnce()
     expect(p!.written).toBeGreaterThan(0)
     expect((await storedGrades()).size).toBeLessThan(gradedBefore)
+    expect([...(await storedGrades()).values()].filter((g) => g.early).length).toBeLessThan(earlyBefore)
     await expectAllAgree()
     expect(await grader.runOnce()).toMatchObject({ written: 0 })
   })
