@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { CALL_WINDOW_SECONDS, forwardReturn, isEarlyCall, isMomentumCall } from '../../core/domain/caller-grade.ts'
 import type { Logger } from '../../core/logger.ts'
 import { callFacts, callsClosingIn, callsNotedSince, chainHead, databaseNow, gradedCallsOfTokens, runsOf, tokensNotedRealSince, windowPrices, type CallFacts, type CallKey } from './grade-reads.ts'
-import { reorgsSince, resyncSwapsByToken, rollbackRunning, timeBefore, tokensRunFrom } from './grade-reorgs.ts'
+import { copiedAt, reorgsSince, resyncSwapsByToken, rollbackRunning, timeBefore, tokensRunFrom } from './grade-reorgs.ts'
 import { callId, currentGrades, sameGrade, writeGradeChanges, type CallGrade, type GradeChange } from './grade-store.ts'
 import { loadCheckpoint, NO_CHECKPOINT, saveCheckpoint } from './grader-state.ts'
 
@@ -135,15 +135,18 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     const visit = (ks: CallKey[]) => ks.forEach((k) => keys.set(callId(k[0], k[1]), k))
     const revisitTokens = new Set<string>()
     let from = cp.gradedThrough
-    let reorgsThrough = cp.reorgsThrough
-    for (const r of await reorgsSince(ch, chainId, cp.reorgsThrough)) {
-      reorgsThrough = r.detectedAt
-      // The first pass grades from the copies made after those reorgs: nothing to undo.
-      if (!saved) continue
-      if (await rollbackRunning(ch, chainId, r)) return { chainTime: head.time, visited: 0, written: 0, waitingForRollback: true }
+    // Without a checkpoint nothing is graded yet: only the copy of swaps may need mending, for
+    // reorgs since it was made.
+    let reorgsThrough = saved ? cp.reorgsThrough : await copiedAt(ch)
+    const reorgs = await reorgsSince(ch, chainId, reorgsThrough)
+    for (const [i, r] of reorgs.entries()) {
+      // A later reorg means this rollback ended (the chain may even have returned to the old block).
+      const last = i === reorgs.length - 1
+      if (last && (await rollbackRunning(ch, chainId, r))) return { chainTime: head.time, visited: 0, written: 0, waitingForRollback: true }
       await resyncSwapsByToken(ch, chainId, r.fromBlock)
       from = Math.min(from, Math.max(0, (await timeBefore(ch, chainId, r.fromBlock)) - 1))
       for (const t of await tokensRunFrom(ch, chainId, r.fromBlock)) revisitTokens.add(t)
+      reorgsThrough = r.detectedAt
     }
     // Windows closed up to the chain time; after a reorg the chain may be behind the last pass,
     // and the windows between are visited to be un-graded.

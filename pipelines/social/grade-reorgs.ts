@@ -87,3 +87,16 @@ export async function tokensRunFrom(ch: ClickHouseClient, chainId: number, fromB
   )
   return rows.map((r) => r.token)
 }
+
+/**
+ * Where a grader without a checkpoint starts reading reorgs: shortly before migration 012 copied
+ * swaps into swaps_by_token (schema_migrations). Rollbacks finished before the copy are in it;
+ * a reorg detected since (or during, hence the minute) may have left orphans in the copy.
+ */
+export async function copiedAt(ch: ClickHouseClient): Promise<number> {
+  const [r] = await queryRows<{ t: string | null }>(
+    ch,
+    "SELECT toUnixTimestamp64Milli(min(applied_at)) AS t FROM schema_migrations WHERE name = '012_call_grades'",
+  )
+  return Math.max(0, Number(r?.t ?? 0) - 60_000)
+}

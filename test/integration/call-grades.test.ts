@@ -269,4 +269,13 @@ describe('createCallGrader()', () => {
     await expectAllAgree()
     expect(await grader.runOnce()).toMatchObject({ written: 0 })
   })
+
+  it('a pass waits while a rollback is still running (its old fork block is still there)', async () => {
+    const F = 1200
+    await insert('chain_reorgs', [{ chain_id: CHAIN, from_block: F, old_hash: blocks.get(F)!, new_hash: '0xc' }])
+    expect(await grader.runOnce()).toMatchObject({ waitingForRollback: true, written: 0 })
+    await ch.command({ query: 'DELETE FROM chain_reorgs WHERE from_block = 1200' })
+    expect(await grader.runOnce()).toMatchObject({ written: 0 })
+    expect((await grader.runOnce())?.waitingForRollback).toBeUndefined()
+  })
 })
