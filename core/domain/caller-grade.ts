@@ -67,7 +67,7 @@ export function medianOfCounts(values: number[], counts: number[]): number | nul
   return lo + 1 >= n ? x0 : x0 + (h - lo) * (at(lo + 1) - x0)
 }
 
-/** What grading needs of a caller's calls (summed in SQL: sql/queries/caller_summaries.sql). */
+/** What grading needs of a caller's calls (kept in caller_stats, migration 012; read by sql/queries/caller_summaries.sql). */
 export interface CallerCounts {
   calls: number
   graded: number

@@ -3,6 +3,9 @@
 -- what changed since its last pass, through tables kept for those access paths; caller
 -- summaries are aggregated from the grades as they are written. This replaces the
 -- `graded_calls` view (006), which regraded every call from the block-ordered swaps on each read.
+-- Same rules (core/domain/caller-grade.ts), one precision: entry and exit are the first and last
+-- swap by (block, log index); the view's ASOF join took either of two swaps sharing a block time,
+-- as it happened to read them.
 
 -- Swaps by token: the grader's entry/exit prices are one token's swaps in one hour. `swaps` is
 -- ordered by block, so that read would scan it; this copy is ordered by token, and the minmax
