@@ -5,6 +5,7 @@ import { startAlertsWorker } from '../pipelines/alerts/alerts-worker.ts'
 import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
+import { createCallGrader } from '../pipelines/social/grade-calls.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
 import { createSimSource, resolveSimStart, type SimSource } from '../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
@@ -29,7 +30,7 @@ const USAGE = `usage: svc <command>
   pipeline chain-4663   the chain-4663 processor only  [--exit-at-block N]
   pipeline source-4663  the chain-4663 JSON-RPC source only (needs CHAIN_4663_RPC_URL)
   pipeline prices       the ETH/USD candle processor only
-  pipeline social       the social processor only (posts, follows, room sightings, mirrors)
+  pipeline social       the social processor (posts, follows, room sightings, mirrors) and the call grader
   pipeline alerts       the alert producers and the webhook delivery worker
   sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
   migrate               apply sql/migrations
@@ -116,6 +117,8 @@ async function commandStart(config: Config): Promise<void> {
   const alerts = await startAlertsWorker({
     ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, socialBooks: api.deps.socialBooks,
   })
+  const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, onGraded: (n) => api.watermarks.socialAdvanced(n) })
+  grader.start()
   let sim: SimSource | RpcSource | undefined
   if (config.CHAIN_4663_RPC_URL) {
     sim = await startRpcSource(rt)
@@ -124,7 +127,7 @@ async function commandStart(config: Config): Promise<void> {
     sim = createSimSource({ bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
-  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
+  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => grader.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -150,7 +153,9 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     const rt = await createRuntime(config, 'pipeline-social')
     const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
     await social.start()
-    onShutdown(rt, [() => social.stop()])
+    const grader = createCallGrader({ ch: rt.ch, logger: rt.logger })
+    grader.start()
+    onShutdown(rt, [() => social.stop(), () => grader.stop()])
     return
   }
   if (positionals[0] === 'prices') {

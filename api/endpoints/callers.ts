@@ -3,7 +3,8 @@ import { gradeOf } from '../../core/domain/caller-grade.ts'
 import { Handle } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import { CallerRecordView, callerRecordView, iso, round } from '../serving/social-views.ts'
-import { callsOf, type CallRecord } from '../serving/social-book.ts'
+import type { CallRecord } from '../serving/social-book.ts'
+import { callsOf } from '../serving/social-queries.ts'
 import type { TokenRecord } from '../serving/token-serving.ts'
 
 const CALL_LOG_LIMIT = 100
@@ -44,7 +45,7 @@ export const callerCardEndpoint = defineEndpoint({
   async handler({ params, deps }) {
     const social = await deps.socialBooks.get()
     const c = social.callers.get(params.handle)
-    const recent = c ? await callsOf(deps.ch, social, params.handle, RECENT_CALLS) : []
+    const recent = c ? await callsOf(deps, params.handle, RECENT_CALLS) : []
     const tokens = await deps.tokens.tokens(recent.map((x) => x.token))
     return { data: { ...callerRecordView(params.handle, c), found: Boolean(c), recent_calls: recent.map((x) => callView(x, tokens)) } }
   },
@@ -62,7 +63,7 @@ export const callerCallsEndpoint = defineEndpoint({
   async handler({ params, deps }) {
     const social = await deps.socialBooks.get()
     const c = social.callers.get(params.handle)
-    const list = c ? await callsOf(deps.ch, social, params.handle, CALL_LOG_LIMIT) : []
+    const list = c ? await callsOf(deps, params.handle, CALL_LOG_LIMIT) : []
     const tokens = await deps.tokens.tokens(list.map((x) => x.token))
     const total = c?.calls ?? 0
     return {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
+import { isEarlyCall } from '../../core/domain/caller-grade.ts'
 import { VERDICT_RULES_MARKDOWN } from '../../core/domain/verdict.ts'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
@@ -55,7 +56,7 @@ function callersView(calls: Array<{ author: string; calledAt: number }>, social:
     list: measured.slice(0, CALLERS_LIMIT).map((c) => ({
       ...callerRecordView(c.author, social.callers.get(c.author)),
       called_at: iso(c.calledAt),
-      early: realAt !== null && c.calledAt < realAt,
+      early: isEarlyCall(c.calledAt, realAt),
     })),
     truncated: measured.length > CALLERS_LIMIT,
   }

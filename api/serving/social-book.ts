@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { mutualClusters, scoreCaller, type CallerGrade } from '../../core/domain/caller-grade.ts'
+import { medianOfCounts, mutualClusters, scoreCaller, type CallerGrade } from '../../core/domain/caller-grade.ts'
 import type { Logger } from '../../core/logger.ts'
 import { namedQuery } from '../../sql/queries.ts'
 import type { Watermarks } from './watermarks.ts'
@@ -13,7 +13,9 @@ export interface CallRecord {
   capturedAt: number
   /** 1 h forward return, null until graded. */
   return1h: number | null
+  /** The token's run (becoming real), unix seconds, null without one. */
   runAt: number | null
+  /** isEarlyCall(calledAt, runAt) (core/domain/caller-grade.ts). */
   early: boolean
 }
 
@@ -36,26 +38,28 @@ export interface MirrorRecord {
 
 /**
  * Every caller's graded record, the mutual-follow clusters, mirrors and watched principals,
- * computed once per (chain watermark, social version). Call lists are read per caller on demand.
+ * loaded once per (chain watermark, social version). Call lists are read per caller on demand
+ * (callsOf in social-queries.ts).
  */
 export interface SocialBook {
   callers: Map<string, CallerRecord>
   clusters: Map<string, string>
   mirrors: MirrorRecord[]
   watched: Set<string>
-  /** Unix seconds of the newest chain block: calls an hour older than this are gradable. */
+  /** Unix seconds of the newest chain block when the book was loaded. */
   chainTime: number
 }
 
+/**
+ * Access paths: the newest block from chain_blocks by key (read backwards); caller summaries
+ * from caller_stats (one row per caller, maintained from stored grades: migration 012); follow
+ * snapshots and mirrors as before. Nothing here reads swaps or regrades a call.
+ */
 async function loadSocialBook(ch: ClickHouseClient): Promise<SocialBook> {
-  const [t] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(timestamp)) AS t FROM chain_blocks WHERE chain_id = 4663')
+  const [t] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(timestamp) AS t FROM chain_blocks WHERE chain_id = 4663 ORDER BY number DESC LIMIT 1')
   const chainTime = Number(t?.t ?? 0)
   const [summaries, snapshots, mirrors] = await Promise.all([
-    queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; median_return: number }>(
-      ch,
-      namedQuery('caller_summaries'),
-      { chain: 4663, chain_time: chainTime },
-    ),
+    queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(ch, namedQuery('caller_summaries')),
     queryRows<{ account: string; following: string[]; watched: number }>(
       ch,
       'SELECT account, argMax(following, observed_at) AS following, argMax(watched, observed_at) AS watched FROM follow_snapshots GROUP BY account',
@@ -65,14 +69,13 @@ async function loadSocialBook(ch: ClickHouseClient): Promise<SocialBook> {
   const clusters = mutualClusters(new Map(snapshots.map((s) => [s.account, new Set(s.following)])))
   const callers = new Map<string, CallerRecord>()
   for (const s of summaries) {
-    const graded = Number(s.graded)
     const grade = scoreCaller({
       calls: Number(s.calls),
-      graded,
+      graded: Number(s.graded),
       early: Number(s.early),
       momentum: Number(s.momentum),
       hits: Number(s.hits),
-      medianReturn1h: graded ? Number(s.median_return) : null,
+      medianReturn1h: medianOfCounts(s.returns[0], s.returns[1].map(Number)),
     })
     callers.set(s.author, { handle: s.author, ...grade, cluster: clusters.get(s.author) ?? null })
   }
@@ -83,21 +86,6 @@ async function loadSocialBook(ch: ClickHouseClient): Promise<SocialBook> {
     watched: new Set(snapshots.filter((s) => s.watched).map((s) => s.account)),
     chainTime,
   }
-}
-
-/** A caller's latest `limit` calls with their grading, newest first. */
-export async function callsOf(ch: ClickHouseClient, book: SocialBook, handle: string, limit: number): Promise<CallRecord[]> {
-  const rows = await queryRows<{ token: string; called_at: string; captured_at: string; post_id: string; return_1h: number | null; run_at: string }>(
-    ch,
-    `SELECT token, toUnixTimestamp(called_at) AS called_at, toUnixTimestamp(captured_at) AS captured_at, post_id, return_1h, toUnixTimestamp(run_at) AS run_at
-     FROM graded_calls(chain = 4663, chain_time = {chain_time:UInt32}, author = {author:String})
-     ORDER BY called_at DESC, token LIMIT {limit:UInt32}`,
-    { chain_time: book.chainTime, author: handle, limit },
-  )
-  return rows.map((r) => {
-    const runAt = Number(r.run_at) || null
-    return { author: handle, token: r.token, postId: r.post_id, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at), return1h: r.return_1h, runAt, early: runAt !== null && Number(r.called_at) < runAt }
-  })
 }
 
 export interface SocialBookSource {
@@ -112,8 +100,7 @@ const FRESH_WAIT_MS = 500
 
 /**
  * Serves the book of the current versions. A reload runs in the background, one at a time;
- * while it runs, requests wait at most FRESH_WAIT_MS and then get the previous book, so a large
- * corpus never puts a full regrade on the request path.
+ * while it runs, requests wait at most FRESH_WAIT_MS and then get the previous book.
  */
 export function createSocialBookSource(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger }, opts: { freshWaitMs?: number } = {}): SocialBookSource {
   const freshWaitMs = opts.freshWaitMs ?? FRESH_WAIT_MS
@@ -126,8 +113,8 @@ export function createSocialBookSource(deps: { ch: ClickHouseClient; watermarks:
 
   function reload(version: string): Promise<SocialBook> {
     if (loading) return loading.book
-    // A regrade of a large corpus is heavy: keep the engine mostly free for requests by
-    // starting the next one only after four times the last one's duration has passed.
+    // Keep the engine mostly free for requests: the next load starts only after four times the
+    // last one's duration has passed (loads read per-caller summaries, so this is rarely felt).
     if (current && Date.now() - lastLoadEnded < 4 * lastLoadMs) return Promise.resolve(current.book)
     const started = Date.now()
     const book = loadSocialBook(deps.ch)

@@ -1,5 +1,9 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import { isEarlyCall } from '../../core/domain/caller-grade.ts'
+import type { ServingCache } from './serving-cache.ts'
+import type { CallRecord } from './social-book.ts'
+import type { Watermarks } from './watermarks.ts'
 
 /** A token's messaging-room record is reportable from this many distinct rooms on. */
 export const TG_K_THRESHOLD = 3
@@ -65,4 +69,52 @@ export function inclusivePage<T>(items: T[], since: number | null, limit: number
   if (page.length === 0) return { page, next: since }
   const last = timeOf(page[page.length - 1]!)
   return { page, next: since !== null && last === since && timeOf(page[0]!) === since ? since + 1 : last }
+}
+
+/**
+ * A caller's latest `limit` calls with their grades, newest first, cached per data version.
+ * Access paths, all by key: the caller's calls from `calls` (author, token), their stored grades
+ * from call_grades (author, token), their tokens' runs from token_real (chain, token). Calls not
+ * graded yet (or never: no trade in their hour) have a null return.
+ */
+export async function callsOf(
+  deps: { ch: ClickHouseClient; cache: ServingCache; watermarks: Watermarks },
+  handle: string,
+  limit: number,
+): Promise<CallRecord[]> {
+  const version = `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
+  return deps.cache.get(`caller-calls:${handle}:${limit}`, version, async () => {
+    const calls = await queryRows<{ token: string; called_at: string; captured_at: string; post_id: string }>(
+      deps.ch,
+      `SELECT token, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at, argMinMerge(first_post) AS post_id
+       FROM calls WHERE author = {author:String} GROUP BY token ORDER BY called_at DESC, token LIMIT {limit:UInt32}`,
+      { author: handle, limit },
+    )
+    const tokens = calls.map((c) => c.token)
+    const [grades, runs] = await Promise.all([
+      tokens.length === 0
+        ? []
+        : queryRows<{ token: string; return_1h: number; sign: number }>(
+            deps.ch,
+            `SELECT token, return_1h, sign FROM call_grades WHERE author = {author:String} AND token IN {tokens:Array(String)}
+             ORDER BY version DESC, sign ASC LIMIT 1 BY token`,
+            { author: handle, tokens },
+          ),
+      tokens.length === 0
+        ? []
+        : queryRows<{ token: string; t: string }>(
+            deps.ch,
+            'SELECT token, toUnixTimestamp(min(real_at)) AS t FROM token_real WHERE chain_id = 4663 AND token IN {tokens:Array(String)} GROUP BY token',
+            { tokens },
+          ),
+    ])
+    // A key whose latest row is a cancel (sign -1) is not graded.
+    const returns = new Map(grades.filter((g) => Number(g.sign) === 1).map((g) => [g.token, Number(g.return_1h)]))
+    const runAt = new Map(runs.map((r) => [r.token, Number(r.t)]))
+    return calls.map((c) => {
+      const calledAt = Number(c.called_at)
+      const run = runAt.get(c.token) ?? null
+      return { author: handle, token: c.token, postId: c.post_id, calledAt, capturedAt: Number(c.captured_at), return1h: returns.get(c.token) ?? null, runAt: run, early: isEarlyCall(calledAt, run) }
+    })
+  })
 }

@@ -5,13 +5,69 @@
  *  - entry: the first swap price at or after the call; exit: the last swap price at or before
  *    the call plus one hour; the 1 h forward return is exit / entry − 1.
  *  - the run of a token is its becoming real (the block it crossed the thresholds). An early call
- *    is placed before the run of a token that ran; a momentum call is placed after its run began.
+ *    is placed before the run of a token that ran; a momentum call is placed after its run began
+ *    (isEarlyCall, isMomentumCall: the one definition the grader, the book and the dossier use).
  *  - early_rate and momentum_rate are shares of graded calls; hit_rate is the share of graded
  *    calls with a positive 1 h return.
  *  - score = round(100 × (0.5 × early_rate + 0.3 × hit_rate + 0.2 × clamp(0.5 + median_1h_return, 0, 1)))
  *  - grade: A >= 75, B >= 55, C >= 35, else D. A caller is measured with at least 4 graded calls.
  */
-/** What grading needs of a caller's calls (summed in SQL: sql/queries/caller_summaries.sql). */
+/** A call's forward window: it is graded on the swaps of the hour after it. */
+export const CALL_WINDOW_SECONDS = 3600
+
+/** A swap price seen in a call's window (WETH per token unit; only ratios are used). */
+export interface WindowPrice {
+  price: number
+  /** Unix seconds of the swap's block. */
+  at: number
+}
+
+/**
+ * A call's 1 h forward return, or null when the call is not graded: the chain has not run an
+ * hour past the call, or the token did not trade in that hour. `entry` is the first swap at or
+ * after the call, `exit` the last at or before the call plus the window (both by block and log
+ * order); an entry price of zero cannot be a base, so such a call is not graded.
+ */
+export function forwardReturn(calledAt: number, chainTime: number, entry: WindowPrice | null, exit: WindowPrice | null): number | null {
+  const end = calledAt + CALL_WINDOW_SECONDS
+  if (chainTime < end || !entry || !exit) return null
+  if (!(entry.price > 0) || entry.at < calledAt || entry.at > end || exit.at > end || exit.at < entry.at) return null
+  return exit.price / entry.price - 1
+}
+
+/** Early: the call was placed before the token's run (its becoming real). runAt null: no run. */
+export function isEarlyCall(calledAt: number, runAt: number | null): boolean {
+  return runAt !== null && calledAt < runAt
+}
+
+/** Momentum: the call was placed once the token's run had begun. */
+export function isMomentumCall(calledAt: number, runAt: number | null): boolean {
+  return runAt !== null && calledAt >= runAt
+}
+
+/**
+ * The median of a multiset (value -> count) as ClickHouse's quantileExactInclusive(0.5) gives it
+ * (the median the summaries always had): with the sorted values x and h = 0.5 × (n − 1),
+ * x[⌊h⌋] + (h − ⌊h⌋) × (x[⌊h⌋ + 1] − x[⌊h⌋]). null for an empty multiset.
+ */
+export function medianOfCounts(values: number[], counts: number[]): number | null {
+  const pairs = values.map((v, i) => [v, counts[i] ?? 0] as const).filter(([, c]) => c > 0).sort((a, b) => a[0] - b[0])
+  const n = pairs.reduce((s, [, c]) => s + c, 0)
+  if (n === 0) return null
+  const at = (k: number): number => {
+    for (const [v, c] of pairs) {
+      if (k < c) return v
+      k -= c
+    }
+    return pairs[pairs.length - 1]![0]
+  }
+  const h = 0.5 * (n - 1)
+  const lo = Math.floor(h)
+  const x0 = at(lo)
+  return lo + 1 >= n ? x0 : x0 + (h - lo) * (at(lo + 1) - x0)
+}
+
+/** What grading needs of a caller's calls (kept in caller_stats, migration 012; read by sql/queries/caller_summaries.sql). */
 export interface CallerCounts {
   calls: number
   graded: number

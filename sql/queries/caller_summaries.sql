@@ -1,13 +1,16 @@
--- Per caller, what grading needs: calls, graded calls, early and momentum calls, hits and the
--- median 1 h return (core/domain/caller-grade.ts turns these into the score and grade).
+-- Per caller, what grading needs, as maintained by migration 012 (caller_stats: one row per
+-- caller once merged; grades are added by sign as the grader writes them): calls, graded calls,
+-- early and momentum calls, hits, and the graded returns as parallel arrays of values and counts
+-- (core/domain/caller-grade.ts takes the exact median of them and turns all into score and grade).
+-- Access path: caller_stats by its key (author), every caller: a table whose size is the number
+-- of callers, not of calls or swaps.
 SELECT
     author,
-    count() AS calls,
-    countIf(return_1h IS NOT NULL) AS graded,
-    countIf(return_1h IS NOT NULL AND toUnixTimestamp(run_at) > 0 AND called_at < run_at) AS early,
-    countIf(return_1h IS NOT NULL AND toUnixTimestamp(run_at) > 0 AND called_at >= run_at) AS momentum,
-    countIf(return_1h > 0) AS hits,
-    quantileExactInclusiveIf(0.5)(return_1h, return_1h IS NOT NULL) AS median_return,
-    toUnixTimestamp(max(called_at)) AS last_call
-FROM graded_calls(chain = {chain:UInt32}, chain_time = {chain_time:UInt32}, author = '')
+    uniqExactMerge(calls) AS calls,
+    sum(graded) AS graded,
+    sum(early) AS early,
+    sum(momentum) AS momentum,
+    sum(hits) AS hits,
+    sumMapMerge(returns) AS returns
+FROM caller_stats
 GROUP BY author

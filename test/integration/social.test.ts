@@ -25,12 +25,16 @@ async function publish(topic: string, records: object[]): Promise<void> {
   await env.rt.bus.publish(topic, records.map((r): BusRecord => ({ key: null, value: JSON.stringify(r) })))
 }
 
-/** Publish and wait until the social processor has stored them. */
+/** Publish and wait until the social processor has stored them and the grader has seen them. */
 async function settle(table: string, atLeast: number): Promise<void> {
   const deadline = Date.now() + 20_000
   for (;;) {
     const [r] = await queryRows<{ n: string }>(env.rt.ch, `SELECT count() AS n FROM ${table}`)
-    if (Number(r!.n) >= atLeast) return
+    if (Number(r!.n) >= atLeast) {
+      // Calls are graded by the grader, after they are stored.
+      await env.grade()
+      return
+    }
     if (Date.now() > deadline) throw new Error(`${table} has ${r!.n} rows, expected ${atLeast}`)
     await new Promise((res) => setTimeout(res, 50))
   }

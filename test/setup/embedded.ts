@@ -6,6 +6,7 @@ import { startAlertsWorker, type AlertOptions, type AlertsWorker } from '../../p
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../../pipelines/process/social-processor.ts'
+import { createCallGrader, type CallGrader, type GraderPass } from '../../pipelines/social/grade-calls.ts'
 import { createSimSource } from '../../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { tempDir } from './temp.ts'
@@ -20,6 +21,10 @@ export interface Embedded {
   alerts: AlertsWorker
   /** Publish simulated blocks through `block` and wait until they are ingested. */
   ingestThrough(block: number): Promise<void>
+  /** Run a call-grader pass now (the grader also runs on its own, as in the social role). */
+  grade(): Promise<GraderPass | null>
+  /** The call grader itself (its loop can be stopped; runOnce still works then). */
+  grader: CallGrader
   close(): Promise<void>
 }
 
@@ -46,12 +51,16 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
   await prices.start()
   const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, onInserted: (n) => api.watermarks.socialAdvanced(n) })
   await social.start()
+  const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, intervalMs: 500, onGraded: (n) => api.watermarks.socialAdvanced(n) })
+  grader.start()
   let next = 1
   return {
     rt,
     api,
     processor,
     alerts,
+    grade: () => grader.runOnce(),
+    grader,
     async ingestThrough(block) {
       if (block >= next) {
         const sim = createSimSource({
@@ -71,6 +80,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
       await processor.stop()
       await prices.stop()
       await social.stop()
+      await grader.stop()
       await alerts.stop()
       await api.close()
       await rt.close()

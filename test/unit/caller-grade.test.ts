@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { gradeOf, mutualClusters, scoreCaller } from '../../core/domain/caller-grade.ts'
+import { forwardReturn, gradeOf, isEarlyCall, isMomentumCall, medianOfCounts, mutualClusters, scoreCaller } from '../../core/domain/caller-grade.ts'
 
 describe('scoreCaller()', () => {
   it('scoreCaller() grades a caller who is early on runners (hand-computed)', () => {
@@ -40,5 +40,41 @@ describe('mutualClusters()', () => {
     expect(c.get('p')).toBe('p')
     expect(c.get('q')).toBe('p')
     expect(c.has('x')).toBe(false)
+  })
+})
+
+describe('forwardReturn()', () => {
+  const at = 1_000_000
+  it('forwardReturn() is exit / entry − 1 once the chain has run an hour past the call', () => {
+    expect(forwardReturn(at, at + 3600, { price: 2, at: at + 10 }, { price: 3, at: at + 3600 })).toBe(0.5)
+    expect(forwardReturn(at, at + 3599, { price: 2, at: at + 10 }, { price: 3, at: at + 3000 })).toBeNull()
+  })
+
+  it('forwardReturn() does not grade a call without a trade in its hour or with a zero entry price', () => {
+    expect(forwardReturn(at, at + 9999, null, null)).toBeNull()
+    expect(forwardReturn(at, at + 9999, { price: 2, at: at + 3601 }, { price: 3, at: at + 3601 })).toBeNull()
+    expect(forwardReturn(at, at + 9999, { price: 0, at: at + 5 }, { price: 3, at: at + 50 })).toBeNull()
+    expect(forwardReturn(at, at + 9999, { price: 2, at: at + 5 }, { price: 0, at: at + 50 })).toBe(-1)
+  })
+})
+
+describe('isEarlyCall()', () => {
+  it('isEarlyCall() is a call before the run; isMomentumCall() one at or after it; neither without a run', () => {
+    expect([isEarlyCall(10, 11), isMomentumCall(10, 11)]).toEqual([true, false])
+    expect([isEarlyCall(11, 11), isMomentumCall(11, 11)]).toEqual([false, true])
+    expect([isEarlyCall(10, null), isMomentumCall(10, null)]).toEqual([false, false])
+  })
+})
+
+describe('medianOfCounts()', () => {
+  it('medianOfCounts() is the median of the multiset, interpolated as quantileExactInclusive(0.5)', () => {
+    expect(medianOfCounts([], [])).toBeNull()
+    expect(medianOfCounts([0.3], [1])).toBe(0.3)
+    expect(medianOfCounts([0.7, 0.1, 0.2], [1, 1, 1])).toBe(0.2)
+    // Even count: x[lo] + 0.5 × (x[lo+1] − x[lo]), as ClickHouse computes it (0.4 here, where (0.1 + 0.7) / 2 is 0.39999…).
+    expect(medianOfCounts([0.1, 0.7], [1, 1])).toBe(0.1 + 0.5 * (0.7 - 0.1))
+    // Counts repeat values; zero counts (cancelled grades) are not there.
+    expect(medianOfCounts([1, 2, 9], [3, 0, 1])).toBe(1)
+    expect(medianOfCounts([1, 2], [1, 3])).toBe(2)
   })
 })

@@ -1,0 +1,197 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { CALL_WINDOW_SECONDS, forwardReturn, isEarlyCall, isMomentumCall } from '../../core/domain/caller-grade.ts'
+import type { Logger } from '../../core/logger.ts'
+import { callFacts, callsClosingIn, callsNotedSince, chainHead, databaseNow, gradedCallsOfTokens, runsOf, tokensNotedRealSince, windowPrices, type CallFacts, type CallKey } from './grade-reads.ts'
+import { copiedAt, reorgsSince, resyncSwapsByToken, rollbackRunning, timeBefore, tokensRunFrom } from './grade-reorgs.ts'
+import { callId, currentGrades, sameGrade, writeGradeChanges, type CallGrade, type GradeChange } from './grade-store.ts'
+import { loadCheckpoint, NO_CHECKPOINT, saveCheckpoint } from './grader-state.ts'
+
+/**
+ * The call grader: grades each call once its hour has passed and stores it (call_grades,
+ * migration 012), from which caller summaries are aggregated as the grades are written.
+ *
+ * A pass, given the chain's newest block time T, visits only what changed since the last pass:
+ *  - calls whose window closed since the last pass (calls_by_time, by time);
+ *  - calls stored since the last pass (calls_noted): a call that arrived after its hour had
+ *    closed, or whose first mention moved earlier;
+ *  - the graded calls of tokens noted real since the last pass (token_real_noted): their calls
+ *    become early or momentum;
+ *  - after a reorg: the calls whose window reaches the fork's time and the calls of tokens whose
+ *    run was at or above the fork (see grade-reorgs.ts).
+ * Each visited call is graded from scratch and compared with its stored grade; only a difference
+ * is written (a cancel row and the new grade), so a pass run twice writes nothing the second
+ * time, and the checkpoint (call_grader_state) is saved after the writes.
+ *
+ * One grader per database: two running at once would not corrupt grades (each writes only
+ * differences from what it read) but could write one change twice.
+ */
+export interface CallGraderDeps {
+  ch: ClickHouseClient
+  logger: Logger
+  chainId?: number
+  /** Pause between passes (default 2 s). */
+  intervalMs?: number
+  /** How far passes overlap in the `*_noted` marks (default NOTED_OVERLAP_MS). */
+  notedOverlapMs?: number
+  /** Called after a pass that wrote grade rows (the API's social version, in one process). */
+  onGraded?(rows: number): void
+}
+
+export interface GraderPass {
+  /** The chain time graded through. */
+  chainTime: number
+  /** Calls visited. */
+  visited: number
+  /** Grade rows written (cancels and new grades). */
+  written: number
+  /** Set when the pass waited for a rollback to finish and graded nothing. */
+  waitingForRollback?: boolean
+}
+
+export interface CallGrader {
+  /** Run one pass now (after the running one, if any); null before the chain has a block. */
+  runOnce(): Promise<GraderPass | null>
+  /** Start passes every intervalMs. */
+  start(): void
+  /** Stop the loop; the running pass finishes first. */
+  stop(): Promise<void>
+}
+
+/** Calls stored while a pass reads may commit with an earlier stamp: passes overlap by this. */
+const NOTED_OVERLAP_MS = 10_000
+/** Calls resolved per read of `calls`, and priced per read of swaps_by_token. */
+const KEYS_PER_READ = 5_000
+const CALLS_PER_PRICING = 500
+
+function chunks<T>(xs: T[], n: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
+  return out
+}
+
+/** A call's grade at chain time `chainTime`, or null when it is not graded. */
+function gradeOne(f: CallFacts, chainTime: number, px: Awaited<ReturnType<typeof windowPrices>>, runs: Map<string, number>): CallGrade | null {
+  const p = px.get(callId(f.author, f.token))
+  const r = forwardReturn(f.calledAt, chainTime, p?.entry ?? null, p?.exit ?? null)
+  if (r === null || !p) return null
+  const runAt = runs.get(f.token) ?? null
+  return {
+    ...f, entryPrice: p.entry.price, entryAt: p.entry.at, exitPrice: p.exit.price, exitAt: p.exit.at, return1h: r,
+    runAt: runAt ?? 0, early: isEarlyCall(f.calledAt, runAt), momentum: isMomentumCall(f.calledAt, runAt),
+  }
+}
+
+export function createCallGrader(deps: CallGraderDeps): CallGrader {
+  const { ch, logger } = deps
+  const chainId = deps.chainId ?? 4663
+  const intervalMs = deps.intervalMs ?? 2_000
+  const overlapMs = deps.notedOverlapMs ?? NOTED_OVERLAP_MS
+  let lastVersion = 0
+  let running: Promise<GraderPass | null> = Promise.resolve(null)
+  let timer: NodeJS.Timeout | undefined
+  let stopped = true
+
+  /** Versions increase across passes and restarts (microseconds of the wall clock, or one more). */
+  const nextVersion = () => (lastVersion = Math.max(Date.now() * 1000, lastVersion + 1))
+
+  /** Grade the calls of `keys` at `chainTime` and write what differs from their stored grades. */
+  async function regrade(keys: CallKey[], chainTime: number, version: number): Promise<number> {
+    let written = 0
+    for (const part of chunks(keys, KEYS_PER_READ)) {
+      const [facts, stored] = await Promise.all([callFacts(ch, part), currentGrades(ch, part)])
+      const gradable = facts.filter((f) => f.calledAt + CALL_WINDOW_SECONDS <= chainTime).sort((a, b) => a.calledAt - b.calledAt)
+      const targets = new Map<string, CallGrade>()
+      for (const batch of chunks(gradable, CALLS_PER_PRICING)) {
+        const tokens = [...new Set(batch.map((f) => f.token))]
+        const [px, runs] = await Promise.all([windowPrices(ch, chainId, batch), runsOf(ch, chainId, tokens)])
+        for (const f of batch) {
+          const g = gradeOne(f, chainTime, px, runs)
+          if (g) targets.set(callId(f.author, f.token), g)
+        }
+      }
+      const changes: GradeChange[] = []
+      for (const [author, token] of part) {
+        const id = callId(author, token)
+        const target = targets.get(id)
+        const current = stored.get(id)
+        if (!target && !current) continue
+        if (target && current && sameGrade(target, current)) continue
+        changes.push({ cancel: current, write: target })
+      }
+      written += await writeGradeChanges(ch, changes, chainTime, version)
+    }
+    return written
+  }
+
+  async function pass(): Promise<GraderPass | null> {
+    const head = await chainHead(ch, chainId)
+    if (!head) return null
+    const saved = await loadCheckpoint(ch, chainId)
+    const cp = saved ?? NO_CHECKPOINT
+    // Taken before anything is read: what is stored after it is seen by the next pass.
+    const now = await databaseNow(ch)
+    const version = nextVersion()
+    const keys = new Map<string, CallKey>()
+    const visit = (ks: CallKey[]) => ks.forEach((k) => keys.set(callId(k[0], k[1]), k))
+    const revisitTokens = new Set<string>()
+    let from = cp.gradedThrough
+    // Without a checkpoint nothing is graded yet: only the copy of swaps may need mending, for
+    // reorgs since it was made.
+    let reorgsThrough = saved ? cp.reorgsThrough : await copiedAt(ch)
+    const reorgs = await reorgsSince(ch, chainId, reorgsThrough)
+    for (const [i, r] of reorgs.entries()) {
+      // A later reorg means this rollback ended (the chain may even have returned to the old block).
+      const last = i === reorgs.length - 1
+      if (last && (await rollbackRunning(ch, chainId, r))) return { chainTime: head.time, visited: 0, written: 0, waitingForRollback: true }
+      await resyncSwapsByToken(ch, chainId, r.fromBlock)
+      from = Math.min(from, Math.max(0, (await timeBefore(ch, chainId, r.fromBlock)) - 1))
+      for (const t of await tokensRunFrom(ch, chainId, r.fromBlock)) revisitTokens.add(t)
+      reorgsThrough = r.detectedAt
+    }
+    // Windows closed up to the chain time; after a reorg the chain may be behind the last pass,
+    // and the windows between are visited to be un-graded.
+    visit(await callsClosingIn(ch, from, Math.max(head.time, cp.gradedThrough)))
+    if (saved) {
+      visit(await callsNotedSince(ch, cp.callsNoted - overlapMs, Math.max(head.time, cp.gradedThrough)))
+      for (const t of await tokensNotedRealSince(ch, chainId, cp.realNoted - overlapMs)) revisitTokens.add(t)
+    }
+    visit(await gradedCallsOfTokens(ch, [...revisitTokens]))
+    const written = await regrade([...keys.values()], head.time, version)
+    await saveCheckpoint(ch, chainId, { gradedThrough: head.time, callsNoted: now, realNoted: now, reorgsThrough }, version)
+    if (written > 0) deps.onGraded?.(written)
+    return { chainTime: head.time, visited: keys.size, written }
+  }
+
+  const runOnce = (): Promise<GraderPass | null> => {
+    const next = running.catch(() => null).then(pass)
+    running = next
+    return next
+  }
+
+  function schedule(): void {
+    if (stopped) return
+    timer = setTimeout(() => {
+      runOnce().then(
+        (p) => {
+          if (p && p.written > 0) logger.info({ chainTime: p.chainTime, visited: p.visited, written: p.written }, 'calls graded')
+        },
+        (err) => logger.error({ err }, 'call grading pass failed; it will be retried'),
+      ).finally(schedule)
+    }, intervalMs)
+    timer.unref()
+  }
+
+  return {
+    runOnce,
+    start() {
+      if (!stopped) return
+      stopped = false
+      schedule()
+    },
+    async stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      await running.catch(() => null)
+    },
+  }
+}

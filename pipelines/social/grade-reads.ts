@@ -1,0 +1,150 @@
+import { TupleParam } from '@clickhouse/client'
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { CALL_WINDOW_SECONDS, type WindowPrice } from '../../core/domain/caller-grade.ts'
+
+/**
+ * The grader's reads. Each names the access path it uses: every one reads by the ordering key
+ * of a table kept for it (migration 012), so a pass costs what changed, not what exists.
+ */
+
+export type CallKey = readonly [author: string, token: string]
+
+/** Rows as an Array(Tuple(...)) query parameter (a plain array would be sent as an array). */
+export const tupleParam = (rows: ReadonlyArray<readonly unknown[]>) => rows.map((r) => new TupleParam([...r]))
+
+/** A call as `calls` holds it now (its earliest mention). */
+export interface CallFacts {
+  author: string
+  token: string
+  calledAt: number
+  capturedAt: number
+  postId: string
+}
+
+/** The newest block of the chain: chain_blocks by key, read backwards from the end. */
+export async function chainHead(ch: ClickHouseClient, chainId: number): Promise<{ number: number; time: number } | null> {
+  const [r] = await queryRows<{ number: string; t: string }>(
+    ch,
+    'SELECT number, toUnixTimestamp(timestamp) AS t FROM chain_blocks WHERE chain_id = {chain:UInt32} ORDER BY number DESC LIMIT 1',
+    { chain: chainId },
+  )
+  return r ? { number: Number(r.number), time: Number(r.t) } : null
+}
+
+/** The database clock (unix ms): the clock the `*_noted` views stamp rows with. */
+export async function databaseNow(ch: ClickHouseClient): Promise<number> {
+  const [r] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp64Milli(now64(3)) AS t')
+  return Number(r!.t)
+}
+
+/** Calls whose window closed in (from, to] of chain time: calls_by_time by its key range. */
+export async function callsClosingIn(ch: ClickHouseClient, from: number, to: number): Promise<CallKey[]> {
+  const lo = Math.max(0, from - CALL_WINDOW_SECONDS + 1)
+  const hi = to - CALL_WINDOW_SECONDS
+  if (hi < lo) return []
+  // Oldest first: the grader prices calls in time order, each batch over a short span of swaps.
+  const rows = await queryRows<{ author: string; token: string }>(
+    ch,
+    `SELECT author, token FROM calls_by_time WHERE called_at >= toDateTime({lo:UInt32}) AND called_at <= toDateTime({hi:UInt32})
+     GROUP BY author, token ORDER BY min(called_at), author, token`,
+    { lo, hi },
+  )
+  return rows.map((r) => [r.author, r.token] as const)
+}
+
+/**
+ * Calls stored after `sinceMs` (database clock) whose hour had closed by `chainTime`: calls_noted
+ * by its key range. A stored mention whose own hour is still open cannot move a closed call
+ * (the call's first mention is at or before it), and its call is found when its hour closes.
+ */
+export async function callsNotedSince(ch: ClickHouseClient, sinceMs: number, chainTime: number): Promise<CallKey[]> {
+  const rows = await queryRows<{ author: string; token: string }>(
+    ch,
+    `SELECT DISTINCT author, token FROM calls_noted
+     WHERE noted_at > fromUnixTimestamp64Milli({since:Int64}) AND toUnixTimestamp(called_at) + ${CALL_WINDOW_SECONDS} <= {t:Int64}`,
+    { since: sinceMs, t: chainTime },
+  )
+  return rows.map((r) => [r.author, r.token] as const)
+}
+
+/** Tokens noted real after `sinceMs`: token_real_noted by its key range. */
+export async function tokensNotedRealSince(ch: ClickHouseClient, chainId: number, sinceMs: number): Promise<string[]> {
+  const rows = await queryRows<{ token: string }>(
+    ch,
+    'SELECT DISTINCT token FROM token_real_noted WHERE chain_id = {chain:UInt32} AND noted_at > fromUnixTimestamp64Milli({since:Int64})',
+    { chain: chainId, since: sinceMs },
+  )
+  return rows.map((r) => r.token)
+}
+
+/** The graded calls of `tokens`, cancelled ones included: call_grades_by_token by key. */
+export async function gradedCallsOfTokens(ch: ClickHouseClient, tokens: string[]): Promise<CallKey[]> {
+  if (tokens.length === 0) return []
+  const rows = await queryRows<{ author: string; token: string }>(
+    ch,
+    'SELECT DISTINCT author, token FROM call_grades_by_token WHERE token IN {tokens:Array(String)}',
+    { tokens },
+  )
+  return rows.map((r) => [r.author, r.token] as const)
+}
+
+/** The calls of `keys` as they are now: `calls` by its key (author, token). */
+export async function callFacts(ch: ClickHouseClient, keys: CallKey[]): Promise<CallFacts[]> {
+  if (keys.length === 0) return []
+  const rows = await queryRows<{ author: string; token: string; called_at: string; captured_at: string; post_id: string }>(
+    ch,
+    `SELECT author, token, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at, argMinMerge(first_post) AS post_id
+     FROM calls WHERE (author, token) IN {keys:Array(Tuple(String, String))} GROUP BY author, token`,
+    { keys: tupleParam(keys) },
+  )
+  return rows.map((r) => ({ author: r.author, token: r.token, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at), postId: r.post_id }))
+}
+
+/**
+ * Entry and exit of each call in its window: the first and the last swap (by block and log) of
+ * the token in [called_at, called_at + window], priced as WETH per token unit over swaps that
+ * moved tokens. swaps_by_token by key (chain, token), pruned to the calls' hours by the minmax
+ * index on block time. A call without a swap in its window has no row.
+ */
+export async function windowPrices(ch: ClickHouseClient, chainId: number, calls: CallFacts[]): Promise<Map<string, { entry: WindowPrice; exit: WindowPrice }>> {
+  const out = new Map<string, { entry: WindowPrice; exit: WindowPrice }>()
+  if (calls.length === 0) return out
+  const from = Math.min(...calls.map((c) => c.calledAt))
+  const to = Math.max(...calls.map((c) => c.calledAt)) + CALL_WINDOW_SECONDS
+  const rows = await queryRows<{ author: string; token: string; entry_price: number; entry_at: string; exit_price: number; exit_at: string }>(
+    ch,
+    `WITH
+       c AS (SELECT x.1 AS author, x.2 AS token, toDateTime(x.3) AS called_at FROM (SELECT arrayJoin({calls:Array(Tuple(String, String, UInt32))}) AS x)),
+       p AS (
+         SELECT token, block_number, log_index, block_time, toFloat64(weth_in + weth_out) / toFloat64(token_in + token_out) AS price
+         FROM swaps_by_token
+         WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND token_in + token_out > 0
+           AND block_time >= toDateTime({from:UInt32}) AND block_time <= toDateTime({to:UInt32})
+       )
+     SELECT c.author AS author, c.token AS token,
+            argMin(p.price, (p.block_number, p.log_index)) AS entry_price,
+            toUnixTimestamp(argMin(p.block_time, (p.block_number, p.log_index))) AS entry_at,
+            argMax(p.price, (p.block_number, p.log_index)) AS exit_price,
+            toUnixTimestamp(argMax(p.block_time, (p.block_number, p.log_index))) AS exit_at
+     FROM c INNER JOIN p ON p.token = c.token
+     WHERE p.block_time >= c.called_at AND p.block_time <= c.called_at + ${CALL_WINDOW_SECONDS}
+     GROUP BY author, token`,
+    { chain: chainId, calls: tupleParam(calls.map((c) => [c.author, c.token, c.calledAt])), tokens: [...new Set(calls.map((c) => c.token))], from, to },
+  )
+  for (const r of rows) {
+    out.set(`${r.author}\u0000${r.token}`, { entry: { price: Number(r.entry_price), at: Number(r.entry_at) }, exit: { price: Number(r.exit_price), at: Number(r.exit_at) } })
+  }
+  return out
+}
+
+/** Each token's run (the time it became real), for those that ran: token_real by key. */
+export async function runsOf(ch: ClickHouseClient, chainId: number, tokens: string[]): Promise<Map<string, number>> {
+  if (tokens.length === 0) return new Map()
+  const rows = await queryRows<{ token: string; t: string }>(
+    ch,
+    'SELECT token, toUnixTimestamp(min(real_at)) AS t FROM token_real WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} GROUP BY token',
+    { chain: chainId, tokens },
+  )
+  return new Map(rows.map((r) => [r.token, Number(r.t)]))
+}
