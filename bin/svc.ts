@@ -157,7 +157,9 @@ async function commandStart(config: Config): Promise<void> {
     const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps.path, seed: config.SIMULATOR_SEED })
     sim = createSimSource({
       bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+      // Two batches ahead keeps the processor fed without holding much history in memory.
       ingested: () => processor.watermark(),
+      maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
       checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
     })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))

@@ -2,6 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { createLogger } from '../../core/logger.ts'
+import { createMemoryBus } from '../../pipelines/bus/memory-bus.ts'
+import { trackConsumption } from '../../pipelines/sim/consumption.ts'
+import { createSimSource, type SimStart } from '../../pipelines/sources/sim-source.ts'
+import { TOPICS } from '../../pipelines/topics.ts'
+import { until } from '../setup/until.ts'
 import { createBackfillMeter, formatProgress } from '../../pipelines/sim/backfill-progress.ts'
 import { createChainSimulator, type BlockSummary, type SimLaunch } from '../../pipelines/sim/chain-sim.ts'
 import { createRng } from '../../pipelines/sim/prng.ts'
@@ -105,5 +111,65 @@ describe('backfill progress', () => {
   it('formatProgress() names minutes for long backfills and admits an unknown rate', () => {
     expect(formatProgress({ done: 100, total: 100_000, blocksPerSec: 200, etaSec: 499.5, finished: false })).toBe('backfill 100/100000 blocks (0%), 200 blocks/s, about 8 min 20 s left')
     expect(formatProgress({ done: 0, total: 10, blocksPerSec: 0, etaSec: null, finished: false })).toBe('backfill 0/10 blocks (0%), 0 blocks/s, time left unknown')
+  })
+})
+
+describe('trackConsumption()', () => {
+  it('trackConsumption() counts a topic as consumed once its consumer has finished the records', async () => {
+    const tracker = trackConsumption(createMemoryBus({ retryDelayMs: 5 }))
+    await tracker.bus.ensureTopics(['t'])
+    expect(await tracker.consumed('t')).toBeNull()
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const sub = await tracker.bus.subscribe({ groupId: 'g', topics: ['t'], onBatch: () => gate })
+    await tracker.bus.publish('t', [{ key: 'a', value: '1' }, { key: 'a', value: '2' }])
+    expect(await tracker.consumed('t')).toBe(0)
+    release()
+    await until('both records consumed', async () => ((await tracker.consumed('t')) === 2 ? true : undefined))
+    await sub.stop()
+    expect(await tracker.consumed('t')).toBeNull()
+  })
+})
+
+describe('createSimSource() social checkpoints', () => {
+  const quiet = createLogger('silent', 'test')
+  const run = async (durable: boolean) => {
+    const saved: number[] = []
+    const bus = createMemoryBus()
+    const sim = createSimSource({
+      bus, logger: quiet, chainId: 4663, seed: 7, blockSeconds: 2, start: { fromBlock: 1, genesis: 1_000_000 }, untilBlock: 300, progressEveryMs: 0,
+      checkpoints: { save: (cp) => saved.push(cp.block), durable: async () => durable, everyMs: 0 },
+    })
+    await sim.run()
+    await bus.close()
+    return saved
+  }
+
+  it('createSimSource() saves a checkpoint only for records that are stored, ending at the last block', async () => {
+    expect(await run(false)).toEqual([])
+    const saved = await run(true)
+    expect(saved.at(-1)).toBe(300)
+    expect(saved).toEqual([...saved].sort((a, b) => a - b))
+  })
+
+  it('createSimSource() resumed from a checkpoint publishes the social records after it, and only those', async () => {
+    const records = async (start: SimStart, until: number) => {
+      const bus = createMemoryBus()
+      const sim = createSimSource({ bus, logger: quiet, chainId: 4663, seed: 7, blockSeconds: 2, start, untilBlock: until, progressEveryMs: 0 })
+      const posts: string[] = []
+      await bus.subscribe({ groupId: 'g', topics: [TOPICS.socialPosts], onBatch: async (b) => void posts.push(...b.messages.map((m) => m.value)) })
+      await sim.run()
+      await new Promise((r) => setTimeout(r, 50))
+      await bus.close()
+      return posts
+    }
+    const all = await records({ fromBlock: 1, genesis: 1_000_000 }, 1500)
+    const social = createSocialSimulator({ seed: 7, chainId: 4663, blockTimeSec: 2 })
+    for (const { block, launched } of CHAIN.slice(0, 1000)) social.onBlock({ ...block, timestamp: 1_000_000 + block.number * 2 }, launched)
+    // The chain was ingested through 1200, the social world stored through 1000.
+    const resumed = await records({ fromBlock: 1201, genesis: 1_000_000, social: { block: 1000, state: social.snapshot() } }, 1500)
+    const after1000 = all.filter((p) => Number((JSON.parse(p) as { id: string }).id.split('-')[1]) > 1000)
+    expect(resumed.length).toBeGreaterThan(0)
+    expect(resumed.sort()).toEqual(after1000.sort())
   })
 })
