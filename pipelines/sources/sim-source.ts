@@ -4,10 +4,10 @@ import type { Logger } from '../../core/logger.ts'
 import type { Bus, BusRecord } from '../bus/types.ts'
 import { chainTopic, namespaced, TOPICS } from '../topics.ts'
 import { createBackfillMeter, formatProgress } from '../sim/backfill-progress.ts'
-import { createChainSimulator, type ChainSimulator } from '../sim/chain-sim.ts'
+import { createChainSimulator, type ChainSimulator, type SimLaunch } from '../sim/chain-sim.ts'
 import { createPriceSimulator } from '../sim/price-sim.ts'
 import { readSocialCheckpoint, type SocialCheckpoint } from '../sim/social-checkpoint.ts'
-import { createSocialSimulator, type SocialBatch, type SocialSimState } from '../sim/social-sim.ts'
+import { createSocialSimulator, type SocialBatch, type SocialSimBlock, type SocialSimState } from '../sim/social-sim.ts'
 
 export interface SimStart {
   /** First block to publish. */
@@ -164,10 +164,11 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   const emptySocial = (): Record<keyof SocialBatch, BusRecord[]> => ({ posts: [], follows: [], sightings: [], mirrors: [] })
 
   /** Feed one block to the social world (when it has not seen it), collecting what to publish. */
-  function feedSocial(block: Parameters<NonNullable<typeof social>['onBlock']>[0], launched: Parameters<NonNullable<typeof social>['onBlock']>[1], out: Record<keyof SocialBatch, BusRecord[]>): void {
+  function feedSocial(block: SocialSimBlock, launched: readonly SimLaunch[], out: Record<keyof SocialBatch, BusRecord[]>): void {
     if (!social || block.number < socialFrom) return
-    const s = socialRecords(social.onBlock(block, launched))
+    const batch = social.onBlock(block, launched)
     if (block.number < socialPublishFrom) return
+    const s = socialRecords(batch)
     for (const k of Object.keys(out) as Array<keyof SocialBatch>) out[k].push(...s[k])
   }
 
@@ -222,9 +223,10 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
       candidates.push({ block, state: social.snapshot(), counts: { ...counts } })
       lastCandidateAt = now
     }
+    const stored = cp.durable ?? (async () => true)
     let durable = -1
     for (let i = candidates.length - 1; i >= 0; i--) {
-      if (await (cp.durable ?? (async () => true))(candidates[i]!.counts)) {
+      if (await stored(candidates[i]!.counts)) {
         durable = i
         break
       }
@@ -274,7 +276,8 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
     try {
       await publishThrough(target)
     } finally {
-      if (opts.ingested === undefined || stopped) stopProgress()
+      // Otherwise the line goes on until the blocks are ingested (it stops itself).
+      if (stopped) stopProgress()
     }
     if (stopped) return
     logger.info({ chainId, from, through: sim.nextNumber - 1 }, 'simulator caught up')
