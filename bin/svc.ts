@@ -7,7 +7,10 @@ import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
 import { createCallGrader } from '../pipelines/social/grade-calls.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
-import { createSimSource, resolveSimStart, type SimSource } from '../pipelines/sources/sim-source.ts'
+import { createSimSource, resolveSimStart, type SimSource, type SocialCounts } from '../pipelines/sources/sim-source.ts'
+import { trackConsumption, type ConsumptionTracker } from '../pipelines/sim/consumption.ts'
+import { socialCheckpointPath, writeSocialCheckpoint, type SocialCheckpoint } from '../pipelines/sim/social-checkpoint.ts'
+import { namespaced, TOPICS } from '../pipelines/topics.ts'
 import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { migrate } from '../sql/migrate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
@@ -103,8 +106,46 @@ async function startRpcSource(rt: Runtime): Promise<RpcSource> {
   return source
 }
 
+/**
+ * Social checkpoints of the simulator, kept in DATA_DIR. With `tracker` (the in-process bus)
+ * records count as stored once the social pipeline in this process has consumed them;
+ * otherwise once the (durable) bus took them.
+ */
+function simCheckpoints(config: Config, logger: Runtime['logger'], tracker?: ConsumptionTracker) {
+  const path = socialCheckpointPath(config.DATA_DIR, 4663)
+  const topics: Record<keyof SocialCounts, string> = {
+    posts: namespaced(config.BUS_NAMESPACE, TOPICS.socialPosts),
+    follows: namespaced(config.BUS_NAMESPACE, TOPICS.socialFollows),
+    sightings: namespaced(config.BUS_NAMESPACE, TOPICS.tgSightings),
+    mirrors: namespaced(config.BUS_NAMESPACE, TOPICS.callerMirrors),
+  }
+  return {
+    path,
+    save: (genesis: number) => (cp: Pick<SocialCheckpoint, 'block' | 'state'>) => {
+      try {
+        writeSocialCheckpoint(path, { version: 1, chainId: 4663, seed: config.SIMULATOR_SEED, genesis, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, ...cp })
+      } catch (err) {
+        logger.error({ err, path }, 'could not write the social checkpoint')
+      }
+    },
+    durable: tracker
+      ? async (published: SocialCounts) => {
+          for (const k of Object.keys(topics) as Array<keyof SocialCounts>) {
+            if (published[k] === 0) continue
+            const consumed = await tracker.consumed(topics[k])
+            if (consumed === null || consumed < published[k]) return false
+          }
+          return true
+        }
+      : undefined,
+  }
+}
+
 async function commandStart(config: Config): Promise<void> {
-  const base = await createRuntime(config, 'start')
+  const created = await createRuntime(config, 'start')
+  // On the in-process bus, published social records are safe only once consumed: track that.
+  const tracker = created.bus.kind === 'memory' ? trackConsumption(created.bus) : undefined
+  const base: Runtime = tracker ? { ...created, bus: tracker.bus } : created
   const payments = await startLocalPayments(config, process.env, base.logger)
   const rt: Runtime = payments ? { ...base, config: payments.config } : base
   config = rt.config
@@ -123,8 +164,15 @@ async function commandStart(config: Config): Promise<void> {
   if (config.CHAIN_4663_RPC_URL) {
     sim = await startRpcSource(rt)
   } else if (config.simulatorOn) {
-    const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.SIMULATOR_BACKFILL_BLOCKS)
-    sim = createSimSource({ bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start })
+    const cps = simCheckpoints(config, rt.logger, tracker)
+    const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps.path, seed: config.SIMULATOR_SEED })
+    sim = createSimSource({
+      bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+      // Two batches ahead keeps the processor fed without holding much history in memory.
+      ingested: () => processor.watermark(),
+      maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
+      checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
+    })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
   onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => grader.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
@@ -197,12 +245,17 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
 async function commandSim(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { from: { type: 'string' }, until: { type: 'string' }, genesis: { type: 'string' } } })
   const rt = await createRuntime(config, 'sim')
-  const start = config.CLICKHOUSE_URL && values.from === undefined
-    ? await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.SIMULATOR_BACKFILL_BLOCKS)
+  // Resuming from the stored chain, the social world resumes from its checkpoint too (stored
+  // once the bus took the records: `svc sim` publishes to Kafka).
+  const resume = Boolean(config.CLICKHOUSE_URL && values.from === undefined)
+  const cps = resume ? simCheckpoints(config, rt.logger) : undefined
+  const start = resume
+    ? await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps!.path, seed: config.SIMULATOR_SEED })
     : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
   const sim = createSimSource({
     bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined,
+    checkpoints: cps ? { save: cps.save(start.genesis) } : undefined,
   })
   onShutdown(rt, [() => sim.stop()])
   await sim.run()

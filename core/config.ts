@@ -82,8 +82,10 @@ const EnvSchema = z.object({
   SIMULATOR_SEED: z.coerce.number({ error: 'an integer' }).int('an integer').default(4663),
   /** Seconds between simulated blocks in live mode. */
   SIMULATOR_BLOCK_SECONDS: z.coerce.number({ error: 'a number of seconds' }).positive('> 0').default(2),
-  /** Blocks generated as fast as possible before going live. */
-  SIMULATOR_BACKFILL_BLOCKS: nonNegInt(200),
+  /** Hours of history a new simulated world starts with (generated and ingested as fast as possible, then live). */
+  SIMULATOR_BACKFILL_HOURS: z.coerce.number({ error: 'a number of hours' }).nonnegative('>= 0').max(24 * 365, '<= 8760').default(24),
+  /** The same history as a block count; when set it wins over SIMULATOR_BACKFILL_HOURS. */
+  SIMULATOR_BACKFILL_BLOCKS: z.coerce.number({ error: 'an integer' }).int('an integer').nonnegative('>= 0').optional(),
 
   SVC_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address').optional(),
@@ -107,6 +109,8 @@ export type Config = Readonly<
   Env & {
     /** SIMULATOR resolved: on unless a chain RPC URL is set. */
     simulatorOn: boolean
+    /** Blocks of history a new simulated world starts with: SIMULATOR_BACKFILL_BLOCKS, else the hours at the block interval. */
+    simulatorBackfillBlocks: number
     /** X402_LOCAL_CHAIN resolved: on unless a facilitator URL or payments RPC URL is set. */
     localPaymentsChainOn: boolean
     mode: { clickhouse: 'chdb' | 'server'; bus: 'memory' | 'kafka'; store: 'memory' | 'redis' }
@@ -134,6 +138,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze({
     ...e,
     simulatorOn: e.SIMULATOR ? e.SIMULATOR === 'on' : !anyRpc,
+    simulatorBackfillBlocks: e.SIMULATOR_BACKFILL_BLOCKS ?? Math.ceil((e.SIMULATOR_BACKFILL_HOURS * 3600) / e.SIMULATOR_BLOCK_SECONDS),
     localPaymentsChainOn: e.X402_LOCAL_CHAIN ? e.X402_LOCAL_CHAIN === 'on' : !(e.X402_FACILITATOR_URL || e.X402_NETWORK_RPC_URL),
     mode: Object.freeze({
       clickhouse: e.CLICKHOUSE_URL ? 'server' : 'chdb',

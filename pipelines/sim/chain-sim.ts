@@ -34,12 +34,23 @@ export interface ChainSimulator {
   readonly nextNumber: number
   /** Generate, encode and return the next block. */
   nextBlock(): ChainBlock
-  /** Advance without emitting so that the next block returned is `n` (never backwards). */
-  skipTo(n: number): void
+  /**
+   * Advance without emitting so that the next block returned is `n` (never backwards). No ABI
+   * encoding is done; `visit`, when given, sees each skipped block's number, time, log addresses
+   * and launches: all a simulator layered on this one (the social world) reads of a block.
+   */
+  skipTo(n: number, visit?: (block: BlockSummary, launched: readonly SimLaunch[]) => void): void
   /** The hash of block `n` (block 0 is the empty genesis). */
   blockHash(n: number): string
   /** The tokens created in the block the last `nextBlock()` returned (empty after `skipTo`). */
   readonly launched: readonly SimLaunch[]
+}
+
+/** A block as `skipTo` shows it: the parts that need no encoding. */
+export interface BlockSummary {
+  number: number
+  timestamp: number
+  logs: Array<{ address: string }>
 }
 
 export const DEFAULT_START_TIME = 1_735_689_600
@@ -67,10 +78,23 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
   let next = 1
   let launched: readonly SimLaunch[] = NO_LAUNCHES
 
-  function skipTo(n: number): void {
+  function skipTo(n: number, visit?: (block: BlockSummary, launched: readonly SimLaunch[]) => void): void {
     if (!Number.isInteger(n) || n < next) throw new RangeError(`skipTo(${n}): the simulator is already at block ${next}`)
-    while (next < n) world.step(next++)
+    while (next < n) {
+      const number = next++
+      const txs = world.step(number)
+      if (visit === undefined) continue
+      const logs: Array<{ address: string }> = []
+      for (const tx of txs) for (const spec of tx.logs) logs.push({ address: spec.address })
+      visit({ number, timestamp: startTime + number * blockTimeSec, logs }, launchesOf(number, (address) => simTokenMetadata(address, seed).symbol))
+    }
     launched = NO_LAUNCHES
+  }
+
+  /** The launches of the block `world.step` just produced; `symbolOf` names a created token. */
+  function launchesOf(number: number, symbolOf: (address: string) => string): readonly SimLaunch[] {
+    const fates = world.launched()
+    return fates.length === 0 ? NO_LAUNCHES : fates.map(({ address, fate }) => ({ token: address, symbol: symbolOf(address), fate, launchBlock: number }))
   }
 
   function nextBlock(): ChainBlock {
@@ -88,11 +112,7 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
         logs.push({ logIndex: logs.length, txHash, txIndex, txFrom: tx.from, address, topics, data })
       }
     }
-    const fates = world.launched()
-    launched =
-      fates.length === 0
-        ? NO_LAUNCHES
-        : fates.map(({ address, fate }) => ({ token: address, symbol: creations.find((c) => c.address === address)!.erc20!.symbol, fate, launchBlock: number }))
+    launched = launchesOf(number, (address) => creations.find((c) => c.address === address)!.erc20!.symbol)
     return {
       chainId,
       number,

@@ -19,7 +19,14 @@ export interface Rng {
   poisson(lambda: number): number
   /** `chars` random lowercase hex characters. */
   hex(chars: number): string
+  /** The generator's position, to checkpoint it. */
+  save(): RngState
+  /** Continue from a position `save()` returned: the same draws follow. */
+  load(state: RngState): void
 }
+
+/** The four 32-bit words of xoshiro128's state. */
+export type RngState = [number, number, number, number]
 
 /** A 32-bit seed from a number or string (FNV-1a over its decimal/text form). */
 export function seedToU32(seed: number | string): number {
@@ -87,6 +94,11 @@ export function createRng(seed: number | string): Rng {
       let out = ''
       while (out.length < chars) out += u32().toString(16).padStart(8, '0')
       return out.slice(0, chars)
+    },
+    save: () => [s0, s1, s2, s3],
+    load(state) {
+      if (state.length !== 4 || !state.every((w) => Number.isInteger(w))) throw new TypeError('Rng.load(): expected four 32-bit words')
+      ;[s0, s1, s2, s3] = state
     },
   }
   return rng

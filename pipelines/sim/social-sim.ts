@@ -1,7 +1,7 @@
 import type { ChainBlock, ChainLog } from '../records/chain-block.ts'
 import type { CallerMirror, FollowSnapshot, SocialPost, TgSighting } from '../records/social.ts'
 import { DEFAULT_BLOCK_TIME_SEC, type SimLaunch } from './chain-sim.ts'
-import { createRng, type Rng } from './prng.ts'
+import { createRng, type Rng, type RngState } from './prng.ts'
 import { type CallerRole, type SimCaller, SIM_CALLERS, SIM_CROWD, SIM_PRINCIPALS } from './social-roster.ts'
 import { chatterBody, mentionBody, type RefStyle, type Voice } from './social-text.ts'
 import type { Fate } from './world.ts'
@@ -14,8 +14,9 @@ import type { Fate } from './world.ts'
  * the records carry none of it), so what callers say lines up with what the chain then does.
  *
  * Deterministic: the same seed and the same blocks from the first one give the same records.
- * It keeps state (who follows whom, what is scheduled), so resuming means re-driving it from
- * the first block; a block without records costs about a microsecond.
+ * It keeps state (who follows whom, what is scheduled); `snapshot()` captures all of it as JSON
+ * data, and a simulator created with that `state` continues exactly as the original would, so a
+ * restarted service resumes it from a checkpoint instead of re-driving it from the first block.
  */
 
 export interface SocialSimulatorOptions {
@@ -23,6 +24,8 @@ export interface SocialSimulatorOptions {
   chainId: number
   /** Seconds between blocks: a block's records are stamped within [timestamp, timestamp + this). Default 2. */
   blockTimeSec?: number
+  /** Continue from a `snapshot()` of a simulator with the same seed, chain and block time. */
+  state?: SocialSimState
 }
 
 /** What the social sim reads of a chain block: a `ChainBlock` will do. */
@@ -44,6 +47,36 @@ export interface SocialSimulator {
    * simulator's `launched`). Blocks must come in order without gaps.
    */
   onBlock(block: SocialSimBlock, launched: readonly SimLaunch[]): SocialBatch
+  /** Everything the simulator will need after the last block it was given (plain JSON data). */
+  snapshot(): SocialSimState
+  /** The last block given to `onBlock`, or -1 before the first. */
+  readonly lastBlock: number
+}
+
+/** A scheduled event with its token named by address (tokens are stored once, in `tokens`). */
+type StoredEvent = { kind: 'post'; author: string; voice: Voice; token: string; style: RefStyle } | { kind: 'sight'; room: number; token: string }
+
+/** The social simulator's state after some block: what `snapshot()` returns. */
+export interface SocialSimState {
+  version: 1
+  rng: RngState
+  jitter: RngState
+  roomMessages: number[]
+  /** Tracked accounts and whom they follow, in insertion order (later draws depend on it). */
+  following: Array<[string, string[]]>
+  mirrors: Mirror[]
+  earlyHits: string[]
+  /** Every token some list or event below refers to. */
+  tokens: TokenState[]
+  live: string[]
+  recent: string[]
+  hot: string[]
+  scheduled: Array<[number, StoredEvent[]]>
+  last: number
+  nextPollAt: number
+  nextMirrorAt: number
+  mirrorDay: number
+  polls: number
 }
 
 const HOUR = 3600
@@ -338,7 +371,83 @@ export function createSocialSimulator(opts: SocialSimulatorOptions): SocialSimul
     return out
   }
 
-  return { rooms, onBlock }
+  function snapshot(): SocialSimState {
+    const tokens = new Map<string, TokenState>()
+    const ref = (t: TokenState): string => {
+      const seen = tokens.get(t.address)
+      if (seen !== undefined && seen !== t) throw new Error(`social sim snapshot: two tokens at ${t.address}`)
+      tokens.set(t.address, t)
+      return t.address
+    }
+    const live_ = [...live.values()].map(ref)
+    const recent_ = recent.map(ref)
+    const hot_ = hot.map(ref)
+    const scheduled_ = [...scheduled].map(([block, events]): [number, StoredEvent[]] => [
+      block,
+      events.map((e) => (e.kind === 'post' ? { kind: 'post', author: e.author, voice: e.voice, token: ref(e.token), style: e.style } : { kind: 'sight', room: e.room, token: ref(e.token) })),
+    ])
+    return {
+      version: 1,
+      rng: rng.save(),
+      jitter: jitter.save(),
+      roomMessages: roomMessages.slice(),
+      following: [...following].map(([account, set]) => [account, [...set]]),
+      mirrors: mirrors.map((m) => ({ ...m })),
+      earlyHits: [...earlyHits],
+      tokens: [...tokens.values()].map((t) => ({ ...t })),
+      live: live_,
+      recent: recent_,
+      hot: hot_,
+      scheduled: scheduled_,
+      last,
+      nextPollAt,
+      nextMirrorAt,
+      mirrorDay,
+      polls,
+    }
+  }
+
+  function restore(state: SocialSimState): void {
+    if (state.version !== 1) throw new Error(`social sim state version ${String(state.version)}: expected 1`)
+    const tokens = new Map(state.tokens.map((t) => [t.address, { ...t }]))
+    const tok = (address: string): TokenState => {
+      const t = tokens.get(address)
+      if (t === undefined) throw new Error(`social sim state: unknown token ${address}`)
+      return t
+    }
+    rng.load(state.rng)
+    jitter.load(state.jitter)
+    roomMessages.splice(0, roomMessages.length, ...state.roomMessages)
+    following.clear()
+    for (const [account, list] of state.following) following.set(account, new Set(list))
+    mirrors.splice(0, mirrors.length, ...state.mirrors.map((m) => ({ ...m })))
+    earlyHits.clear()
+    for (const h of state.earlyHits) earlyHits.add(h)
+    live.clear()
+    for (const a of state.live) live.set(a, tok(a))
+    recent = state.recent.map(tok)
+    hot = state.hot.map(tok)
+    scheduled.clear()
+    for (const [block, events] of state.scheduled) {
+      scheduled.set(block, events.map((e): Event => (e.kind === 'post' ? { ...e, token: tok(e.token) } : { ...e, token: tok(e.token) })))
+    }
+    last = state.last
+    nextPollAt = state.nextPollAt
+    nextMirrorAt = state.nextMirrorAt
+    mirrorDay = state.mirrorDay
+    polls = state.polls
+  }
+
+  if (opts.state !== undefined) restore(opts.state)
+
+  return {
+    rooms,
+    onBlock,
+    snapshot,
+    get lastBlock() {
+      return last
+    },
+  }
 }
 
 function pickStyle(rng: Rng, voice: Voice): RefStyle {
