@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startBlackHole, type BlackHole } from '../setup/black-hole.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
@@ -47,6 +49,28 @@ describe('POST /admin/sql', () => {
     expect(await res.json()).toMatchObject({ error: { code: 'dependency_unavailable', details: { dependency: 'clickhouse' } } })
     expect(ms).toBeLessThan(TIMEOUT_MS + 1_000)
     expect(api.child.exitCode).toBeNull()
+  })
+})
+
+describe('MCP tool calls', () => {
+  it('a tool whose data is in ClickHouse returns an isError result with our dependency_unavailable body', async () => {
+    // The operator token admits /mcp without ClickHouse (a key could not be checked: 503).
+    const client = new Client({ name: 'svc-test', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${api.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ADMIN}` } } }))
+    try {
+      const t0 = performance.now()
+      const result = await client.callTool({ name: 'svc_stats', arguments: {} })
+      expect(performance.now() - t0).toBeLessThan(TIMEOUT_MS + 1_000)
+      expect(result.isError).toBe(true)
+      const body = { error: { code: 'dependency_unavailable', details: { dependency: 'clickhouse' } } }
+      expect(result.structuredContent).toMatchObject(body)
+      const text = (result.content as Array<{ type: string; text: string }>)[0]!.text
+      expect(JSON.parse(text)).toMatchObject(body)
+      // The cause names hosts and ports: it stays in the server's logs.
+      expect(text).not.toContain(String(hole.port))
+    } finally {
+      await client.close()
+    }
   })
 })
 
