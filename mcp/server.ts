@@ -4,7 +4,7 @@ import { z } from 'zod'
 import type { AccessGate } from '../api/access/gate.ts'
 import type { AnyEndpoint, RequestInfo } from '../api/catalog/types.ts'
 import type { ApiDeps } from '../api/deps.ts'
-import { ApiError } from '../api/errors.ts'
+import { ApiError, unavailableAsApiError } from '../api/errors.ts'
 import { invokeEndpoint } from '../api/routes.ts'
 
 /** Hosted tool server identity (spec: Versioning). */
@@ -28,11 +28,18 @@ function splitInput(e: AnyEndpoint, args: Record<string, unknown>) {
   }
 }
 
+/** A failure as a tool result: our error body, as text and as structured content. */
+function toolError(err: ApiError): CallToolResult {
+  const body = err.body()
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as unknown as Record<string, unknown> }
+}
+
 /**
  * An MCP server whose tools are generated from the endpoint catalog: one tool per endpoint
  * that names one, with the same schemas, the same handler and the same access gate. Domain
- * failures (bad input, payment required, not found) come back as results with isError; the
- * arguments the tool receives are the raw ones, validated by the endpoint's own schemas.
+ * failures (bad input, payment required, not found) and an unavailable dependency come back
+ * as results with isError and our error body; the arguments the tool receives are the raw
+ * ones, validated by the endpoint's own schemas.
  */
 export function createMcpServer(catalog: AnyEndpoint[], deps: ApiDeps, gate: AccessGate, fallbackInfo: RequestInfo): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } })
@@ -54,10 +61,13 @@ export function createMcpServer(catalog: AnyEndpoint[], deps: ApiDeps, gate: Acc
           const json = result as Record<string, unknown>
           return { content: [{ type: 'text', text: JSON.stringify(json) }], structuredContent: json }
         } catch (err) {
-          if (err instanceof ApiError) {
-            return { isError: true, content: [{ type: 'text', text: JSON.stringify(err.body()) }], structuredContent: err.body() as unknown as Record<string, unknown> }
-          }
-          throw err
+          if (err instanceof ApiError) return toolError(err)
+          // Left to the SDK, a store or ClickHouse that is down would come back as its raw
+          // message (hosts, ports) rather than the retryable error an agent can act on.
+          const unavailable = unavailableAsApiError(err)
+          if (!unavailable) throw err
+          deps.logger.warn({ err: (err as Error).message, tool: e.tool!.name }, 'dependency unavailable')
+          return toolError(unavailable)
         }
       },
     )

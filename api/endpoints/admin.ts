@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isDependencyUnavailable } from '../../core/dependency.ts'
 import { PLAN_NAMES, type PlanName } from '../../core/domain/plans.ts'
 import { runReadOnlySql } from '../../sql/read-only.ts'
 import { Address } from '../catalog/schemas.ts'
@@ -64,6 +65,8 @@ export const adminSqlEndpoint = defineEndpoint({
     try {
       return { rows: await runReadOnlySql(deps.ch, body.query) }
     } catch (err) {
+      // A ClickHouse that is down is not the query's fault: the app answers it 503, retryable.
+      if (isDependencyUnavailable(err)) throw err
       throw new ApiError('invalid_parameter', `The query failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, { parameter: 'query' })
     }
   },

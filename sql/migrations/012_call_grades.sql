@@ -40,10 +40,8 @@ FROM swaps;
 -- Calls by time: which calls' hours closed between two chain times. Each insert into `calls`
 -- is a partial aggregate (one batch's first mention), so a call may appear here at a later time
 -- too; the grader takes each call's time from `calls` itself, by key.
--- Tables fed from the social side (this one, calls_noted, caller_stats) keep no deduplication
--- window: the social processor inserts without tokens (its aggregates absorb repeats), and in
--- the embedded mode a token set by an earlier insert stays set on the shared chDB session, so a
--- window here would drop social rows as duplicates of one another.
+-- Its deduplication window (and those of calls_noted and caller_stats) is set with the other
+-- social tables' in migration 014.
 CREATE TABLE IF NOT EXISTS calls_by_time
 (
     called_at DateTime('UTC'),

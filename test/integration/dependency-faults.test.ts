@@ -1,5 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
+import { startBlackHole, type BlackHole } from '../setup/black-hole.ts'
 import { startOwnRedis, type OwnRedis } from '../setup/own-redis.ts'
 import { freePort, runSvc, startSvcServer, type SvcServer } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
@@ -14,12 +14,12 @@ import { tempDir } from '../setup/temp.ts'
 const ADMIN = 'dependency-faults-admin-0123'
 const dirs: Array<{ cleanup(): void }> = []
 const running: SvcServer[] = []
-const servers: Server[] = []
+const holes: BlackHole[] = []
 let redis: OwnRedis | undefined
 afterAll(async () => {
   for (const s of running) await s.stop()
   await redis?.dispose()
-  for (const s of servers) s.close()
+  for (const h of holes) await h.close()
   for (const d of dirs) d.cleanup()
 })
 
@@ -156,17 +156,11 @@ describe('Redis unreachable from the start', () => {
   })
 })
 
-/** A TCP server that accepts connections and never says a word. */
+/** A black hole closed after the file's tests. */
 async function blackHole(): Promise<number> {
-  const held: Socket[] = []
-  const server = createServer((s) => {
-    held.push(s)
-    s.on('error', () => {})
-  })
-  server.on('close', () => held.forEach((s) => s.destroy()))
-  servers.push(server)
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return (server.address() as { port: number }).port
+  const hole = await startBlackHole()
+  holes.push(hole)
+  return hole.port
 }
 
 describe('ClickHouse unreachable', () => {
