@@ -16,6 +16,12 @@ export interface MemoryBusOptions {
    * done or not. Default 100 000.
    */
   retainPerPartition?: number
+  /**
+   * Messages kept per partition once every group that reads it has committed them (a rewind
+   * window); older done messages are released, so a long backfill does not stay in memory.
+   * Default 10 000.
+   */
+  keepDonePerPartition?: number
   /** Pause before a failed batch is delivered again. Default 200 ms. */
   retryDelayMs?: number
 }
@@ -48,6 +54,7 @@ const DEFAULT_BATCH = 500
 export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   const partitionCount = Math.max(1, options.partitions ?? 1)
   const retain = Math.max(1, options.retainPerPartition ?? 100_000)
+  const keepDone = Math.max(0, options.keepDonePerPartition ?? 10_000)
   const retryDelayMs = options.retryDelayMs ?? 200
   const topics = new Map<string, Partition[]>()
   const groups = new Map<string, Group>()
@@ -72,6 +79,22 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   function trim(p: Partition): void {
     if (p.messages.length <= retain + Math.ceil(retain / 10)) return
     const drop = p.messages.length - retain
+    p.messages.splice(0, drop)
+    p.base += drop
+  }
+
+  /** Release the messages every group reading this partition has committed, but the newest `keepDone`. */
+  function releaseDone(topic: string, index: number): void {
+    const key = partKey(topic, index)
+    let low = Infinity
+    for (const g of groups.values()) {
+      const c = g.committed.get(key)
+      if (c !== undefined) low = Math.min(low, c)
+    }
+    const p = topicPartitions(topic)[index]
+    const drop = low - keepDone - p.base
+    // In steps of a tenth of the window, like trim().
+    if (drop === Infinity || drop < Math.max(1, Math.ceil(keepDone / 10))) return
     p.messages.splice(0, drop)
     p.base += drop
   }
@@ -157,6 +180,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       }
       if (done >= first) {
         g.committed.set(key, Number(done) + 1)
+        releaseDone(topic, index)
       } else {
         // Nothing done: the handler waits for more, so do not spin on the same messages.
         await signal.sleep(retryDelayMs, () => !running)
