@@ -54,7 +54,7 @@ export async function createApiServer(
     cache: createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined }),
     watermarks,
     keys: createKeyRegistry(rt.ch, rt.store),
-    tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES, store: rt.config.REDIS_URL ? rt.store : undefined }),
     socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }, { freshWaitMs: opts.freshWaitMs }),
     logger: rt.logger,
     metrics: rt.metrics,

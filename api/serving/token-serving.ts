@@ -4,7 +4,9 @@ import type { Logger } from '../../core/logger.ts'
 import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type DeployerRecord, type DeployerStateRow } from '../../core/records/deployer-state.ts'
 import { lastServedBatch, servingChangesBetween } from '../../core/records/serving-changes.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../../core/records/token-state.ts'
+import type { Store } from '../../core/store/types.ts'
 import { createKeyedCache } from './keyed-cache.ts'
+import { createSharedRows, type SharedRows } from './shared-rows.ts'
 import type { Watermarks } from './watermarks.ts'
 
 export type { DeployerHistory, DeployerRecord, TokenRecord }
@@ -64,10 +66,37 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`)
 }
 
-export function createTokenServing(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger; maxEntries: number }, chainId = 4663): TokenServing {
+export function createTokenServing(
+  deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger; maxEntries: number; /** Shared between API processes (Redis) when given. */ store?: Store },
+  chainId = 4663,
+): TokenServing {
   const { ch, watermarks } = deps
   const tokenRows = createKeyedCache<TokenStateRow | null>(deps.maxEntries)
   const deployerRows = createKeyedCache<DeployerStateRow | null>(deps.maxEntries)
+  let identity: Promise<string> | undefined
+  // The database's identity (migration 013) keeps rows of another deployment on the same Redis apart.
+  const prefix = (kind: string) => () =>
+    (identity ??= queryRows<{ id: string }>(ch, 'SELECT id FROM serving_identity LIMIT 1').then((r) => `serving:${r[0]?.id ?? 'none'}:${chainId}:`)).then((p) => p + kind + ':')
+  const shared = deps.store
+    ? { token: createSharedRows<TokenStateRow>(deps.store, prefix('token'), deps.maxEntries), deployer: createSharedRows<DeployerStateRow>(deps.store, prefix('deployer'), deps.maxEntries) }
+    : undefined
+
+  /** Misses of the process cache: shared rows first (when a store is given), then ClickHouse by key. */
+  function throughShared<R>(kind: 'token' | 'deployer', read: (keys: string[]) => Promise<Map<string, R>>) {
+    return async (missing: string[]): Promise<Map<string, R | null>> => {
+      const sharedRows = shared?.[kind] as SharedRows<R> | undefined
+      const seq = synced.seq
+      const found = sharedRows ? await sharedRows.getMany(missing) : new Map<string, R | null>()
+      const rest = missing.filter((k) => !found.has(k))
+      if (rest.length) {
+        const read_ = await read(rest)
+        const fetched = new Map<string, R | null>(rest.map((k) => [k, read_.get(k) ?? null]))
+        void sharedRows?.setMany(fetched, seq)
+        for (const [k, v] of fetched) found.set(k, v)
+      }
+      return found
+    }
+  }
   const histories = createKeyedCache<TokenStateRow[]>(Math.max(100, Math.floor(deps.maxEntries / 100)))
   const perBatch = createKeyedCache<unknown>(64)
   let synced = { seq: 0, block: null as number | null, chainTime: 0 }
@@ -80,13 +109,18 @@ export function createTokenServing(deps: { ch: ClickHouseClient; watermarks: Wat
       for (const c of [tokenRows, deployerRows, histories]) c.clear()
       const b = await lastServedBatch(ch, chainId)
       synced = b && b.seq >= target ? { seq: b.seq, block: b.watermark, chainTime: b.chainTime } : { seq: target, block: watermarks.get(chainId), chainTime: synced.chainTime }
+      shared?.token.trustFrom(synced.seq)
+      shared?.deployer.trustFrom(synced.seq)
       return
     }
     for (const c of changes) {
-      if (c.kind === 'token') tokenRows.delete(c.key)
-      else if (c.kind === 'deployer') {
+      if (c.kind === 'token') {
+        tokenRows.delete(c.key)
+        shared?.token.changed(c.key, c.seq)
+      } else if (c.kind === 'deployer') {
         deployerRows.delete(c.key)
         histories.delete(c.key)
+        shared?.deployer.changed(c.key, c.seq)
       }
     }
     const marker = [...changes].reverse().find((c) => c.kind === 'batch')
@@ -117,7 +151,7 @@ export function createTokenServing(deps: { ch: ClickHouseClient; watermarks: Wat
     await ready()
     const rows = await tokenRows.getMany(
       keys,
-      async (missing) => new Map((await readTokens('token IN {keys:Array(String)}', { keys: missing })).map((r) => [r.token, r])),
+      throughShared('token', async (missing) => new Map((await readTokens('token IN {keys:Array(String)}', { keys: missing })).map((r) => [r.token, r]))),
       null,
     )
     const out = new Map<string, TokenRecord>()
@@ -172,7 +206,7 @@ export function createTokenServing(deps: { ch: ClickHouseClient; watermarks: Wat
       await ready()
       const rows = await deployerRows.getMany(
         addresses,
-        async (missing) => {
+        throughShared('deployer', async (missing) => {
           const found = await queryRows<DeployerStateRow>(
             ch,
             `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state WHERE chain_id = {chain:UInt32} AND deployer IN {keys:Array(String)}
@@ -180,7 +214,7 @@ export function createTokenServing(deps: { ch: ClickHouseClient; watermarks: Wat
             { chain: chainId, keys: missing },
           )
           return new Map(found.map((r) => [r.deployer, r]))
-        },
+        }),
         null,
       )
       const out = new Map<string, DeployerRecord>()

@@ -201,3 +201,14 @@ CREATE TABLE IF NOT EXISTS chain_traders
 ENGINE = ReplacingMergeTree
 ORDER BY (chain_id, trader)
 SETTINGS non_replicated_deduplication_window = 10000;
+
+-- This database's identity: API processes sharing a Redis share cached rows only with processes
+-- of the same database (a Redis may serve several deployments or test runs).
+CREATE TABLE IF NOT EXISTS serving_identity
+(
+    id UUID
+)
+ENGINE = ReplacingMergeTree
+ORDER BY id;
+
+INSERT INTO serving_identity SELECT generateUUIDv4() WHERE (SELECT count() FROM serving_identity) = 0;

@@ -5,6 +5,8 @@ import { DEAD_AFTER_IDLE_SECONDS } from '../../core/domain/real-token.ts'
 import { lastServedBatch } from '../../core/records/serving-changes.ts'
 import { createTokenServing } from '../../api/serving/token-serving.ts'
 import { refreshServingState } from '../../pipelines/process/serving-refresh.ts'
+import { createRedisStore } from '../../core/store/redis-store.ts'
+import { requireRedisUrl } from '../setup/services.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
 let env: Embedded
@@ -14,6 +16,19 @@ beforeAll(async () => {
   await env.ingestThrough(600)
 }, 180_000)
 afterAll(async () => env?.close())
+
+/** The real client, telling which keys each token_state read asks for. */
+function countingTokenReads(onRead: (keys: string[]) => void): ClickHouseClient {
+  return new Proxy(env.rt.ch, {
+    get(target, prop, receiver) {
+      if (prop !== 'query') return Reflect.get(target, prop, receiver)
+      return (args: { query: string; query_params?: { keys?: string[] } }) => {
+        if (args.query.includes('FROM token_state') && args.query_params?.keys) onRead(args.query_params.keys)
+        return target.query(args as Parameters<ClickHouseClient['query']>[0])
+      }
+    },
+  }) as ClickHouseClient
+}
 
 const latestTokens = `SELECT * FROM token_state WHERE chain_id = 4663 ORDER BY token, version DESC LIMIT 1 BY token`
 
@@ -106,16 +121,7 @@ describe('serving state kept by key', () => {
 
   it('an API cache keeps the tokens a batch did not touch and reads again the ones it did', async () => {
     let stateReads: string[][] = []
-    // The real client, counting the keys each token_state read asks for.
-    const counting = new Proxy(env.rt.ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return (args: { query: string; query_params?: { keys?: string[] } }) => {
-          if (args.query.includes('FROM token_state') && args.query_params?.keys) stateReads.push(args.query_params.keys)
-          return target.query(args as Parameters<ClickHouseClient['query']>[0])
-        }
-      },
-    }) as ClickHouseClient
+    const counting = countingTokenReads((keys) => stateReads.push(keys))
     const serving = createTokenServing({ ch: counting, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 10_000 })
     const before = await serving.measuredThrough()
     const all = (await queryRows<{ token: string }>(env.rt.ch, `SELECT token FROM (${latestTokens}) WHERE present ORDER BY token`)).map((r) => r.token)
@@ -151,6 +157,38 @@ describe('serving state kept by key', () => {
       { t: [...reread] },
     )
     if (fresh) expect(records.get(fresh.token)!.swaps).toBe(Number(fresh.swaps))
+  })
+
+  it('API processes sharing a Redis read a token from ClickHouse once, and never share a row older than its last change', async () => {
+    const store = createRedisStore(requireRedisUrl())
+    const reads = { a: [] as string[], b: [] as string[] }
+    const a = createTokenServing({ ch: countingTokenReads((k) => reads.a.push(...k)), watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 1_000, store })
+    const b = createTokenServing({ ch: countingTokenReads((k) => reads.b.push(...k)), watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 1_000, store })
+    try {
+      const all = (await queryRows<{ token: string }>(env.rt.ch, `SELECT token FROM (${latestTokens}) WHERE present ORDER BY token LIMIT 200`)).map((r) => r.token)
+      await a.tokens(all)
+      await new Promise((r) => setTimeout(r, 100)) // sharing is written in the background
+      const fromB = await b.tokens(all)
+      expect(reads.a.length).toBe(all.length)
+      expect(reads.b).toEqual([])
+      expect([...fromB.keys()].sort()).toEqual(all)
+
+      await env.ingestThrough(env.processor.watermark() + 15)
+      const last = (await lastServedBatch(env.rt.ch, 4663))!
+      const changed = new Set(
+        (await queryRows<{ key: string }>(env.rt.ch, `SELECT DISTINCT key FROM serving_changes WHERE kind = 'token' AND seq = {seq:UInt64}`, { seq: last.seq })).map((r) => r.key),
+      )
+      const touched = all.filter((t) => changed.has(t))
+      expect(touched.length).toBeGreaterThan(0)
+      reads.b = []
+      const after = await b.tokens(all)
+      // What changed is read again (the shared rows predate the change); nothing else is.
+      expect(reads.b.sort()).toEqual(touched.sort())
+      const [fresh] = await queryRows<{ swaps: string }>(env.rt.ch, 'SELECT count() AS swaps FROM swaps FINAL WHERE token = {t:String}', { t: touched[0] })
+      expect(after.get(touched[0]!)?.swaps ?? 0).toBe(Number(fresh?.swaps ?? 0))
+    } finally {
+      await store.close()
+    }
   })
 
   it('deployers whose tokens turn idle are refreshed although no block touched them', async () => {
