@@ -96,11 +96,11 @@ export async function refreshServingState(
   await countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, token: `chain-totals:${chainId}:${at.fromBlock}:${at.watermark}:${at.watermarkHash}` })
   const version = nextVersion()
   const tokens = [...touch.tokens]
-  const launched = [...touch.launched]
   for (const part of chunks(tokens)) {
     await ch.command({
       query: namedQuery('refresh_token_state'),
-      query_params: { chain: chainId, tokens: part, launched: launched.filter((t) => touch.tokens.has(t)), version },
+      // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
+      query_params: { chain: chainId, tokens: part, launched: part.filter((t) => touch.launched.has(t)), version },
     })
   }
 
