@@ -6,7 +6,8 @@
 -- What changed a caller's inputs, by the time it was noted (the database clock): a call stored
 -- (its call count), a grade written (graded, early, momentum, hits, the returns), a follow
 -- snapshot stored (the clusters around the account). The refresher reads the authors noted since
--- its last pass: a range read on the key. Kept a week, like calls_noted.
+-- its last pass: a range read on the key. Kept a week, like calls_noted; a deduplication window
+-- like every target of a social view (migration 014), so a retried batch is noted once.
 CREATE TABLE IF NOT EXISTS caller_inputs_noted
 (
     noted_at DateTime64(3, 'UTC'),
@@ -15,7 +16,8 @@ CREATE TABLE IF NOT EXISTS caller_inputs_noted
 )
 ENGINE = MergeTree
 ORDER BY (noted_at, author)
-TTL toDateTime(noted_at) + INTERVAL 7 DAY;
+TTL toDateTime(noted_at) + INTERVAL 7 DAY
+SETTINGS non_replicated_deduplication_window = 10000;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS caller_inputs_calls_mv TO caller_inputs_noted AS
 SELECT now64(3) AS noted_at, author, 'calls' AS source FROM calls;
