@@ -3,6 +3,7 @@ import { createSocialServing } from '../../api/serving/social-serving.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { medianOfCounts, mutualClusters, scoreCaller } from '../../core/domain/caller-grade.ts'
+import { catchUpCallerState } from '../../pipelines/social/caller-state.ts'
 import { namedQuery } from '../../sql/queries.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
@@ -20,8 +21,8 @@ afterAll(async () => env?.close())
 
 const latestState = 'SELECT * FROM caller_state ORDER BY author, version DESC LIMIT 1 BY author'
 
-describe('caller_state', () => {
-  it('equals a recomputation with scoreCaller over caller_stats, and clusters over every follow snapshot, for every author', async () => {
+/** caller_state and account_clusters against a recomputation from caller_stats and every follow snapshot. */
+async function expectRecomputed(): Promise<void> {
     const [summaries, stored, snapshots] = await Promise.all([
       queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(env.rt.ch, namedQuery('caller_summaries')),
       queryRows<Record<string, unknown>>(env.rt.ch, latestState),
@@ -51,6 +52,19 @@ describe('caller_state', () => {
       "SELECT account, argMax(cluster, version) AS cluster FROM account_clusters GROUP BY account HAVING cluster != '' ORDER BY account",
     )
     expect(accounts).toEqual([...clusters].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([account, cluster]) => ({ account, cluster })))
+}
+
+describe('caller_state', () => {
+  it('equals a recomputation with scoreCaller over caller_stats, and clusters over every follow snapshot, for every author', expectRecomputed)
+
+  it('is built once from caller_stats and follow_snapshots on a data dir from before it (no checkpoint)', async () => {
+    for (const t of ['caller_state', 'account_clusters', 'caller_state_progress']) await env.rt.ch.command({ query: `TRUNCATE TABLE ${t}` })
+    const built = await catchUpCallerState(env.rt.ch, env.rt.logger)
+    expect(built?.built).toBe(true)
+    expect(built!.callers.length).toBeGreaterThan(20)
+    await expectRecomputed()
+    // Once built, the start-up path does nothing.
+    expect(await catchUpCallerState(env.rt.ch, env.rt.logger)).toBeNull()
   })
 
   it("the API's caller cache keeps the authors a pass did not touch and reads again the ones it did", async () => {
