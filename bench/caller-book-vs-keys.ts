@@ -1,0 +1,69 @@
+/**
+ * Measures the social book this replaced (every caller and every follow snapshot loaded per data
+ * version) against callers served by key, on N synthetic callers (default 100 000):
+ * `node --expose-gc --import tsx bench/caller-book-vs-keys.ts`. Prints one JSON line per figure.
+ */
+import { queryRows } from '../core/clickhouse.ts'
+import { medianOfCounts, mutualClusters, scoreCaller } from '../core/domain/caller-grade.ts'
+import { namedQuery } from '../sql/queries.ts'
+import { catchUpCallerState, refreshCallerState } from '../pipelines/social/caller-state.ts'
+import { createSocialServing } from '../api/serving/social-serving.ts'
+import { startEmbedded } from '../test/setup/embedded.ts'
+
+const CALLERS = Number(process.env.N ?? 100_000)
+const heap = () => { global.gc?.(); return process.memoryUsage().heapUsed }
+const env = await startEmbedded({ LOG_LEVEL: 'warn' }, { social: false })
+await env.grader.stop()
+await env.ingestThrough(50)
+const ch = env.rt.ch
+await ch.command({ query: `INSERT INTO caller_stats SELECT concat('acct_', toString(number % ${CALLERS})) AS author, uniqExactState(toString(number)), sum(toInt64(number % 3 = 0)), sum(toInt64(number % 5 = 0)), sum(toInt64(number % 7 = 0)), sum(toInt64(number % 2 = 0)), sumMapState([toFloat64((number % 200) / 100 - 1)], [toInt64(number % 3 = 0)]) FROM numbers(${CALLERS * 12}) GROUP BY author` })
+// A follow graph: 20% of callers tracked, each following 50 accounts, some mutual.
+await ch.command({ query: `INSERT INTO follow_snapshots SELECT concat('acct_', toString(number)), now(), arrayMap(i -> concat('acct_', toString((number + i * 7) % ${CALLERS})), range(50)), 0 FROM numbers(${CALLERS / 5})` })
+await ch.command({ query: `INSERT INTO follow_snapshots SELECT concat('acct_', toString(number + 7)), now() + 1, [concat('acct_', toString(number))], 0 FROM numbers(${CALLERS / 50})` })
+
+// The old social book: every caller's summary and every follow snapshot, per data version.
+let h0 = heap()
+let t = performance.now()
+const [summaries, snapshots] = await Promise.all([
+  queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(ch, namedQuery('caller_summaries')),
+  queryRows<{ account: string; following: string[] }>(ch, 'SELECT account, argMax(following, observed_at) AS following FROM follow_snapshots GROUP BY account'),
+])
+const clusters = mutualClusters(new Map(snapshots.map((s) => [s.account, new Set(s.following)])))
+const book = new Map<string, unknown>()
+for (const s of summaries) book.set(s.author, { ...scoreCaller({ calls: Number(s.calls), graded: Number(s.graded), early: Number(s.early), momentum: Number(s.momentum), hits: Number(s.hits), medianReturn1h: medianOfCounts(s.returns[0], s.returns[1].map(Number)) }), cluster: clusters.get(s.author) ?? null })
+const bookMs = performance.now() - t
+const bookHeap = heap() - h0
+console.log(JSON.stringify({ callers: book.size, clustered: clusters.size, oldBookLoadMs: Math.round(bookMs), oldBookHeapMB: +(bookHeap / 1e6).toFixed(1) }))
+summaries.length = 0; snapshots.length = 0; book.clear(); clusters.clear()
+
+t = performance.now()
+await catchUpCallerState(ch, env.rt.logger)
+console.log(JSON.stringify({ oneTimeBuildMs: Math.round(performance.now() - t) }))
+
+await new Promise((r) => setTimeout(r, 11_000))
+await refreshCallerState(ch)
+// A pass after a few authors' calls: what a social version costs now.
+await ch.command({ query: `INSERT INTO calls (author, token, called_at, captured_at) SELECT concat('acct_', toString(number * 997 % ${CALLERS})), 'newtok', now(), now() FROM numbers(50)` })
+t = performance.now()
+const pass = await refreshCallerState(ch)
+console.log(JSON.stringify({ incrementalPassMs: Math.round(performance.now() - t), callersChanged: pass.callers.length, clustersChanged: pass.clusters.length }))
+
+h0 = heap()
+const serving = createSocialServing({ ch, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 10_000 })
+env.api.watermarks.socialAdvanced(1)
+t = performance.now()
+await serving.callers(Array.from({ length: 200 }, (_, i) => `acct_${i * 13}`))
+const by200 = performance.now() - t
+t = performance.now()
+const ranked = await serving.ranked()
+const rankedMs = performance.now() - t
+t = performance.now()
+await serving.callers(Array.from({ length: 200 }, (_, i) => `acct_${i * 13}`))
+const cached = performance.now() - t
+t = performance.now()
+const sc = await serving.signalCalls({ minEarlyRate: 0.3, minGraded: 4, minRankScore: 0.3, includeCoordinated: false }, 0, 1000)
+const sigMs = performance.now() - t
+console.log(JSON.stringify({ callers200ByKeyMs: Math.round(by200), callers200CachedMs: +cached.toFixed(2), rankedMs: Math.round(rankedMs), rankedRows: ranked.length, signalCallsMs: Math.round(sigMs), signalRows: sc.length, cachedEntries: serving.cachedEntries() }))
+ranked.length = 0
+console.log(JSON.stringify({ servingHeapMB_after200Keys: +((heap() - h0) / 1e6).toFixed(1) }))
+await env.close()
