@@ -57,6 +57,11 @@ export interface SocialServing {
   cachedEntries(): number
 }
 
+/**
+ * The refresh runs in the social role, which may be another process: besides each new data
+ * version, the change log is read at least this often (a range read at the end of its key).
+ */
+const SYNC_EVERY_MS = 1_000
 /** More changes than this since the last sync (a rebuild): drop every cached key instead. */
 const MAX_CHANGES_PER_SYNC = 20_000
 /** Keys per IN list. */
@@ -73,7 +78,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
   const callerRows = createKeyedCache<CallerRecord | null>(deps.maxEntries)
   const clusterRows = createKeyedCache<string | null>(deps.maxEntries)
   const perVersion = createKeyedCache<unknown>(16)
-  let synced = { version: '', seq: -1 }
+  let synced = { version: '', seq: -1, at: 0 }
   let syncing: Promise<void> | undefined
 
   // Callers change when chain data (grades) or social data (calls, follows) advance.
@@ -86,9 +91,10 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
   }
 
   async function syncTo(version: string): Promise<void> {
-    perVersion.clear()
+    const at = Date.now()
     if (synced.seq < 0) {
-      synced = { version, seq: await lastSeq() }
+      perVersion.clear()
+      synced = { version, seq: await lastSeq(), at }
       callerRows.clear()
       clusterRows.clear()
       return
@@ -99,20 +105,22 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       'SELECT seq, kind, key FROM caller_changes WHERE seq > {after:UInt64} ORDER BY seq LIMIT {limit:UInt32}',
       { after: synced.seq, limit: MAX_CHANGES_PER_SYNC + 1 },
     )
+    // Lists read once per version are read again when the version moved or a caller changed.
+    if (version !== synced.version || changes.length) perVersion.clear()
     if (changes.length > MAX_CHANGES_PER_SYNC) {
       callerRows.clear()
       clusterRows.clear()
-      synced = { version, seq: await lastSeq() }
+      synced = { version, seq: await lastSeq(), at }
       return
     }
     for (const c of changes) (c.kind === 'cluster' ? clusterRows : callerRows).delete(c.key)
-    synced = { version, seq: changes.length ? Number(changes[changes.length - 1]!.seq) : synced.seq }
+    synced = { version, seq: changes.length ? Number(changes[changes.length - 1]!.seq) : synced.seq, at }
   }
 
-  /** Sync when the data version moved; concurrent callers share one sync. */
+  /** Sync when the data version moved or SYNC_EVERY_MS passed; concurrent callers share one sync. */
   function ready(): Promise<void> {
     const version = versionNow()
-    if (version === synced.version) return Promise.resolve()
+    if (version === synced.version && Date.now() - synced.at < SYNC_EVERY_MS) return Promise.resolve()
     syncing ??= syncTo(version).finally(() => {
       syncing = undefined
     })
