@@ -4,7 +4,7 @@ import type { Logger } from '../core/logger.ts'
 import type { Metrics } from '../core/metrics.ts'
 import type { Store } from '../core/store/types.ts'
 import type { ServingCache } from './serving/serving-cache.ts'
-import type { SocialBookSource } from './serving/social-book.ts'
+import type { SocialServing } from './serving/social-serving.ts'
 import type { TokenServing } from './serving/token-serving.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
@@ -44,8 +44,8 @@ export interface ApiDeps {
   keys: KeyRegistry
   /** Chain-4663 token and deployer records, read by key and cached until the pipeline changes them. */
   tokens: TokenServing
-  /** Callers, clusters and calls, recomputed when chain or social data advance. */
-  socialBooks: SocialBookSource
+  /** Caller records and mutual-follow clusters, read by key and cached until the pipeline changes them. */
+  social: SocialServing
   logger: Logger
   metrics: Metrics
   /** The endpoint catalog (for the documents generated from it). */

@@ -2,6 +2,7 @@ import { benchAccess } from './access.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
+import { benchCallers } from './callers.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchMomentum, benchSocialIngest } from './social.bench.ts'
 import type { BenchResult } from './result.ts'
@@ -15,8 +16,11 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['momentum', benchMomentum],
   ['access', benchAccess],
 ]
-/** Run only when named (`npm run bench -- scale`): it builds 50 M transfers and takes minutes. */
-const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [['scale', benchScale]]
+/** Run only when named (`npm run bench -- scale`, `-- callers`): they build large synthetic data and take minutes. */
+const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
+  ['scale', benchScale],
+  ['callers', benchCallers],
+]
 
 const only = process.argv.slice(2)
 for (const [name, run] of [...benches, ...onRequest]) {

@@ -11,7 +11,7 @@ import { createTextReader } from '../api/identify/text-reader.ts'
 import { catalog } from '../api/catalog/index.ts'
 import type { ApiDeps } from '../api/deps.ts'
 import { createServingCache } from '../api/serving/serving-cache.ts'
-import { createSocialBookSource } from '../api/serving/social-book.ts'
+import { createSocialServing } from '../api/serving/social-serving.ts'
 import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { mcpPlugin } from '../mcp/http.ts'
@@ -35,8 +35,7 @@ export interface ApiAlertOptions {
 /** Build the API (catalog routes + MCP) over a runtime. `pollMs` 0: watermarks are pushed in-process. */
 export async function createApiServer(
   rt: Runtime,
-  /** freshWaitMs: how long a request waits for the books of new data before stale ones are served (tests wait long: they assert on fresh data). */
-  opts: { pollMs?: number; alerts?: ApiAlertOptions; freshWaitMs?: number; faucet?: ApiDeps['faucet'] } = {},
+  opts: { pollMs?: number; alerts?: ApiAlertOptions; faucet?: ApiDeps['faucet'] } = {},
 ): Promise<ApiServer> {
   const watermarks = createWatermarks(rt.ch, [4663], opts.pollMs ?? 500)
   // A ClickHouse server down at start: the poller fills the watermarks once it answers.
@@ -55,7 +54,7 @@ export async function createApiServer(
     watermarks,
     keys: createKeyRegistry(rt.ch, rt.store),
     tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES, store: rt.config.REDIS_URL ? rt.store : undefined }),
-    socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }, { freshWaitMs: opts.freshWaitMs }),
+    social: createSocialServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
     logger: rt.logger,
     metrics: rt.metrics,
     catalog,

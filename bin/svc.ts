@@ -6,6 +6,7 @@ import { createChainProcessor, type ChainProcessor } from '../pipelines/process/
 import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
 import { createCallGrader } from '../pipelines/social/grade-calls.ts'
+import { catchUpCallerState } from '../pipelines/social/caller-state.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
 import { createSimSource, resolveSimStart, type SimSource, type SocialCounts } from '../pipelines/sources/sim-source.ts'
 import { trackConsumption, type ConsumptionTracker } from '../pipelines/sim/consumption.ts'
@@ -15,7 +16,7 @@ import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { migrate } from '../sql/migrate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
 import { createRedisStore } from '../core/store/redis-store.ts'
-import { createSocialBookSource } from '../api/serving/social-book.ts'
+import { createSocialServing } from '../api/serving/social-serving.ts'
 import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks } from '../api/serving/watermarks.ts'
 import { PLAN_NAMES, type PlanName } from '../core/domain/plans.ts'
@@ -156,8 +157,10 @@ async function commandStart(config: Config): Promise<void> {
   const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })
   await social.start()
   const alerts = await startAlertsWorker({
-    ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, socialBooks: api.deps.socialBooks,
+    ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, social: api.deps.social,
   })
+  // A data dir from before caller_state: build it once before the grader's passes keep it.
+  await catchUpCallerState(rt.ch, rt.logger)
   const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, onGraded: (n) => api.watermarks.socialAdvanced(n) })
   grader.start()
   let sim: SimSource | RpcSource | undefined
@@ -201,6 +204,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     const rt = await createRuntime(config, 'pipeline-social')
     const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
     await social.start()
+    await catchUpCallerState(rt.ch, rt.logger)
     const grader = createCallGrader({ ch: rt.ch, logger: rt.logger })
     grader.start()
     onShutdown(rt, [() => social.stop(), () => grader.stop()])
@@ -215,13 +219,13 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
   }
   if (positionals[0] === 'alerts') {
     const rt = await createRuntime(config, 'pipeline-alerts')
-    // Its own view of the books, following the watermark by polling (the chain runs elsewhere).
+    // Its own view of the serving state, following the watermark by polling (the chain runs elsewhere).
     const watermarks = createWatermarks(rt.ch, [4663])
     await watermarks.refresh()
     const alerts = await startAlertsWorker({
       ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE,
       tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
-      socialBooks: createSocialBookSource({ ch: rt.ch, watermarks, logger: rt.logger }),
+      social: createSocialServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
     })
     onShutdown(rt, [() => alerts.stop(), () => watermarks.stop()])
     return

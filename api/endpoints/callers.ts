@@ -3,8 +3,7 @@ import { gradeOf } from '../../core/domain/caller-grade.ts'
 import { Handle } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import { CallerRecordView, callerRecordView, iso, round } from '../serving/social-views.ts'
-import type { CallRecord } from '../serving/social-book.ts'
-import { callsOf } from '../serving/social-queries.ts'
+import { callsOf, type CallRecord } from '../serving/social-queries.ts'
 import type { TokenRecord } from '../serving/token-serving.ts'
 
 const CALL_LOG_LIMIT = 100
@@ -43,8 +42,7 @@ export const callerCardEndpoint = defineEndpoint({
   access: { kind: 'free', perMinute: 30, note: '30 requests per minute per IP, then 429 with Retry-After' },
   tool: { name: 'svc_caller' },
   async handler({ params, deps }) {
-    const social = await deps.socialBooks.get()
-    const c = social.callers.get(params.handle)
+    const c = await deps.social.caller(params.handle)
     const recent = c ? await callsOf(deps, params.handle, RECENT_CALLS) : []
     const tokens = await deps.tokens.tokens(recent.map((x) => x.token))
     return { data: { ...callerRecordView(params.handle, c), found: Boolean(c), recent_calls: recent.map((x) => callView(x, tokens)) } }
@@ -61,8 +59,7 @@ export const callerCallsEndpoint = defineEndpoint({
   response: z.object({ data: z.object({ measured: CallerRecordView, calls: z.array(CallView), total: z.number().int(), truncated: z.boolean() }) }),
   access: { kind: 'paid', price: '0.02' },
   async handler({ params, deps }) {
-    const social = await deps.socialBooks.get()
-    const c = social.callers.get(params.handle)
+    const c = await deps.social.caller(params.handle)
     const list = c ? await callsOf(deps, params.handle, CALL_LOG_LIMIT) : []
     const tokens = await deps.tokens.tokens(list.map((x) => x.token))
     const total = c?.calls ?? 0
@@ -93,18 +90,11 @@ export const callersEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.01' },
   tool: { name: 'svc_callers' },
   async handler({ query, deps }) {
-    const social = await deps.socialBooks.get()
     if (query.chain) {
-      const mirrored = social.mirrors
-        .filter((m) => m.chain === query.chain)
-        .sort((a, b) => b.score - a.score || (a.handle < b.handle ? -1 : 1))
-        .map((m, i) => ({ rank: i + 1, handle: m.handle, calls: m.calls, early_rate: m.early_rate, momentum_rate: m.momentum_rate, median_return_1h: m.median_return_1h, score: m.score, grade: gradeOf(m.score), updated_at: m.updated_at }))
+      const mirrored = (await deps.social.mirrors(query.chain)).map((m, i) => ({ rank: i + 1, handle: m.handle, calls: m.calls, early_rate: m.early_rate, momentum_rate: m.momentum_rate, median_return_1h: m.median_return_1h, score: m.score, grade: gradeOf(m.score), updated_at: m.updated_at }))
       return { data: { chain: query.chain, callers: mirrored } }
     }
-    const ranked = [...social.callers.values()]
-      .filter((c) => c.measured)
-      .sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || (a.handle < b.handle ? -1 : 1))
-      .map((c, i) => ({ rank: i + 1, ...callerRecordView(c.handle, c) }))
+    const ranked = (await deps.social.ranked()).map((c, i) => ({ rank: i + 1, ...callerRecordView(c.handle, c) }))
     return { data: { chain: '4663', callers: ranked } }
   },
 })

@@ -35,7 +35,6 @@ export const socialFollowsEndpoint = defineEndpoint({
   }),
   access: { kind: 'paid', price: '0.02' },
   async handler({ query, deps }) {
-    const social = await deps.socialBooks.get()
     const since = query.since === undefined ? null : Math.floor(isoToMicros(query.since)! / 1e6)
     const rows = await queryRows<EventRow>(
       deps.ch,
@@ -47,6 +46,7 @@ export const socialFollowsEndpoint = defineEndpoint({
       { since: since ?? 0, watcher: query.watched ?? '', event: query.event ?? '', cap: query.limit * 20 },
     )
     const { page, next } = inclusivePage(rows, since, query.limit, (r) => Number(r.observed_at))
+    const records = await deps.social.callers(page.map((r) => r.followed))
     return {
       data: {
         events: page.map((r) => ({
@@ -56,7 +56,7 @@ export const socialFollowsEndpoint = defineEndpoint({
           event: r.event as 'follow' | 'unfollow',
           observed_at: iso(Number(r.observed_at)),
           previous_poll: r.previous_poll === null ? null : iso(Number(r.previous_poll)),
-          followed_record: callerRecordView(r.followed, social.callers.get(r.followed)),
+          followed_record: callerRecordView(r.followed, records.get(r.followed)),
         })),
         next_since: next === null ? null : iso(next),
       },
@@ -83,12 +83,14 @@ export const followsOfHandleEndpoint = defineEndpoint({
   access: { kind: 'free' },
   tool: { name: 'svc_follows' },
   async handler({ params, deps }) {
-    const social = await deps.socialBooks.get()
-    const rows = await queryRows<EventRow>(
-      deps.ch,
-      `${EVENT_COLUMNS} WHERE watched = 1 AND followed = {h:String} ORDER BY observed_at, id`,
-      { h: params.handle },
-    )
+    const [rows, record] = await Promise.all([
+      queryRows<EventRow>(
+        deps.ch,
+        `${EVENT_COLUMNS} WHERE watched = 1 AND followed = {h:String} ORDER BY observed_at, id`,
+        { h: params.handle },
+      ),
+      deps.social.caller(params.handle),
+    ])
     // The current edge of each watcher is its latest event.
     const latest = new Map<string, EventRow>()
     for (const r of rows) latest.set(r.watcher, r)
@@ -107,7 +109,7 @@ export const followsOfHandleEndpoint = defineEndpoint({
         history: rows
           .filter((r) => r.event !== 'baseline')
           .map((r) => ({ id: r.id, watched: r.watcher, event: r.event as 'follow' | 'unfollow', observed_at: iso(Number(r.observed_at)), previous_poll: r.previous_poll === null ? null : iso(Number(r.previous_poll)) })),
-        caller: callerRecordView(params.handle, social.callers.get(params.handle)),
+        caller: callerRecordView(params.handle, record),
       },
     }
   },

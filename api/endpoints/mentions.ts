@@ -29,7 +29,6 @@ export const mentionsEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.02' },
   tool: { name: 'svc_mentions' },
   async handler({ params, deps }) {
-    const social = await deps.socialBooks.get()
     const version = `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
     return deps.cache.get(`mentions:${params.token}`, version, async () => {
       const p = { t: params.token }
@@ -54,11 +53,13 @@ export const mentionsEndpoint = defineEndpoint({
         { ...p, from: endHour - 24 * 3600, to: endHour },
       )
       const byHour = new Map(hourly.map((h) => [Number(h.hour), Number(h.n)]))
+      // The records and clusters of the accounts this answer names, by key.
+      const [callers, clusterOf] = await Promise.all([deps.social.callers(tape.map((m) => m.author)), deps.social.clusters(agg!.authors)])
       const total = Number(agg!.total)
       const clusters = new Set<string>()
       let clustered = 0
       for (const a of agg!.authors) {
-        const c = social.clusters.get(a)
+        const c = clusterOf.get(a)
         if (c) {
           clustered++
           clusters.add(c)
@@ -67,7 +68,7 @@ export const mentionsEndpoint = defineEndpoint({
       return {
         data: {
           token: params.token,
-          mentions: tape.map((m) => ({ post_id: m.post_id, author: m.author, posted_at: iso(Number(m.posted_at)), via: m.via, caller: callerRecordView(m.author, social.callers.get(m.author)) })),
+          mentions: tape.map((m) => ({ post_id: m.post_id, author: m.author, posted_at: iso(Number(m.posted_at)), via: m.via, caller: callerRecordView(m.author, callers.get(m.author)) })),
           total,
           truncated: total > TAPE,
           first_mention: total > 0 ? { post_id: agg!.first_post, author: agg!.first_author, posted_at: iso(Number(agg!.first_at)) } : null,

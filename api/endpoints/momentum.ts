@@ -26,24 +26,26 @@ export const momentumEndpoint = defineEndpoint({
   async handler({ query, deps }) {
     const version = `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
     return deps.cache.get(`momentum:${query.hours}`, version, async () => {
-      // Weights from the newest graded book there is: a regrade of a large corpus runs in the background.
-      const [social, clock] = await Promise.all([deps.socialBooks.peek(), firehoseClock(deps.ch)])
+      const clock = await firehoseClock(deps.ch)
       const end = Math.floor(clock / 3600) * 3600
       const rows = await queryRows<{ token: string; mentions: string; authors: string[] }>(
         deps.ch,
         'SELECT token, uniqExactMerge(posts) AS mentions, groupUniqArrayMerge(authors) AS authors FROM mention_hourly WHERE hour > {from:UInt32} AND hour <= {to:UInt32} GROUP BY token',
         { from: end - query.hours * 3600, to: end },
       )
+      // The records and clusters of the window's authors only, by key.
+      const authors = [...new Set(rows.flatMap((r) => r.authors))]
+      const [callers, clusters] = await Promise.all([deps.social.callers(authors), deps.social.clusters(authors)])
       const ranked = rows
         .map((r) => {
           // One voice per cluster (or per independent account), weighted by its best measured score.
           const voices = new Map<string, number>()
           let measured = 0
           for (const a of r.authors) {
-            const c = social.callers.get(a)
+            const c = callers.get(a)
             const weight = c?.measured && c.score !== null ? c.score / 100 : 0
             if (weight > 0) measured++
-            const voice = social.clusters.get(a) ?? a
+            const voice = clusters.get(a) ?? a
             voices.set(voice, Math.max(voices.get(voice) ?? 0, weight))
           }
           const weight = [...voices.values()].reduce((s, w) => s + w, 0)

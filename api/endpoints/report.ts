@@ -5,7 +5,7 @@ import { VERDICT_RULES_MARKDOWN } from '../../core/domain/verdict.ts'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { ApiDeps } from '../deps.ts'
-import type { SocialBook } from '../serving/social-book.ts'
+import type { CallerRecord } from '../serving/social-serving.ts'
 import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
 import type { TokenRecord } from '../serving/token-serving.ts'
 import { DeployerHistoryView, deployerHistoryView, TokenView, tokenView, VerdictView, verdictView } from '../serving/views.ts'
@@ -47,14 +47,14 @@ async function callsOfToken(deps: ApiDeps, token: string): Promise<Array<{ autho
   })
 }
 
-function callersView(calls: Array<{ author: string; calledAt: number }>, social: SocialBook, t: TokenRecord): z.infer<typeof DossierCallers> {
+function callersView(calls: Array<{ author: string; calledAt: number }>, callers: Map<string, CallerRecord>, t: TokenRecord): z.infer<typeof DossierCallers> {
   const realAt = t.realAt === null ? null : Date.parse(t.realAt) / 1000
-  const measured = calls.filter((c) => social.callers.get(c.author)?.measured)
+  const measured = calls.filter((c) => callers.get(c.author)?.measured)
   return {
     accounts: calls.length,
     measured: measured.length,
     list: measured.slice(0, CALLERS_LIMIT).map((c) => ({
-      ...callerRecordView(c.author, social.callers.get(c.author)),
+      ...callerRecordView(c.author, callers.get(c.author)),
       called_at: iso(c.calledAt),
       early: isEarlyCall(c.calledAt, realAt),
     })),
@@ -86,10 +86,12 @@ export const reportEndpoint = defineEndpoint({
   access: { kind: 'mixed', price: '0.05', freePerDay: 25 },
   tool: { name: 'svc_report' },
   async handler({ params, deps }) {
-    const [t, social] = await Promise.all([deps.tokens.token(params.token), deps.socialBooks.get()])
+    const t = await deps.tokens.token(params.token)
     const d = t?.deployer ? await deps.tokens.deployerHistory(t.deployer) : undefined
     const v = verdictView(t, d)
     const calls = t ? await callsOfToken(deps, params.token) : []
+    // The records of the token's callers only, by key.
+    const callers = await deps.social.callers(calls.map((c) => c.author))
     return {
       signal: v.signal,
       confidence: v.confidence,
@@ -98,7 +100,7 @@ export const reportEndpoint = defineEndpoint({
         verdict: v,
         token: tokenView(params.token, t, d),
         deployer: t?.deployer ? deployerHistoryView(t.deployer, d) : null,
-        callers: t ? callersView(calls, social, t) : { accounts: 0, measured: 0, list: [], truncated: false },
+        callers: t ? callersView(calls, callers, t) : { accounts: 0, measured: 0, list: [], truncated: false },
         forensics: FORENSICS,
       },
       chain_id: deps.tokens.chainId,

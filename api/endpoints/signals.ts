@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { queryRows } from '../../core/clickhouse.ts'
 import { IsoCursor, Limit } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import { isoToMicros } from '../serving/cursor.ts'
@@ -36,32 +35,28 @@ export const signalsEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.02' },
   tool: { name: 'svc_signals' },
   async handler({ query, deps }) {
-    const social = await deps.socialBooks.get()
     const since = query.since === undefined ? null : Math.floor(isoToMicros(query.since)! / 1e6)
-    const eligible = [...social.callers.values()]
-      .filter((r) => r.measured && r.graded >= query.min_calls && r.earlyRate >= query.min_early_rate && (r.score ?? 0) / 100 >= query.min_rank_score && (query.include_coordinated || !r.cluster))
-      .map((r) => r.handle)
-    const rows = eligible.length === 0 ? [] : await queryRows<{ author: string; token: string; called_at: string; captured_at: string }>(
-      deps.ch,
-      `SELECT author, token, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at
-       FROM calls WHERE author IN {authors:Array(String)}
-       GROUP BY author, token HAVING captured_at >= {since:UInt32}
-       ORDER BY captured_at, author, token LIMIT {cap:UInt32}`,
-      { authors: eligible, since: since ?? 0, cap: query.limit * 20 },
+    // Eligible callers are chosen by the engine from caller_state (see signalCalls), not here.
+    const rows = await deps.social.signalCalls(
+      { minEarlyRate: query.min_early_rate, minGraded: query.min_calls, minRankScore: query.min_rank_score, includeCoordinated: query.include_coordinated ?? false },
+      since ?? 0,
+      query.limit * 20,
     )
     const { page, next } = inclusivePage(
-      rows.map((r) => ({ author: r.author, token: r.token, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at) })),
+      rows,
       since,
       query.limit,
       (c) => c.capturedAt,
     )
     const tokenList = [...new Set(page.map((c) => c.token))]
-    const [tg, first, tokens] = await Promise.all([tgRecords(deps.ch, tokenList), firstMentions(deps.ch, tokenList), deps.tokens.tokens(tokenList)])
+    const [tg, first, tokens, callers] = await Promise.all([
+      tgRecords(deps.ch, tokenList), firstMentions(deps.ch, tokenList), deps.tokens.tokens(tokenList), deps.social.callers([...new Set(page.map((c) => c.author))]),
+    ])
     const deployers = await deps.tokens.deployers([...tokens.values()].map((t) => t.deployer ?? '').filter(Boolean))
     return {
       data: {
         calls: page.map((c) => {
-          const r = social.callers.get(c.author)!
+          const r = callers.get(c.author)
           const t = tokens.get(c.token)
           const d = t?.deployer ? deployers.get(t.deployer) : undefined
           return {
@@ -70,7 +65,7 @@ export const signalsEndpoint = defineEndpoint({
             symbol: t?.symbol || null,
             called_at: iso(c.calledAt),
             captured_at: iso(c.capturedAt),
-            rank_score: (r.score ?? 0) / 100,
+            rank_score: (r?.score ?? 0) / 100,
             caller: callerRecordView(c.author, r),
             deployer_score: d?.score ?? null,
             fdv_weth_wei: t?.quote ? t.quote.fdvWethWei.toString() : null,

@@ -2,8 +2,21 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { isEarlyCall } from '../../core/domain/caller-grade.ts'
 import type { ServingCache } from './serving-cache.ts'
-import type { CallRecord } from './social-book.ts'
 import type { Watermarks } from './watermarks.ts'
+
+export interface CallRecord {
+  author: string
+  token: string
+  postId: string
+  calledAt: number
+  capturedAt: number
+  /** 1 h forward return, null until graded. */
+  return1h: number | null
+  /** The token's run (becoming real), unix seconds, null without one. */
+  runAt: number | null
+  /** isEarlyCall(calledAt, runAt) (core/domain/caller-grade.ts). */
+  early: boolean
+}
 
 /** A token's messaging-room record is reportable from this many distinct rooms on. */
 export const TG_K_THRESHOLD = 3

@@ -6,7 +6,7 @@
  *    the call plus one hour; the 1 h forward return is exit / entry − 1.
  *  - the run of a token is its becoming real (the block it crossed the thresholds). An early call
  *    is placed before the run of a token that ran; a momentum call is placed after its run began
- *    (isEarlyCall, isMomentumCall: the one definition the grader, the book and the dossier use).
+ *    (isEarlyCall, isMomentumCall: the one definition the grader, the caller records and the dossier use).
  *  - early_rate and momentum_rate are shares of graded calls; hit_rate is the share of graded
  *    calls with a positive 1 h return.
  *  - score = round(100 × (0.5 × early_rate + 0.3 × hit_rate + 0.2 × clamp(0.5 + median_1h_return, 0, 1)))
@@ -67,7 +67,7 @@ export function medianOfCounts(values: number[], counts: number[]): number | nul
   return lo + 1 >= n ? x0 : x0 + (h - lo) * (at(lo + 1) - x0)
 }
 
-/** What grading needs of a caller's calls (kept in caller_stats, migration 012; read by sql/queries/caller_summaries.sql). */
+/** What grading needs of a caller's calls (kept in caller_stats, migration 012; turned into caller_state rows by pipelines/social/caller-state.ts). */
 export interface CallerCounts {
   calls: number
   graded: number

@@ -4,7 +4,7 @@ import type { Metrics } from '../../core/metrics.ts'
 import type { Store } from '../../core/store/types.ts'
 import { createWebhookStore } from '../../api/alerts/webhook-store.ts'
 import { loopbackAllowedByEnv } from '../../api/alerts/webhook-url.ts'
-import type { SocialBookSource } from '../../api/serving/social-book.ts'
+import type { SocialServing } from '../../api/serving/social-serving.ts'
 import type { TokenServing } from '../../api/serving/token-serving.ts'
 import type { Bus } from '../bus/types.ts'
 import { createAlertDelivery, type AlertDelivery } from './delivery.ts'
@@ -31,11 +31,11 @@ export interface AlertsWorker {
 
 /**
  * The alerts role (`svc pipeline alerts`, and part of `svc start`): the producers, which
- * publish alerts for what is new in the serving state and the social book, and the delivery worker, which consumes
+ * publish alerts for what is new in the serving state (tokens and callers, by key), and the delivery worker, which consumes
  * `alerts.events` and delivers each alert to the webhooks. The API only publishes (test alerts).
  */
 export async function startAlertsWorker(
-  deps: { ch: ClickHouseClient; bus: Bus; store: Store; logger: Logger; metrics: Metrics; namespace?: string; tokens: TokenServing; socialBooks: SocialBookSource },
+  deps: { ch: ClickHouseClient; bus: Bus; store: Store; logger: Logger; metrics: Metrics; namespace?: string; tokens: TokenServing; social: SocialServing },
   opts: AlertOptions = {},
 ): Promise<AlertsWorker> {
   const webhooks = createWebhookStore(deps.ch)
@@ -46,7 +46,7 @@ export async function startAlertsWorker(
   })
   await delivery.start()
   const producers = createAlertProducers({
-    ch: deps.ch, store: deps.store, tokens: deps.tokens, socialBooks: deps.socialBooks, logger: deps.logger, intervalMs: opts.producerIntervalMs,
+    ch: deps.ch, store: deps.store, tokens: deps.tokens, social: deps.social, logger: deps.logger, intervalMs: opts.producerIntervalMs,
     publish: (e) => publishAlert(deps.bus, e, deps.namespace),
   })
   producers.start()

@@ -3,7 +3,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Store } from '../../core/store/types.ts'
 import type { AlertEvent } from '../records/alert.ts'
-import type { SocialBook, SocialBookSource } from '../../api/serving/social-book.ts'
+import type { CallerRecord, SocialServing } from '../../api/serving/social-serving.ts'
 import type { DeployerHistory, TokenRecord, TokenServing } from '../../api/serving/token-serving.ts'
 
 /** proven_deployer_launch: deployer score at least this, and at least PROVEN_MIN_PRIOR_REAL earlier real tokens. */
@@ -96,10 +96,10 @@ export interface FreshCall {
  * measured_caller_call alerts: calls by measured callers, each with `lp`, the providers whose
  * liquidity is still in the token's launch pool (`lpByPool`). One alert per caller and token.
  */
-export async function measuredCallAlerts(calls: FreshCall[], social: SocialBook, tokens: Map<string, TokenRecord>, lpByPool: Map<string, string[]>, store: Store): Promise<AlertEvent[]> {
+export async function measuredCallAlerts(calls: FreshCall[], callers: Map<string, CallerRecord>, tokens: Map<string, TokenRecord>, lpByPool: Map<string, string[]>, store: Store): Promise<AlertEvent[]> {
   const out: AlertEvent[] = []
   for (const c of calls) {
-    const caller = social.callers.get(c.author)
+    const caller = callers.get(c.author)
     if (!caller?.measured) continue
     if (!(await store.setIfAbsent(`alert:call:${c.author}:${c.token}`, c.postId, 30 * DAY_MS))) continue
     const t = tokens.get(c.token)
@@ -162,15 +162,15 @@ export interface AlertProducers {
 }
 
 /**
- * The producers of the API process: every `intervalMs` they compare the token and social books
- * with what they last saw and publish alerts for what is new. History before the first pass is
+ * The producers of the alerts role: every `intervalMs` they compare the token and caller serving
+ * state with what they last saw and publish alerts for what is new. History before the first pass is
  * not alerted.
  */
 export function createAlertProducers(deps: {
   ch: ClickHouseClient
   store: Store
   tokens: TokenServing
-  socialBooks: SocialBookSource
+  social: SocialServing
   publish: (e: AlertEvent) => Promise<void>
   logger: Logger
   intervalMs?: number
@@ -196,12 +196,12 @@ export function createAlertProducers(deps: {
     }
     const calls = await freshCalls(deps.ch, callsSince)
     if (!calls.length) return
-    // peek: never starts a regrade of its own once a book exists (serving keeps priority).
-    const social = await deps.socialBooks.peek()
+    // The callers of these calls only, by key (cached until the pipeline changes them).
+    const callers = await deps.social.callers([...new Set(calls.map((c) => c.author))])
     const tokens = await deps.tokens.tokens(calls.map((c) => c.token))
     const pools = [...new Set(calls.map((c) => tokens.get(c.token)?.launch?.pool).filter((p): p is string => !!p))]
     const lp = await liquidityProviders(deps.ch, deps.tokens.chainId, pools)
-    for (const e of await measuredCallAlerts(calls, social, tokens, lp, deps.store)) await deps.publish(e)
+    for (const e of await measuredCallAlerts(calls, callers, tokens, lp, deps.store)) await deps.publish(e)
     // Same-second captures may still arrive: the next pass starts at this second again and
     // the store's setIfAbsent drops the repeats.
     callsSince = Math.max(callsSince, ...calls.map((c) => c.capturedAt))

@@ -5,6 +5,7 @@ import { callFacts, callsClosingIn, callsNotedSince, chainHead, databaseNow, gra
 import { copiedAt, reorgsSince, resyncSwapsByToken, rollbackRunning, timeBefore, tokensRunFrom } from './grade-reorgs.ts'
 import { callId, currentGrades, sameGrade, writeGradeChanges, type CallGrade, type GradeChange } from './grade-store.ts'
 import { loadCheckpoint, NO_CHECKPOINT, saveCheckpoint } from './grader-state.ts'
+import { refreshCallerState, type CallerStateChanges } from './caller-state.ts'
 
 /**
  * The call grader: grades each call once its hour has passed and stores it (call_grades,
@@ -22,6 +23,9 @@ import { loadCheckpoint, NO_CHECKPOINT, saveCheckpoint } from './grader-state.ts
  * is written (a cancel row and the new grade), so a pass run twice writes nothing the second
  * time, and the checkpoint (call_grader_state) is saved after the writes.
  *
+ * After each pass the callers whose inputs changed (calls, grades, follows) get their records
+ * recomputed (caller_state, see caller-state.ts), so a pass's grades are served by key.
+ *
  * One grader per database: two running at once would not corrupt grades (each writes only
  * differences from what it read) but could write one change twice.
  */
@@ -33,7 +37,7 @@ export interface CallGraderDeps {
   intervalMs?: number
   /** How far passes overlap in the `*_noted` marks (default NOTED_OVERLAP_MS). */
   notedOverlapMs?: number
-  /** Called after a pass that wrote grade rows (the API's social version, in one process). */
+  /** Called after a pass that wrote grade or caller rows (the API's social version, in one process). */
   onGraded?(rows: number): void
 }
 
@@ -46,6 +50,8 @@ export interface GraderPass {
   written: number
   /** Set when the pass waited for a rollback to finish and graded nothing. */
   waitingForRollback?: boolean
+  /** What the caller-state refresh after the pass changed. */
+  callers?: CallerStateChanges
 }
 
 export interface CallGrader {
@@ -158,12 +164,20 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     visit(await gradedCallsOfTokens(ch, [...revisitTokens]))
     const written = await regrade([...keys.values()], head.time, version)
     await saveCheckpoint(ch, chainId, { gradedThrough: head.time, callsNoted: now, realNoted: now, reorgsThrough }, version)
-    if (written > 0) deps.onGraded?.(written)
     return { chainTime: head.time, visited: keys.size, written }
   }
 
+  /** A grading pass, then the caller records it (or newly stored calls and follows) changed. */
+  async function passAndCallers(): Promise<GraderPass | null> {
+    const p = await pass()
+    const callers = await refreshCallerState(ch, logger)
+    const rows = (p?.written ?? 0) + callers.callers.length + callers.clusters.length
+    if (rows > 0) deps.onGraded?.(rows)
+    return p ? { ...p, callers } : null
+  }
+
   const runOnce = (): Promise<GraderPass | null> => {
-    const next = running.catch(() => null).then(pass)
+    const next = running.catch(() => null).then(passAndCallers)
     running = next
     return next
   }

@@ -54,7 +54,7 @@ beforeAll(async () => {
     PIPELINE_BATCH_BLOCKS: '7',
   })
   rt = await createRuntime(config, 'e2e')
-  api = await createApiServer(rt, { pollMs: 0, freshWaitMs: 20_000 })
+  api = await createApiServer(rt, { pollMs: 0 })
   processor = createChainProcessor({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, follow: followed4663(config),
     maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS, onAdvance: (b, seq) => api.watermarks.advance(4663, b, seq),

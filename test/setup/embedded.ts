@@ -36,9 +36,9 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
   const dir = tempDir()
   const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env })
   const rt = await createRuntime(config, 'test')
-  const api = await createApiServer(rt, { pollMs: 0, alerts: { allowLoopback: opts.alerts?.allowLoopback }, freshWaitMs: 20_000 })
+  const api = await createApiServer(rt, { pollMs: 0, alerts: { allowLoopback: opts.alerts?.allowLoopback } })
   const alerts = await startAlertsWorker(
-    { ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, tokens: api.deps.tokens, socialBooks: api.deps.socialBooks },
+    { ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, tokens: api.deps.tokens, social: api.deps.social },
     opts.alerts,
   )
   const processor = createChainProcessor({

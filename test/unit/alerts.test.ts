@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { measuredCallAlerts, provenAmong, provenDeployerAlerts } from '../../pipelines/alerts/producers.ts'
 import { signatureHeader, verifySignature } from '../../pipelines/alerts/sign.ts'
 import { addressProblem, checkWebhookUrl, WebhookUrlError } from '../../api/alerts/webhook-url.ts'
-import type { SocialBook, CallerRecord } from '../../api/serving/social-book.ts'
+import type { CallerRecord } from '../../api/serving/social-serving.ts'
 import type { DeployerHistory, TokenRecord } from '../../api/serving/token-serving.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
 import { AlertEvent } from '../../pipelines/records/alert.ts'
@@ -75,7 +75,7 @@ describe('proven_deployer_launch producer', () => {
 
 describe('measured_caller_call producer', () => {
   const caller = (handle: string, measured: boolean) => ({ handle, measured, score: 80, grade: 'A', graded: measured ? 5 : 2, cluster: null }) as unknown as CallerRecord
-  const social = { callers: new Map([['alice', caller('alice', true)], ['bob', caller('bob', false)]]), clusters: new Map(), mirrors: [], watched: new Set(), chainTime: 0 } as SocialBook
+  const social = new Map([['alice', caller('alice', true)], ['bob', caller('bob', false)]])
   const t = token(7, { launchedAt: '2026-11-21T01:00:00Z' })
   const b = book([t], {})
   const lp = new Map([[t.launch!.pool, [addr(0xaa), addr(0xbb)]]])

@@ -1,0 +1,230 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { CALLER_STATE_COLUMNS, callerRecordOfRow, type CallerRecord, type CallerStateRow } from '../../core/records/caller-state.ts'
+import type { Logger } from '../../core/logger.ts'
+import { createKeyedCache } from './keyed-cache.ts'
+import type { Watermarks } from './watermarks.ts'
+
+export type { CallerRecord }
+
+export interface MirrorRecord {
+  chain: 'solana' | 'base'
+  handle: string
+  calls: number
+  early_rate: number
+  momentum_rate: number
+  median_return_1h: number
+  score: number
+  updated_at: string
+}
+
+/** /signals/calls filters on the caller's record. */
+export interface SignalFilter {
+  minEarlyRate: number
+  minGraded: number
+  minRankScore: number
+  includeCoordinated: boolean
+}
+
+export interface SignalCall {
+  author: string
+  token: string
+  calledAt: number
+  capturedAt: number
+}
+
+/**
+ * Callers and mutual-follow clusters as the social endpoints read them, one key at a time
+ * (DESIGN §6). Records come from caller_state and account_clusters, which the pipeline keeps for
+ * the keys whose inputs changed (pipelines/social/caller-state.ts); they are cached here by key,
+ * bounded by `maxEntries` (SERVING_CACHE_ENTRIES) per cache, and dropped key by key as
+ * caller_changes names them. Memory does not grow with the number of callers.
+ */
+export interface SocialServing {
+  caller(handle: string): Promise<CallerRecord | undefined>
+  /** Records of the given handles (absent: not a caller). */
+  callers(handles: string[]): Promise<Map<string, CallerRecord>>
+  /** Mutual-follow cluster ids of the given accounts (absent: in no cluster). */
+  clusters(accounts: string[]): Promise<Map<string, string>>
+  /** Measured callers by score, then handle: read once per data version. */
+  ranked(): Promise<CallerRecord[]>
+  /** Mirrored records of another chain by score, then handle: read once per data version. */
+  mirrors(chain: 'solana' | 'base'): Promise<MirrorRecord[]>
+  /** Calls of callers passing `filter`, first captured at or after `since`, in capture order, at most `cap`. */
+  signalCalls(filter: SignalFilter, since: number, cap: number): Promise<SignalCall[]>
+  /** Catch up with the pipeline: drop the cached keys changed since the last sync. */
+  sync(): Promise<void>
+  cachedEntries(): number
+}
+
+/**
+ * The refresh runs in the social role, which may be another process: besides each new data
+ * version, the change log is read at least this often (a range read at the end of its key).
+ */
+const SYNC_EVERY_MS = 1_000
+/** More changes than this since the last sync (a rebuild): drop every cached key instead. */
+const MAX_CHANGES_PER_SYNC = 20_000
+/** Keys per IN list. */
+const CHUNK = 5_000
+
+function chunks<T>(xs: T[], n = CHUNK): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
+  return out
+}
+
+export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger; maxEntries: number }): SocialServing {
+  const { ch, watermarks } = deps
+  const callerRows = createKeyedCache<CallerRecord | null>(deps.maxEntries)
+  const clusterRows = createKeyedCache<string | null>(deps.maxEntries)
+  const perVersion = createKeyedCache<unknown>(16)
+  let synced = { version: '', seq: -1, at: 0 }
+  let syncing: Promise<void> | undefined
+
+  // Callers change when chain data (grades) or social data (calls, follows) advance.
+  const versionNow = () => `${watermarks.version(4663)}/${watermarks.socialVersion()}`
+
+  /** The newest seq: caller_changes read backwards from the end of its key. */
+  async function lastSeq(): Promise<number> {
+    const [r] = await queryRows<{ seq: string }>(ch, 'SELECT seq FROM caller_changes ORDER BY seq DESC LIMIT 1')
+    return Number(r?.seq ?? 0)
+  }
+
+  async function syncTo(version: string): Promise<void> {
+    const at = Date.now()
+    if (synced.seq < 0) {
+      perVersion.clear()
+      synced = { version, seq: await lastSeq(), at }
+      callerRows.clear()
+      clusterRows.clear()
+      return
+    }
+    // Changes after the last seen seq: a range read on caller_changes' key.
+    const changes = await queryRows<{ seq: string; kind: string; key: string }>(
+      ch,
+      'SELECT seq, kind, key FROM caller_changes WHERE seq > {after:UInt64} ORDER BY seq LIMIT {limit:UInt32}',
+      { after: synced.seq, limit: MAX_CHANGES_PER_SYNC + 1 },
+    )
+    // Lists read once per version are read again when the version moved or a caller changed.
+    if (version !== synced.version || changes.length) perVersion.clear()
+    if (changes.length > MAX_CHANGES_PER_SYNC) {
+      callerRows.clear()
+      clusterRows.clear()
+      synced = { version, seq: await lastSeq(), at }
+      return
+    }
+    for (const c of changes) (c.kind === 'cluster' ? clusterRows : callerRows).delete(c.key)
+    synced = { version, seq: changes.length ? Number(changes[changes.length - 1]!.seq) : synced.seq, at }
+  }
+
+  /** Sync when the data version moved or SYNC_EVERY_MS passed; concurrent callers share one sync. */
+  function ready(): Promise<void> {
+    const version = versionNow()
+    if (version === synced.version && Date.now() - synced.at < SYNC_EVERY_MS) return Promise.resolve()
+    syncing ??= syncTo(version).finally(() => {
+      syncing = undefined
+    })
+    return syncing
+  }
+
+  function oncePerVersion<T>(key: string, load: () => Promise<T>): Promise<T> {
+    return ready().then(() => perVersion.get(key, load) as Promise<T>)
+  }
+
+  const serving: SocialServing = {
+    async caller(handle) {
+      return (await serving.callers([handle])).get(handle)
+    },
+    /** Access path: caller_state by its key (author), the newest version of each, for the misses only. */
+    async callers(handles) {
+      await ready()
+      const rows = await callerRows.getMany(
+        handles,
+        async (missing) => {
+          const out = new Map<string, CallerRecord>()
+          for (const part of chunks(missing)) {
+            const found = await queryRows<CallerStateRow>(
+              ch,
+              `SELECT ${CALLER_STATE_COLUMNS} FROM caller_state WHERE author IN {keys:Array(String)} ORDER BY author, version DESC LIMIT 1 BY author`,
+              { keys: part },
+            )
+            for (const r of found) out.set(r.author, callerRecordOfRow(r))
+          }
+          return out
+        },
+        null,
+      )
+      const out = new Map<string, CallerRecord>()
+      for (const [k, r] of rows) if (r) out.set(k, r)
+      return out
+    },
+    /** Access path: account_clusters by its key (account), the newest version of each, for the misses only. */
+    async clusters(accounts) {
+      await ready()
+      const rows = await clusterRows.getMany(
+        accounts,
+        async (missing) => {
+          const out = new Map<string, string | null>()
+          for (const part of chunks(missing)) {
+            const found = await queryRows<{ account: string; cluster: string }>(
+              ch,
+              'SELECT account, argMax(cluster, version) AS cluster FROM account_clusters WHERE account IN {keys:Array(String)} GROUP BY account',
+              { keys: part },
+            )
+            for (const r of found) out.set(r.account, r.cluster || null)
+          }
+          return out
+        },
+        null,
+      )
+      const out = new Map<string, string>()
+      for (const [k, c] of rows) if (c) out.set(k, c)
+      return out
+    },
+    /** Access path: caller_state FINAL (one row per caller), measured ones sorted by the engine; once per version. */
+    ranked() {
+      return oncePerVersion('ranked', async () => {
+        const rows = await queryRows<CallerStateRow>(
+          ch,
+          `SELECT ${CALLER_STATE_COLUMNS} FROM caller_state FINAL WHERE measured = 1 ORDER BY score DESC, author`,
+        )
+        return rows.map(callerRecordOfRow)
+      })
+    },
+    /** Access path: caller_mirrors FINAL by its (chain, handle) key prefix; once per version. */
+    mirrors(chain) {
+      return oncePerVersion(`mirrors:${chain}`, async () => {
+        const rows = await queryRows<MirrorRecord>(
+          ch,
+          `SELECT chain, handle, calls, early_rate, momentum_rate, median_return_1h, score, updated_at FROM caller_mirrors FINAL
+           WHERE chain = {chain:String} ORDER BY score DESC, handle`,
+          { chain },
+        )
+        return rows.map((m) => ({ ...m, calls: Number(m.calls), score: Number(m.score) }))
+      })
+    },
+    /**
+     * Access paths: the eligible callers filtered by the engine in caller_state FINAL (one row per
+     * caller); their calls from `calls` by its (author, token) key.
+     */
+    async signalCalls(f, since, cap) {
+      await ready()
+      const rows = await queryRows<{ author: string; token: string; called_at: string; captured_at: string }>(
+        ch,
+        `SELECT author, token, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at
+         FROM calls
+         WHERE author IN (
+           SELECT author FROM caller_state FINAL
+           WHERE measured = 1 AND graded >= {min_graded:Int64} AND early_rate >= {min_early:Float64}
+             AND ifNull(score, 0) / 100 >= {min_rank:Float64} AND ({coordinated:UInt8} = 1 OR cluster = ''))
+         GROUP BY author, token HAVING captured_at >= {since:UInt32}
+         ORDER BY captured_at, author, token LIMIT {cap:UInt32}`,
+        { min_graded: f.minGraded, min_early: f.minEarlyRate, min_rank: f.minRankScore, coordinated: f.includeCoordinated ? 1 : 0, since, cap },
+      )
+      return rows.map((r) => ({ author: r.author, token: r.token, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at) }))
+    },
+    sync: ready,
+    cachedEntries: () => callerRows.size() + clusterRows.size(),
+  }
+  return serving
+}

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSocialServing } from '../../api/serving/social-serving.ts'
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { medianOfCounts, mutualClusters, scoreCaller } from '../../core/domain/caller-grade.ts'
+import { catchUpCallerState } from '../../pipelines/social/caller-state.ts'
+import { namedQuery } from '../../sql/queries.ts'
+import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+
+/** Callers kept by key on the simulator's own social world (posts and follows). */
+let env: Embedded
+
+beforeAll(async () => {
+  env = await startEmbedded()
+  // Passes run when the test says so.
+  await env.grader.stop()
+  await env.ingestThrough(5000)
+  await env.grade()
+}, 240_000)
+afterAll(async () => env?.close())
+
+const latestState = 'SELECT * FROM caller_state ORDER BY author, version DESC LIMIT 1 BY author'
+
+/** caller_state and account_clusters against a recomputation from caller_stats and every follow snapshot. */
+async function expectRecomputed(): Promise<void> {
+    const [summaries, stored, snapshots] = await Promise.all([
+      queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(env.rt.ch, namedQuery('caller_summaries')),
+      queryRows<Record<string, unknown>>(env.rt.ch, latestState),
+      queryRows<{ account: string; following: string[] }>(env.rt.ch, 'SELECT account, argMax(following, observed_at) AS following FROM follow_snapshots GROUP BY account'),
+    ])
+    const clusters = mutualClusters(new Map(snapshots.map((s) => [s.account, new Set(s.following)])))
+    expect(summaries.length).toBeGreaterThan(20)
+    expect(summaries.filter((s) => Number(s.graded) > 0).length).toBeGreaterThan(0)
+    expect(clusters.size).toBeGreaterThan(0)
+    const byAuthor = new Map(stored.map((r) => [String(r.author), r]))
+    expect([...byAuthor.keys()].sort()).toEqual(summaries.map((s) => s.author).sort())
+    for (const s of summaries) {
+      const g = scoreCaller({
+        calls: Number(s.calls), graded: Number(s.graded), early: Number(s.early), momentum: Number(s.momentum), hits: Number(s.hits),
+        medianReturn1h: medianOfCounts(s.returns[0], s.returns[1].map(Number)),
+      })
+      const r = byAuthor.get(s.author)!
+      expect({
+        calls: Number(r.calls), graded: Number(r.graded), earlyRate: r.early_rate, momentumRate: r.momentum_rate, hitRate: r.hit_rate,
+        medianReturn1h: r.median_return_1h, score: r.score === null ? null : Number(r.score), grade: r.grade || null, measured: Number(r.measured) === 1,
+        cluster: r.cluster || null,
+      }, s.author).toEqual({ ...g, cluster: clusters.get(s.author) ?? null })
+    }
+    // account_clusters holds every clustered account (callers or not), and only those.
+    const accounts = await queryRows<{ account: string; cluster: string }>(
+      env.rt.ch,
+      "SELECT account, argMax(cluster, version) AS cluster FROM account_clusters GROUP BY account HAVING cluster != '' ORDER BY account",
+    )
+    expect(accounts).toEqual([...clusters].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([account, cluster]) => ({ account, cluster })))
+}
+
+describe('caller_state', () => {
+  it('equals a recomputation with scoreCaller over caller_stats, and clusters over every follow snapshot, for every author', expectRecomputed)
+
+  it('is built once from caller_stats and follow_snapshots on a data dir from before it (no checkpoint)', async () => {
+    for (const t of ['caller_state', 'account_clusters', 'caller_state_progress']) await env.rt.ch.command({ query: `TRUNCATE TABLE ${t}` })
+    const built = await catchUpCallerState(env.rt.ch, env.rt.logger)
+    expect(built?.built).toBe(true)
+    expect(built!.callers.length).toBeGreaterThan(20)
+    await expectRecomputed()
+    // Once built, the start-up path does nothing.
+    expect(await catchUpCallerState(env.rt.ch, env.rt.logger)).toBeNull()
+  })
+
+  it("the API's caller cache keeps the authors a pass did not touch and reads again the ones it did", async () => {
+    let reads: string[][] = []
+    // The real client, counting the keys each caller_state read asks for.
+    const counting = new Proxy(env.rt.ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (args: { query: string; query_params?: { keys?: string[] } }) => {
+          if (args.query.includes('FROM caller_state WHERE author IN') && args.query_params?.keys) reads.push(args.query_params.keys)
+          return target.query(args as Parameters<ClickHouseClient['query']>[0])
+        }
+      },
+    }) as ClickHouseClient
+    const serving = createSocialServing({ ch: counting, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 100_000 })
+    const all = (await queryRows<{ author: string }>(env.rt.ch, 'SELECT DISTINCT author FROM caller_state ORDER BY author')).map((r) => r.author)
+    const first = await serving.callers(all)
+    expect(first.size).toBe(all.length)
+    expect(reads.flat().sort()).toEqual(all)
+    reads = []
+    await serving.callers(all)
+    expect(reads).toEqual([])
+
+    const [{ seq: before } = { seq: '0' }] = await queryRows<{ seq: string }>(env.rt.ch, 'SELECT max(seq) AS seq FROM caller_changes')
+    await env.ingestThrough(5200)
+    await env.grade()
+    const changed = (await queryRows<{ key: string }>(
+      env.rt.ch,
+      "SELECT DISTINCT key FROM caller_changes WHERE kind = 'caller' AND seq > {after:UInt64} ORDER BY key",
+      { after: before },
+    )).map((r) => r.key)
+    expect(changed.length).toBeGreaterThan(0)
+    reads = []
+    const records = await serving.callers(all)
+    const reread = [...new Set(reads.flat())].sort()
+    expect(reread).toEqual(changed.filter((k) => all.includes(k)))
+    expect(reread.length).toBeLessThan(all.length)
+    // What was read again is current.
+    const [fresh] = await queryRows<Record<string, unknown>>(env.rt.ch, `SELECT * FROM (${latestState}) WHERE author = {a:String}`, { a: reread[0] ?? '' })
+    if (fresh) expect(records.get(String(fresh.author))!.calls).toBe(Number(fresh.calls))
+    expect(serving.cachedEntries()).toBe(all.length)
+  })
+})
