@@ -6,23 +6,9 @@ import type { Store } from '../../core/store/types.ts'
 import { ApiError, unavailableAsApiError } from '../errors.ts'
 import { priceOf } from '../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../catalog/types.ts'
+import type { AccessGrant } from './grant.ts'
 import type { KeyRegistry } from './keys.ts'
 import { CONNECTION_PREFIX, type McpConnector } from './mcp-connector.ts'
-
-/** What admitted a call, and how to complete it once the handler has succeeded. */
-export interface AccessGrant {
-  via: 'free' | 'admin' | 'key' | 'payment' | 'free_quota'
-  /** USD price this call is charged, or null. */
-  price: string | null
-  /** The subscription key's hash, when a key admitted the call. */
-  keyHash?: string
-  plan?: string
-  /**
-   * Settle the charge; runs only after the handler succeeded, and its failure means no data
-   * is served. Returns headers to add to the response (e.g. PAYMENT-RESPONSE).
-   */
-  settle?(): Promise<Record<string, string>>
-}
 
 /**
  * The single access hook every catalog route and MCP tool goes through. It decides before

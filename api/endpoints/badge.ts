@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 
 const BAND_COLORS: Record<string, string> = { elite: '#1a7f37', proven: '#2da44e', mixed: '#bf8700', weak: '#d1242f', poor: '#82071e', unknown: '#6e7781' }
 
@@ -26,7 +27,7 @@ export function renderBadge(band: string, score: number | null): string {
   ].join('')
 }
 
-export const badgeEndpoint = defineEndpoint({
+export const badgeEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/badge/{token}',
   summary: 'Deployer badge',

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { gradeOf } from '../../core/domain/caller-grade.ts'
 import { Handle } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { ApiDeps } from '../deps.ts'
 import { CallerRecordView, callerRecordView, iso, round } from '../serving/social-views.ts'
 import type { CallRecord } from '../serving/social-book.ts'
 import { callsOf } from '../serving/social-queries.ts'
@@ -31,7 +32,7 @@ function callView(c: CallRecord, tokens: Map<string, TokenRecord>): z.infer<type
   }
 }
 
-export const callerCardEndpoint = defineEndpoint({
+export const callerCardEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/caller/{handle}',
   summary: 'Caller report card',
@@ -51,7 +52,7 @@ export const callerCardEndpoint = defineEndpoint({
   },
 })
 
-export const callerCallsEndpoint = defineEndpoint({
+export const callerCallsEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/caller/{handle}/calls',
   summary: 'Caller call log',
@@ -77,7 +78,7 @@ export const callerCallsEndpoint = defineEndpoint({
   },
 })
 
-export const callersEndpoint = defineEndpoint({
+export const callersEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/callers',
   summary: 'Measured callers',

@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 import { DeployerHistoryView, deployerHistoryView } from '../serving/views.ts'
 
-export const deployerEndpoint = defineEndpoint({
+export const deployerEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/deployer/{address}',
   summary: 'Deployer reputation',

@@ -2,10 +2,11 @@ import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { ApiDeps } from '../deps.ts'
 import { firstMentions, TG_K_THRESHOLD, tgRecords } from '../serving/social-queries.ts'
 import { iso } from '../serving/social-views.ts'
 
-export const firstCallEndpoint = defineEndpoint({
+export const firstCallEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/tg/first-call/{token}',
   summary: 'Messaging-platform first call',

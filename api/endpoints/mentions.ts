@@ -2,12 +2,13 @@ import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { ApiDeps } from '../deps.ts'
 import { firehoseClock } from '../serving/social-queries.ts'
 import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
 
 const TAPE = 200
 
-export const mentionsEndpoint = defineEndpoint({
+export const mentionsEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/mentions/{token}',
   summary: 'Mention tape',

@@ -1,12 +1,13 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { ApiDeps } from '../deps.ts'
 import { firehoseClock } from '../serving/social-queries.ts'
 import { iso, round } from '../serving/social-views.ts'
 
 const MOMENTUM_SIZE = 50
 
-export const momentumEndpoint = defineEndpoint({
+export const momentumEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/social/momentum',
   summary: 'Social momentum',

@@ -62,7 +62,7 @@ function callersView(calls: Array<{ author: string; calledAt: number }>, social:
   }
 }
 
-export const reportEndpoint = defineEndpoint({
+export const reportEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/report/{token}',
   summary: 'Token dossier',

@@ -2,13 +2,14 @@ import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { IsoCursor, Limit } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { ApiDeps } from '../deps.ts'
 import { isoToMicros } from '../serving/cursor.ts'
 import { firstMentions, inclusivePage, tgLed, tgRecords } from '../serving/social-queries.ts'
 import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
 
 const bool = z.enum(['true', 'false'], { error: 'expected true or false' }).transform((v) => v === 'true')
 
-export const signalsEndpoint = defineEndpoint({
+export const signalsEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/signals/calls',
   summary: 'Measured-caller calls',

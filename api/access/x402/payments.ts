@@ -11,7 +11,7 @@ import type { Store } from '../../../core/store/types.ts'
 import { PAYMENT_NETWORK, USDC_BASE, usdToAtomic } from '../../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../../catalog/types.ts'
 import { ApiError } from '../../errors.ts'
-import type { AccessGrant } from '../gate.ts'
+import type { AccessGrant } from '../grant.ts'
 
 /**
  * x402 version 2 per-call payments, a thin adapter over the official SDK (@x402/core,
