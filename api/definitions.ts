@@ -1,3 +1,5 @@
+import { PAYMENT_ASSET, PAYMENT_NETWORK, X402_SCHEME, X402_VERSION } from './access/x402/constants.ts'
+
 /**
  * Our definitions where the contract says "not shown" (DESIGN §7), served as the OpenAPI
  * description so that every one of them is documented where clients look.
@@ -8,7 +10,7 @@ Chain Intelligence API: deployer reputation, caller accuracy, token risk, measur
 
 ## Access
 - Free endpoints need nothing. Paid endpoints answer **402** with a \`PAYMENT-REQUIRED\` header
-  (base64 JSON, x402 version 2, scheme \`exact\`, network \`eip155:8453\`, asset USDC); retry with
+  (base64 JSON, x402 version ${X402_VERSION}, scheme \`${X402_SCHEME}\`, network \`${PAYMENT_NETWORK}\`, asset ${PAYMENT_ASSET}); retry with
   \`PAYMENT-SIGNATURE\` (legacy \`X-Payment\` accepted). Paid endpoints fail closed: when payment cannot
   be verified, no data is served. Prices per call are in each operation (\`x-price-usd\`).
 - Subscription keys go in \`x-svc-key\` or \`Authorization: Bearer\`, never in the URL (a key in a query
