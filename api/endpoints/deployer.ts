@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SCORE_BAND_NAMES } from '../../core/domain/deployer-score.ts'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
@@ -13,7 +14,7 @@ export const deployerEndpoint = defineEndpoint<Uses<'tokens'>>()({
   tags: ['deployer'],
   params: z.object({ address: Address }),
   response: z.object({
-    signal: z.enum(['poor', 'weak', 'mixed', 'proven', 'elite', 'unknown']).meta({ description: 'the score band; unknown without launches' }),
+    signal: z.enum([...SCORE_BAND_NAMES, 'unknown']).meta({ description: 'the score band; unknown without launches' }),
     data: DeployerHistoryView,
     ...Measured,
   }),

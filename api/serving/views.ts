@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { INSIDER_PREP_MIN_RECIPIENTS, SCORE_BAND_NAMES } from '../../core/domain/deployer-score.ts'
+import { REAL_DEAD_IN_WORDS as W } from '../../core/domain/real-token.ts'
 import { VERDICT_REASON_CODES, VERDICT_SIGNALS, verdict, verdictOfUntracked, type VerdictInputs } from '../../core/domain/verdict.ts'
 import { BlockNumber, Wei } from '../catalog/schemas.ts'
 import type { DeployerHistory, DeployerRecord } from '../../core/records/deployer-state.ts'
@@ -35,7 +37,7 @@ export const TokenView = z.object({
   first_swap_block: BlockNumber.nullable(),
   last_swap_block: BlockNumber.nullable(),
   last_swap_at: z.string().nullable(),
-  is_real: z.boolean().meta({ description: '>= 50 swaps, >= 20 traders and >= 1 WETH volume, reached once' }),
+  is_real: z.boolean().meta({ description: `>= ${W.swaps} swaps, >= ${W.traders} traders and >= ${W.weth} WETH volume, reached once` }),
   real_block: BlockNumber.nullable().meta({ description: 'the block in which the token became real' }),
   real_at: z.string().nullable(),
   dead: z.boolean(),
@@ -117,9 +119,9 @@ export const DeployerView = z.object({
   real: z.number().int(),
   dead: z.number().int(),
   best_token: z.object({ token: z.string(), symbol: z.string().nullable(), weth_volume_wei: Wei }).nullable(),
-  insider_prep: z.boolean().meta({ description: 'a launch whose deployer sent supply to 2+ wallets before its pool existed' }),
+  insider_prep: z.boolean().meta({ description: `a launch whose deployer sent supply to ${INSIDER_PREP_MIN_RECIPIENTS}+ wallets before its pool existed` }),
   score: z.number().int().nullable().meta({ description: '0-100, formula in the description of this API' }),
-  band: z.enum(['poor', 'weak', 'mixed', 'proven', 'elite']).nullable(),
+  band: z.enum(SCORE_BAND_NAMES).nullable(),
 })
 
 export function deployerView(address: string, d: DeployerRecord | undefined): z.infer<typeof DeployerView> {
