@@ -3,7 +3,7 @@ import { SCORE_BAND_NAMES } from '../../core/domain/deployer-score.ts'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
-import { DeployerHistoryView, deployerHistoryView } from '../serving/views.ts'
+import { DeployerHistoryView, deployerHistoryView } from '../views/deployer.ts'
 
 export const deployerEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',

@@ -4,7 +4,7 @@ import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { isoToMicros, microsToIso } from '../serving/cursor.ts'
 import type { DeployerRecord, TokenRecord } from '../serving/token-serving.ts'
-import { priceView, PriceView } from '../serving/views.ts'
+import { priceView, PriceView } from '../views/token.ts'
 
 /** The free tier sees the feed this late. */
 export const FREE_FEED_DELAY_SECONDS = 600

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
-import { DeployerView, deployerView } from '../serving/views.ts'
+import { DeployerView, deployerView } from '../views/deployer.ts'
 
 const LEADERBOARD_SIZE = 100
 

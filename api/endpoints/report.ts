@@ -8,7 +8,9 @@ import type { ApiDeps } from '../deps.ts'
 import type { SocialBook } from '../serving/social-book.ts'
 import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
 import type { TokenRecord } from '../serving/token-serving.ts'
-import { DeployerHistoryView, deployerHistoryView, TokenView, tokenView, VerdictView, verdictView } from '../serving/views.ts'
+import { DeployerHistoryView, deployerHistoryView } from '../views/deployer.ts'
+import { TokenView, tokenView } from '../views/token.ts'
+import { VerdictView, verdictView } from '../views/verdict.ts'
 
 /** Measured callers listed in a dossier, earliest call first. */
 const CALLERS_LIMIT = 50

@@ -3,7 +3,7 @@ import { VERDICT_RULES_MARKDOWN } from '../../core/domain/verdict.ts'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
-import { VerdictReasonView, VerdictView, verdictView } from '../serving/views.ts'
+import { VerdictReasonView, VerdictView, verdictView } from '../views/verdict.ts'
 
 export const verdictEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
