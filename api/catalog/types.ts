@@ -79,9 +79,10 @@ export interface Endpoint<
 }
 
 /**
- * Declare an endpoint using dependencies `D` (none unless given): `defineEndpoint<Uses<'tokens'>>()({...})`. The
- * identity function exists so TypeScript infers the schemas' types; it is curried because
- * TypeScript cannot take `D` explicitly and infer the rest in one call.
+ * Declare an endpoint using dependencies `D` (none unless given), e.g.
+ * `defineEndpoint<Uses<'tokens'>>()({...})`. The identity function exists so TypeScript infers
+ * the schemas' types; it is curried because TypeScript cannot take `D` explicitly and infer the
+ * rest in one call.
  */
 export function defineEndpoint<D = unknown>() {
   return <P extends AnyObject, Q extends AnyObject, B extends z.ZodType, R extends z.ZodType>(e: Endpoint<P, Q, B, R, D>): Endpoint<P, Q, B, R, D> => e
