@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { AccessGate } from './access/gate.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
-import type { ApiDeps } from './deps.ts'
+import type { ApiDeps, ServedEndpoint } from './deps.ts'
 import { ApiError, unavailableAsApiError } from './errors.ts'
 import { buildOpenApi } from './openapi.ts'
 import { registerCatalogRoutes } from './routes.ts'
@@ -30,7 +30,7 @@ function fromFastifyError(err: FastifyError): ApiError {
 export interface AppOptions {
   deps: ApiDeps
   gate: AccessGate
-  catalog: AnyEndpoint[]
+  catalog: ServedEndpoint[]
   /** Extra routes mounted on the same server (the MCP endpoint). */
   plugins?: Array<(app: FastifyInstance) => Promise<void> | void>
 }

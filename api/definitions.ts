@@ -1,3 +1,12 @@
+import { SCORE_BANDS } from '../core/domain/deployer-score.ts'
+import { REAL_DEAD_IN_WORDS as W } from '../core/domain/real-token.ts'
+import { PAYMENT_ASSET, PAYMENT_NETWORK, X402_SCHEME, X402_VERSION } from './access/x402/constants.ts'
+
+/** "0-29 `poor`, 30-49 `weak`, ...": each band from its minimum to one below the next band's, lowest first. */
+const bandsText = SCORE_BANDS.map((b, i) => `${b.min}-${i === 0 ? 100 : SCORE_BANDS[i - 1]!.min - 1} \`${b.band}\``)
+  .reverse()
+  .join(', ')
+
 /**
  * Our definitions where the contract says "not shown" (DESIGN §7), served as the OpenAPI
  * description so that every one of them is documented where clients look.
@@ -8,7 +17,7 @@ Chain Intelligence API: deployer reputation, caller accuracy, token risk, measur
 
 ## Access
 - Free endpoints need nothing. Paid endpoints answer **402** with a \`PAYMENT-REQUIRED\` header
-  (base64 JSON, x402 version 2, scheme \`exact\`, network \`eip155:8453\`, asset USDC); retry with
+  (base64 JSON, x402 version ${X402_VERSION}, scheme \`${X402_SCHEME}\`, network \`${PAYMENT_NETWORK}\`, asset ${PAYMENT_ASSET}); retry with
   \`PAYMENT-SIGNATURE\` (legacy \`X-Payment\` accepted). Paid endpoints fail closed: when payment cannot
   be verified, no data is served. Prices per call are in each operation (\`x-price-usd\`).
 - Subscription keys go in \`x-svc-key\` or \`Authorization: Bearer\`, never in the URL (a key in a query
@@ -26,10 +35,10 @@ Addresses are accepted in any case and answered lowercase; handles with or witho
 - A token's deployer is the \`from\` of the transaction that created its contract. A trader is the \`from\`
   of the transaction that contains the swap (never the router or a pool).
 - WETH volume of a swap: the WETH amount in plus the WETH amount out of that pool event.
-- A token is real once, in one block, it has at least 50 swaps, 20 distinct traders and 1 WETH of volume;
-  that block is recorded. Dead: no swap for 72 h, or more than 90% of its liquidity removed.
+- A token is real once, in one block, it has at least ${W.swaps} swaps, ${W.traders} distinct traders and ${W.weth} WETH of volume;
+  that block is recorded. Dead: no swap for ${W.idleHours} h, or more than ${W.removedPercent}% of its liquidity removed.
 - Verdict \`signal\`: \`low_risk\`, \`moderate_risk\`, \`high_risk\`, \`avoid\`; \`confidence\` in [0,1].
-- Deployer score bands: 0-29 \`poor\`, 30-49 \`weak\`, 50-69 \`mixed\`, 70-84 \`proven\`, 85-100 \`elite\`.
+- Deployer score bands: ${bandsText}.
 - Caller grade from a 0-100 caller score: A >= 75, B >= 55, C >= 35, else D; a caller is measured with
   at least 4 graded calls.
 - A call is an account's first mention of a token (a contract address, or a cashtag that names exactly

@@ -61,3 +61,9 @@ export interface ApiDeps {
   /** Readiness checks for /health, by component name. */
   readiness: Record<string, () => Promise<void>>
 }
+
+/** The dependencies an endpoint uses, named by key: `defineEndpoint<Uses<'tokens'>>()`. */
+export type Uses<K extends keyof ApiDeps> = Pick<ApiDeps, K>
+
+/** A catalog endpoint as the routes and MCP tools call it, with this process's dependencies. */
+export type ServedEndpoint = AnyEndpoint<ApiDeps>

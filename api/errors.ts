@@ -1,4 +1,5 @@
 import { isDependencyUnavailable } from '../core/dependency.ts'
+import { PAYMENT_ASSET, PAYMENT_NETWORK } from './access/x402/constants.ts'
 
 /**
  * Every API error code, declared once with its HTTP status and a default message. The error
@@ -11,7 +12,7 @@ export const ERROR_CODES = {
   key_in_url: { status: 400, message: 'Keys go in the x-svc-key or Authorization header, never in the URL.' },
   missing_key: { status: 401, message: 'This endpoint needs a subscription key in x-svc-key or Authorization: Bearer.' },
   invalid_key: { status: 401, message: 'The subscription key is not valid.' },
-  payment_required: { status: 402, message: 'Payment required: settle USDC on eip155:8453 over x402 and retry.' },
+  payment_required: { status: 402, message: `Payment required: settle ${PAYMENT_ASSET} on ${PAYMENT_NETWORK} over x402 and retry.` },
   forbidden: { status: 403, message: 'The credentials given do not allow this call.' },
   not_found: { status: 404, message: 'No such route.' },
   method_not_allowed: { status: 405, message: 'The route exists but not with this method.' },

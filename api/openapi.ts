@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import { DEFINITIONS_MARKDOWN } from './definitions.ts'
 import { ERROR_CODES } from './errors.ts'
-import { PAYMENT_NETWORK, usdToAtomic } from './catalog/pricing.ts'
+import { PAYMENT_NETWORK } from './access/x402/constants.ts'
+import { usdToAtomic } from './catalog/pricing.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 
 type Json = Record<string, unknown>

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import type { AccessGate } from './access/gate.ts'
 import { ADDRESS_MESSAGE } from './catalog/schemas.ts'
-import type { AnyEndpoint, RequestInfo } from './catalog/types.ts'
-import type { ApiDeps } from './deps.ts'
+import type { RequestInfo } from './catalog/types.ts'
+import type { ApiDeps, ServedEndpoint } from './deps.ts'
 import { ApiError } from './errors.ts'
 
 /** Query parameter names that look like a credential: keys go in headers only. */
@@ -35,7 +35,7 @@ export const originOf = (info: RequestInfo) => (info.url ? new URL(info.url).ori
 
 /** Run one catalog endpoint for an already-parsed request, through the access gate. */
 export async function invokeEndpoint(
-  e: AnyEndpoint,
+  e: ServedEndpoint,
   input: { params: unknown; query: unknown; body: unknown },
   info: RequestInfo,
   deps: ApiDeps,
@@ -54,7 +54,7 @@ export async function invokeEndpoint(
 }
 
 /** Register every catalog endpoint as a Fastify route. */
-export function registerCatalogRoutes(app: FastifyInstance, catalog: AnyEndpoint[], deps: ApiDeps, gate: AccessGate): void {
+export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate): void {
   for (const e of catalog) {
     if (e.mountedBy) continue
     app.route({

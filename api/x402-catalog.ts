@@ -1,4 +1,5 @@
-import { PAYMENT_NETWORK, USDC_BASE, USDC_DECIMALS, usdToAtomic } from './catalog/pricing.ts'
+import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_DECIMALS, X402_SCHEME, X402_VERSION } from './access/x402/constants.ts'
+import { usdToAtomic } from './catalog/pricing.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 
 /**
@@ -8,10 +9,10 @@ import type { AnyEndpoint } from './catalog/types.ts'
 export function buildX402Catalog(catalog: AnyEndpoint[], payTo: string | undefined, asset: string = USDC_BASE): Record<string, unknown> {
   return {
     version: 2,
-    x402Version: 2,
-    scheme: 'exact',
+    x402Version: X402_VERSION,
+    scheme: X402_SCHEME,
     network: PAYMENT_NETWORK,
-    asset: { symbol: 'USDC', address: asset, decimals: USDC_DECIMALS },
+    asset: { symbol: PAYMENT_ASSET, address: asset, decimals: USDC_DECIMALS },
     payTo: payTo ?? null,
     paymentHeaders: { request: ['PAYMENT-SIGNATURE', 'X-Payment'], required: 'PAYMENT-REQUIRED', response: 'PAYMENT-RESPONSE' },
     resources: catalog

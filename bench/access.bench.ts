@@ -2,6 +2,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import autocannon from 'autocannon'
+import { PAYMENT_NETWORK } from '../api/access/x402/constants.ts'
 import { createX402Payments } from '../api/access/x402/payments.ts'
 import { tokenEndpoint } from '../api/endpoints/token.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN } from '../test/setup/embedded.ts'
@@ -51,8 +52,8 @@ export async function benchAccess(): Promise<BenchResult[]> {
 
     const signer = chain.signer(2)
     const client = x402Client.fromConfig({
-      schemes: [{ network: 'eip155:8453', client: new ExactEvmScheme(signer) }],
-      spendControls: { allowedAssets: [{ network: 'eip155:8453', asset: chain.usdc }] },
+      schemes: [{ network: PAYMENT_NETWORK, client: new ExactEvmScheme(signer) }],
+      spendControls: { allowedAssets: [{ network: PAYMENT_NETWORK, asset: chain.usdc }] },
     })
     const pay = wrapFetchWithPayment(fetch, client)
     const paidMs = await meanMs(20, async () => {

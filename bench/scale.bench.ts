@@ -160,6 +160,36 @@ function liveBlock(p: Proportions, number: number, tokens: number, seed: number)
   return { chainId: 4663, number, hash: hex64(0xabc000000 + number), parentHash: hex64(0xabc000000 + number - 1), timestamp: DEFAULT_START_TIME + 2 * number, creations: [], logs }
 }
 
+/**
+ * The real client, timing each call by the first words of its statement (or the table it inserts
+ * into): where a live block's time goes, at each size.
+ */
+function timedClient(ch: Embedded['rt']['ch']) {
+  const spent = new Map<string, number>()
+  const label = (a: { query?: string; table?: string }) =>
+    a.table ? `insert ${a.table}` : (a.query ?? '').replace(/--[^\n]*\n/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 48)
+  const timed = new Proxy(ch, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (!['query', 'insert', 'command'].includes(prop as string) || typeof value !== 'function') return value
+      return async (args: { query?: string; table?: string }) => {
+        const t = performance.now()
+        try {
+          return await (value as (a: unknown) => Promise<unknown>).call(target, args)
+        } finally {
+          spent.set(label(args), (spent.get(label(args)) ?? 0) + performance.now() - t)
+        }
+      }
+    },
+  }) as Embedded['rt']['ch']
+  return {
+    ch: timed,
+    reset: () => spent.clear(),
+    report: (blocks: number) =>
+      [...spent].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, ms]) => `${(ms / blocks).toFixed(1)} ms ${k}`).join('; '),
+  }
+}
+
 const pct = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN
@@ -178,6 +208,8 @@ interface SizeFigures {
   leaderboardP99: number
   searchP99: number
   rssMb: number
+  /** The chain processor's ClickHouse calls during the live blocks: mean ms per block, by statement. */
+  breakdown: string
 }
 
 async function timed(url: string): Promise<number> {
@@ -209,8 +241,9 @@ export async function benchScale(): Promise<BenchResult[]> {
       built = size
       block = Math.max(block, blocks)
       const t1 = performance.now()
+      const timing = timedClient(env.rt.ch)
       processor = createChainProcessor({
-        ch: env.rt.ch, bus: env.rt.bus, logger: env.rt.logger, metrics: env.rt.metrics, chainId: 4663,
+        ch: timing.ch, bus: env.rt.bus, logger: env.rt.logger, metrics: env.rt.metrics, chainId: 4663,
         follow: followed4663(env.rt.config), maxBatchBlocks: 1,
         onAdvance: (b, seq) => env.api.watermarks.advance(4663, b, seq),
       })
@@ -219,6 +252,7 @@ export async function benchScale(): Promise<BenchResult[]> {
       await processor.start()
       const catchUpS = (performance.now() - t1) / 1000
 
+      timing.reset()
       const refreshMs: number[] = []
       const leaderboardMs: number[] = []
       const searchMs: number[] = []
@@ -238,6 +272,7 @@ export async function benchScale(): Promise<BenchResult[]> {
         for (let j = 0; j < 5; j++) searchMs.push(await timed(`${base}/search?q=SC${Math.floor(Math.random() * tokens)}`))
       }
 
+      const breakdown = timing.report(LIVE_BLOCKS)
       const hot = jsAddr('a', Math.floor(tokens / 2))
       await timed(`${base}/token/${hot}`)
       const load = await autocannon({ url: `${base}/token/${hot}`, headers: admin, connections: 20, duration: 4 })
@@ -256,8 +291,10 @@ export async function benchScale(): Promise<BenchResult[]> {
         leaderboardP99: pct(leaderboardMs, 0.99),
         searchP99: pct(searchMs, 0.99),
         rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+        breakdown,
       })
       const f = figures.at(-1)!
+      console.log(`[scale] per live block, by statement: ${f.breakdown}`)
       console.log(`[scale] ${size.toLocaleString('en-US')} transfers, ${tokens.toLocaleString('en-US')} tokens: built in ${f.buildS.toFixed(1)} s, serving state caught up in ${f.catchUpS.toFixed(1)} s; refresh p50 ${f.refreshP50.toFixed(1)} ms p99 ${f.refreshP99.toFixed(1)} ms; /token hot p99 ${f.tokenHotP99} ms (${Math.round(f.tokenHotRps)} req/s), cold p99 ${f.tokenColdP99.toFixed(1)} ms; /leaderboard p99 ${f.leaderboardP99.toFixed(1)} ms; /search p99 ${f.searchP99.toFixed(1)} ms; rss ${f.rssMb} MiB`)
     }
   } finally {

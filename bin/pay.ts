@@ -6,7 +6,8 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Hex } from 'viem'
 import { ConfigError, type Config } from '../core/config.ts'
-import { PAYMENT_NETWORK, usdToAtomic } from '../api/catalog/pricing.ts'
+import { PAYMENT_NETWORK } from '../api/access/x402/constants.ts'
+import { usdToAtomic } from '../api/catalog/pricing.ts'
 
 /**
  * `svc pay <path|url>`: one paid call through the official x402 client, the way a customer's

@@ -2,7 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyInstance } from 'fastify'
 import type { AccessGate } from '../api/access/gate.ts'
 import type { AnyEndpoint } from '../api/catalog/types.ts'
-import type { ApiDeps } from '../api/deps.ts'
+import type { ApiDeps, ServedEndpoint } from '../api/deps.ts'
 import { mcpEndpoint } from '../api/endpoints/meta.ts'
 import { ApiError } from '../api/errors.ts'
 import { originOf, requestInfo } from '../api/routes.ts'
@@ -12,7 +12,7 @@ import { createMcpServer } from './server.ts'
  * Mount the MCP server at /mcp (streamable HTTP, stateless: every POST is answered on its own,
  * so any API process behind a load balancer can take any call).
  */
-export function mcpPlugin(catalog: AnyEndpoint[], deps: ApiDeps, gate: AccessGate) {
+export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate) {
   return async (app: FastifyInstance) => {
     app.route({
       method: ['POST', 'GET', 'DELETE'],

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { AccessGate } from '../api/access/gate.ts'
 import type { AnyEndpoint, RequestInfo } from '../api/catalog/types.ts'
-import type { ApiDeps } from '../api/deps.ts'
+import type { ApiDeps, ServedEndpoint } from '../api/deps.ts'
 import { ApiError, unavailableAsApiError } from '../api/errors.ts'
 import { invokeEndpoint } from '../api/routes.ts'
 
@@ -41,7 +41,7 @@ function toolError(err: ApiError): CallToolResult {
  * as results with isError and our error body; the arguments the tool receives are the raw
  * ones, validated by the endpoint's own schemas.
  */
-export function createMcpServer(catalog: AnyEndpoint[], deps: ApiDeps, gate: AccessGate, fallbackInfo: RequestInfo): McpServer {
+export function createMcpServer(catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate, fallbackInfo: RequestInfo): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } })
   for (const e of catalog) {
     if (!e.tool) continue

@@ -6,23 +6,10 @@ import type { Store } from '../../core/store/types.ts'
 import { ApiError, unavailableAsApiError } from '../errors.ts'
 import { priceOf } from '../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../catalog/types.ts'
+import type { AccessGrant } from './grant.ts'
+import { PAYMENT_ASSET, PAYMENT_NETWORK } from './x402/constants.ts'
 import type { KeyRegistry } from './keys.ts'
 import { CONNECTION_PREFIX, type McpConnector } from './mcp-connector.ts'
-
-/** What admitted a call, and how to complete it once the handler has succeeded. */
-export interface AccessGrant {
-  via: 'free' | 'admin' | 'key' | 'payment' | 'free_quota'
-  /** USD price this call is charged, or null. */
-  price: string | null
-  /** The subscription key's hash, when a key admitted the call. */
-  keyHash?: string
-  plan?: string
-  /**
-   * Settle the charge; runs only after the handler succeeded, and its failure means no data
-   * is served. Returns headers to add to the response (e.g. PAYMENT-RESPONSE).
-   */
-  settle?(): Promise<Record<string, string>>
-}
 
 /**
  * The single access hook every catalog route and MCP tool goes through. It decides before
@@ -145,7 +132,7 @@ export function createAccessGate(deps: GateDeps): AccessGate {
     if (access.kind === 'mixed' && (await takeDailyQuota(store, endpoint, request.ip, access.freePerDay))) return { via: 'free_quota', price: null }
     if (deps.payments) throw deps.payments.required(endpoint, price!, request)
     const message = access.kind === 'mixed' ? `The free quota of ${access.freePerDay} per day is used up; pay per call or retry tomorrow.` : undefined
-    throw new ApiError('payment_required', message, { price_usd: price, network: 'eip155:8453', asset: 'USDC' })
+    throw new ApiError('payment_required', message, { price_usd: price, network: PAYMENT_NETWORK, asset: PAYMENT_ASSET })
   }
 
   return {

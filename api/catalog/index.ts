@@ -21,13 +21,13 @@ import { walletEndpoint } from '../endpoints/wallet.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
-import type { AnyEndpoint } from './types.ts'
+import type { ServedEndpoint } from '../deps.ts'
 
 /**
  * The one endpoint catalog. Routes, /openapi.json, /.well-known/x402 and the MCP tools are all
  * generated from this list; an endpoint is declared in exactly one place.
  */
-export const catalog: AnyEndpoint[] = [
+export const catalog: ServedEndpoint[] = [
   statsEndpoint,
   tokenEndpoint,
   deployerEndpoint,
@@ -67,4 +67,4 @@ export const catalog: AnyEndpoint[] = [
   healthEndpoint,
   metricsEndpoint,
   mcpEndpoint,
-] as AnyEndpoint[]
+] as ServedEndpoint[]

@@ -1,15 +1,13 @@
+import { USDC_DECIMALS } from '../access/x402/constants.ts'
 import type { Access } from './types.ts'
 
-/** USDC on Base (eip155:8453), the payment asset of every paid call. */
-export const PAYMENT_NETWORK = 'eip155:8453'
-export const USDC_BASE = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913'
-export const USDC_DECIMALS = 6
+const PRICE = new RegExp(`^(\\d+)(?:\\.(\\d{1,${USDC_DECIMALS}}))?$`)
 
 /** A USD price string ("0.01") in USDC base units (6 decimals), exactly: "10000". */
 export function usdToAtomic(price: string): string {
-  const m = /^(\d+)(?:\.(\d{1,6}))?$/.exec(price)
-  if (!m) throw new Error(`price ${price} is not a decimal with at most 6 places`)
-  return (BigInt(m[1]!) * 10n ** 6n + BigInt((m[2] ?? '').padEnd(6, '0'))).toString()
+  const m = PRICE.exec(price)
+  if (!m) throw new Error(`price ${price} is not a decimal with at most ${USDC_DECIMALS} places`)
+  return (BigInt(m[1]!) * 10n ** BigInt(USDC_DECIMALS) + BigInt((m[2] ?? '').padEnd(USDC_DECIMALS, '0'))).toString()
 }
 
 /** The price of one call given its query, or null when the call is free. */

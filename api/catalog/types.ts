@@ -1,7 +1,6 @@
 import type { z } from 'zod'
 import type { Feature } from '../../core/domain/plans.ts'
-import type { AccessGrant } from '../access/gate.ts'
-import type { ApiDeps } from '../deps.ts'
+import type { AccessGrant } from '../access/grant.ts'
 
 /** How a call to an endpoint is paid for (DESIGN §5). Prices are USD decimal strings. */
 export type Access =
@@ -27,11 +26,12 @@ export interface RequestInfo {
   url?: string
 }
 
-export interface HandlerContext<P, Q, B> {
+/** A handler's input; `D` is the part of the process's dependencies the endpoint declared it uses. */
+export interface HandlerContext<P, Q, B, D> {
   params: P
   query: Q
   body: B
-  deps: ApiDeps
+  deps: D
   request: RequestInfo
   /** What admitted the call (the key's hash for key-scoped data such as the watchlist). */
   grant: AccessGrant
@@ -47,6 +47,8 @@ export interface Endpoint<
   Q extends AnyObject = AnyObject,
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
+  /** The dependencies the handler uses (`unknown`: none); `never` in the catalog's view, which calls no handler. */
+  D = never,
 > {
   method: HttpMethod
   /** OpenAPI-style path, e.g. `/token/{address}`. */
@@ -73,15 +75,22 @@ export interface Endpoint<
    */
   validate?: (input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }) => void
   /** Absent while the endpoint is declared but not served yet: it answers 501 not_implemented. */
-  handler?: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<HandlerResult<z.input<R>>>
+  handler?: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>, D>) => Promise<HandlerResult<z.input<R>>>
 }
 
-/** Declare an endpoint; the identity function exists so TypeScript infers the handler's types. */
-export function defineEndpoint<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, R extends z.ZodType>(
-  e: Endpoint<P, Q, B, R>,
-): Endpoint<P, Q, B, R> {
-  return e
+/**
+ * Declare an endpoint using dependencies `D` (none unless given), e.g.
+ * `defineEndpoint<Uses<'tokens'>>()({...})`. The identity function exists so TypeScript infers
+ * the schemas' types; it is curried because TypeScript cannot take `D` explicitly and infer the
+ * rest in one call.
+ */
+export function defineEndpoint<D = unknown>() {
+  return <P extends AnyObject, Q extends AnyObject, B extends z.ZodType, R extends z.ZodType>(e: Endpoint<P, Q, B, R, D>): Endpoint<P, Q, B, R, D> => e
 }
 
-/** The catalog as routes, OpenAPI, the x402 catalog and MCP see it. */
-export type AnyEndpoint = Endpoint<AnyObject, AnyObject, z.ZodType, z.ZodType>
+/**
+ * The catalog as the documents (OpenAPI, the x402 catalog) and the gate see it; with `D`, as a
+ * caller that supplies those dependencies to the handlers sees it (every endpoint whose needs
+ * `D` covers is one).
+ */
+export type AnyEndpoint<D = never> = Endpoint<AnyObject, AnyObject, z.ZodType, z.ZodType, D>

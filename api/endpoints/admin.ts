@@ -4,11 +4,12 @@ import { PLAN_NAMES, type PlanName } from '../../core/domain/plans.ts'
 import { runReadOnlySql } from '../../sql/read-only.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 
 const KeyView = z.object({ prefix: z.string(), plan: z.string(), created_at: z.string(), revoked_at: z.string().nullable() })
 
-export const createKeyEndpoint = defineEndpoint({
+export const createKeyEndpoint = defineEndpoint<Uses<'keys'>>()({
   method: 'POST',
   path: '/admin/keys',
   summary: 'Issue a subscription key',
@@ -23,7 +24,7 @@ export const createKeyEndpoint = defineEndpoint({
   },
 })
 
-export const listKeysEndpoint = defineEndpoint({
+export const listKeysEndpoint = defineEndpoint<Uses<'keys'>>()({
   method: 'GET',
   path: '/admin/keys',
   summary: 'List subscription keys',
@@ -36,7 +37,7 @@ export const listKeysEndpoint = defineEndpoint({
   },
 })
 
-export const revokeKeyEndpoint = defineEndpoint({
+export const revokeKeyEndpoint = defineEndpoint<Uses<'keys'>>()({
   method: 'DELETE',
   path: '/admin/keys/{prefix}',
   summary: 'Revoke a subscription key',
@@ -52,7 +53,7 @@ export const revokeKeyEndpoint = defineEndpoint({
   },
 })
 
-export const adminSqlEndpoint = defineEndpoint({
+export const adminSqlEndpoint = defineEndpoint<Uses<'ch'>>()({
   method: 'POST',
   path: '/admin/sql',
   summary: 'Run one read-only query',
@@ -75,7 +76,7 @@ export const adminSqlEndpoint = defineEndpoint({
 /** At most this much test USDC per faucet call: 1,000,000 USDC in 6-decimal units. */
 const FAUCET_MAX_ATOMIC = 1_000_000_000_000n
 
-export const faucetEndpoint = defineEndpoint({
+export const faucetEndpoint = defineEndpoint<Uses<'faucet'>>()({
   method: 'POST',
   path: '/admin/faucet',
   summary: 'Mint test USDC (local payments chain only)',

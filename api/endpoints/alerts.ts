@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { BACKOFF_MS, MAX_ATTEMPTS } from '../../pipelines/alerts/delivery.ts'
 import { checkWebhookUrl, WebhookUrlError } from '../alerts/webhook-url.ts'
 import { defineEndpoint, type HandlerContext } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 
 /** How many recent deliveries GET /alerts/webhook lists. */
@@ -23,13 +24,13 @@ const Delivery = z.object({
 const Retry = z.object({ max_attempts: z.number().int(), first_backoff_ms: z.number().int(), factor: z.number() })
 const retry = { max_attempts: MAX_ATTEMPTS, first_backoff_ms: BACKOFF_MS, factor: 2 }
 
-function scope(ctx: HandlerContext<unknown, unknown, unknown>) {
+function scope(ctx: HandlerContext<unknown, unknown, unknown, Uses<'alerts'>>) {
   if (!ctx.grant.keyHash) throw new ApiError('missing_key', 'The webhook belongs to a subscription key: send x-svc-key.')
   if (!ctx.deps.alerts) throw new ApiError('dependency_unavailable', 'Alerts are not running in this process.')
   return { keyHash: ctx.grant.keyHash, alerts: ctx.deps.alerts }
 }
 
-export const setWebhookEndpoint = defineEndpoint({
+export const setWebhookEndpoint = defineEndpoint<Uses<'alerts'>>()({
   method: 'POST',
   path: '/alerts/webhook',
   summary: 'Set the alert webhook',
@@ -54,7 +55,7 @@ export const setWebhookEndpoint = defineEndpoint({
   },
 })
 
-export const getWebhookEndpoint = defineEndpoint({
+export const getWebhookEndpoint = defineEndpoint<Uses<'alerts'>>()({
   method: 'GET',
   path: '/alerts/webhook',
   summary: 'Webhook configuration',
@@ -80,7 +81,7 @@ export const getWebhookEndpoint = defineEndpoint({
   },
 })
 
-export const deleteWebhookEndpoint = defineEndpoint({
+export const deleteWebhookEndpoint = defineEndpoint<Uses<'alerts'>>()({
   method: 'DELETE',
   path: '/alerts/webhook',
   summary: 'Remove the webhook',
@@ -94,7 +95,7 @@ export const deleteWebhookEndpoint = defineEndpoint({
   },
 })
 
-export const testAlertEndpoint = defineEndpoint({
+export const testAlertEndpoint = defineEndpoint<Uses<'alerts'>>()({
   method: 'POST',
   path: '/alerts/test',
   summary: 'Fire a test alert',

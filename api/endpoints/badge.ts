@@ -1,15 +1,18 @@
 import { z } from 'zod'
+import type { ScoreBand } from '../../core/domain/deployer-score.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 
-const BAND_COLORS: Record<string, string> = { elite: '#1a7f37', proven: '#2da44e', mixed: '#bf8700', weak: '#d1242f', poor: '#82071e', unknown: '#6e7781' }
+/** Typed by band so that a band renamed or added in core/domain must be given a colour here. */
+const BAND_COLORS: Record<ScoreBand | 'unknown', string> = { elite: '#1a7f37', proven: '#2da44e', mixed: '#bf8700', weak: '#d1242f', poor: '#82071e', unknown: '#6e7781' }
 
 function escapeXml(s: string): string {
   return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
 }
 
 /** A flat two-part badge: "deployer" | "<band> <score>". */
-export function renderBadge(band: string, score: number | null): string {
+export function renderBadge(band: ScoreBand | 'unknown', score: number | null): string {
   const right = score === null ? band : `${band} ${score}`
   const leftW = 62
   const rightW = 10 + right.length * 7
@@ -18,7 +21,7 @@ export function renderBadge(band: string, score: number | null): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="20" role="img" aria-label="deployer: ${escapeXml(right)}">`,
     `<title>deployer: ${escapeXml(right)}</title>`,
     `<rect width="${leftW}" height="20" fill="#555"/>`,
-    `<rect x="${leftW}" width="${rightW}" height="20" fill="${BAND_COLORS[band] ?? BAND_COLORS.unknown}"/>`,
+    `<rect x="${leftW}" width="${rightW}" height="20" fill="${BAND_COLORS[band]}"/>`,
     `<g fill="#fff" text-anchor="middle" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11">`,
     `<text x="${leftW / 2}" y="14">deployer</text>`,
     `<text x="${leftW + rightW / 2}" y="14">${escapeXml(right)}</text>`,
@@ -26,7 +29,7 @@ export function renderBadge(band: string, score: number | null): string {
   ].join('')
 }
 
-export const badgeEndpoint = defineEndpoint({
+export const badgeEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/badge/{token}',
   summary: 'Deployer badge',

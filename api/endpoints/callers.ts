@@ -2,7 +2,8 @@ import { z } from 'zod'
 import { gradeOf } from '../../core/domain/caller-grade.ts'
 import { Handle } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import { CallerRecordView, callerRecordView, iso, round } from '../serving/social-views.ts'
+import type { ApiDeps } from '../deps.ts'
+import { CallerRecordView, callerRecordView, iso, round } from '../views/caller.ts'
 import { callsOf, type CallRecord } from '../serving/social-queries.ts'
 import type { TokenRecord } from '../serving/token-serving.ts'
 
@@ -30,7 +31,7 @@ function callView(c: CallRecord, tokens: Map<string, TokenRecord>): z.infer<type
   }
 }
 
-export const callerCardEndpoint = defineEndpoint({
+export const callerCardEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/caller/{handle}',
   summary: 'Caller report card',
@@ -49,7 +50,7 @@ export const callerCardEndpoint = defineEndpoint({
   },
 })
 
-export const callerCallsEndpoint = defineEndpoint({
+export const callerCallsEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/caller/{handle}/calls',
   summary: 'Caller call log',
@@ -74,7 +75,7 @@ export const callerCallsEndpoint = defineEndpoint({
   },
 })
 
-export const callersEndpoint = defineEndpoint({
+export const callersEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/callers',
   summary: 'Measured callers',

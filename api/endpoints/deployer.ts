@@ -1,9 +1,11 @@
 import { z } from 'zod'
+import { SCORE_BAND_NAMES } from '../../core/domain/deployer-score.ts'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import { DeployerHistoryView, deployerHistoryView } from '../serving/views.ts'
+import type { Uses } from '../deps.ts'
+import { DeployerHistoryView, deployerHistoryView } from '../views/deployer.ts'
 
-export const deployerEndpoint = defineEndpoint({
+export const deployerEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/deployer/{address}',
   summary: 'Deployer reputation',
@@ -12,7 +14,7 @@ export const deployerEndpoint = defineEndpoint({
   tags: ['deployer'],
   params: z.object({ address: Address }),
   response: z.object({
-    signal: z.enum(['poor', 'weak', 'mixed', 'proven', 'elite', 'unknown']).meta({ description: 'the score band; unknown without launches' }),
+    signal: z.enum([...SCORE_BAND_NAMES, 'unknown']).meta({ description: 'the score band; unknown without launches' }),
     data: DeployerHistoryView,
     ...Measured,
   }),

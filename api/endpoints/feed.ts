@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { IsoCursor, Limit, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 import { isoToMicros, microsToIso } from '../serving/cursor.ts'
 import type { DeployerRecord, TokenRecord } from '../serving/token-serving.ts'
-import { priceView, PriceView } from '../serving/views.ts'
+import { priceView, PriceView } from '../views/token.ts'
 
 /** The free tier sees the feed this late. */
 export const FREE_FEED_DELAY_SECONDS = 600
@@ -30,7 +31,7 @@ const FeedItem = z.object({
   caller_signal: z.null().optional().meta({ description: 'tier=alpha: measured-caller signal; null until the social pipeline is ingested' }),
 })
 
-export const feedEndpoint = defineEndpoint({
+export const feedEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/feed/new',
   summary: 'Launch feed',

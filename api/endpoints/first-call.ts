@@ -1,11 +1,13 @@
+import { roomRecordReportable, TG_K_THRESHOLD } from '../../core/domain/room-lead.ts'
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import { firstMentions, TG_K_THRESHOLD, tgRecords } from '../serving/social-queries.ts'
-import { iso } from '../serving/social-views.ts'
+import type { ApiDeps } from '../deps.ts'
+import { firstMentions, tgRecords } from '../serving/social-queries.ts'
+import { iso } from '../views/caller.ts'
 
-export const firstCallEndpoint = defineEndpoint({
+export const firstCallEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/tg/first-call/{token}',
   summary: 'Messaging-platform first call',
@@ -37,7 +39,7 @@ export const firstCallEndpoint = defineEndpoint({
     ])
     const r = tg.get(params.token)
     const x = first.get(params.token) ?? null
-    const reportable = r !== undefined && r.rooms >= TG_K_THRESHOLD && r.firstAt !== null
+    const reportable = roomRecordReportable(r)
     const corpusThrough = Number(corpus[0]?.t ?? 0)
     return {
       data: {

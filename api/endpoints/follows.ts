@@ -2,9 +2,10 @@ import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { Handle, IsoCursor, Limit } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { ApiDeps } from '../deps.ts'
 import { isoToMicros } from '../serving/cursor.ts'
 import { inclusivePage } from '../serving/social-queries.ts'
-import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
+import { CallerRecordView, callerRecordView, iso } from '../views/caller.ts'
 
 /** The columns both follow endpoints read, as EventRow. */
 const EVENT_COLUMNS =
@@ -19,7 +20,7 @@ interface EventRow {
   previous_poll: string | null
 }
 
-export const socialFollowsEndpoint = defineEndpoint({
+export const socialFollowsEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/social/follows',
   summary: 'Follow events',
@@ -64,7 +65,7 @@ export const socialFollowsEndpoint = defineEndpoint({
   },
 })
 
-export const followsOfHandleEndpoint = defineEndpoint({
+export const followsOfHandleEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/follows/{handle}',
   summary: 'Watched followers of a handle',

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { identifyChart, PRICE_BAND, readChart, type ChartCandidate, type ChartMatch } from '../../core/domain/chart-read.ts'
 import { Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 import { checkImage, decodeImage, IMAGE_TYPES, MAX_IMAGE_BYTES } from '../identify/image.ts'
 import { TextReaderBusy } from '../identify/text-reader.ts'
@@ -77,7 +78,7 @@ function matchView(m: ChartMatch, records: Map<string, TokenRecord>): z.infer<ty
   return { token: m.token, symbol: m.symbol, name: t.name, chain_id: 4663, method: m.method, confidence: m.confidence, price_weth: t.quote?.priceWeth ?? null, price_usd: c.priceUsd }
 }
 
-export const identifyEndpoint = defineEndpoint({
+export const identifyEndpoint = defineEndpoint<Uses<'textReader' | 'tokens'>>()({
   method: 'POST',
   path: '/identify',
   summary: 'Identify a chart screenshot',

@@ -1,11 +1,12 @@
 import { z } from 'zod'
 import { Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import { DeployerView, deployerView } from '../serving/views.ts'
+import type { Uses } from '../deps.ts'
+import { DeployerView, deployerView } from '../views/deployer.ts'
 
 const LEADERBOARD_SIZE = 100
 
-export const leaderboardEndpoint = defineEndpoint({
+export const leaderboardEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/leaderboard',
   summary: 'Deployer leaderboard',

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { acceptableRedirectUri, CONNECTION_TTL_SECONDS, type McpConnector } from '../access/mcp-connector.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import type { ApiDeps } from '../deps.ts'
+import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 import { originOf } from '../routes.ts'
 
@@ -13,12 +13,12 @@ import { originOf } from '../routes.ts'
  * the code (PKCE S256) for a connection token that /mcp accepts as a Bearer.
  */
 
-function connector(deps: ApiDeps): McpConnector {
+function connector(deps: Uses<'connector'>): McpConnector {
   if (!deps.connector) throw new ApiError('dependency_unavailable', 'The MCP connector is not available in this process.')
   return deps.connector
 }
 
-export const protectedResourceEndpoint = defineEndpoint({
+export const protectedResourceEndpoint = defineEndpoint()({
   method: 'GET',
   path: '/.well-known/oauth-protected-resource',
   summary: 'OAuth protected-resource metadata of /mcp',
@@ -32,7 +32,7 @@ export const protectedResourceEndpoint = defineEndpoint({
   },
 })
 
-export const authorizationServerEndpoint = defineEndpoint({
+export const authorizationServerEndpoint = defineEndpoint()({
   method: 'GET',
   path: '/.well-known/oauth-authorization-server',
   summary: 'OAuth authorization-server metadata',
@@ -64,7 +64,7 @@ export const authorizationServerEndpoint = defineEndpoint({
   },
 })
 
-export const registerClientEndpoint = defineEndpoint({
+export const registerClientEndpoint = defineEndpoint<Uses<'connector'>>()({
   method: 'POST',
   path: '/mcp/account/register',
   summary: 'Register an MCP connector client',
@@ -138,7 +138,7 @@ document.getElementById('connect').addEventListener('submit', async (e) => {
 </body></html>`
 }
 
-export const connectPageEndpoint = defineEndpoint({
+export const connectPageEndpoint = defineEndpoint<Uses<'connector'>>()({
   method: 'GET',
   path: '/mcp/account',
   summary: 'MCP connector: connect with a key',
@@ -156,7 +156,7 @@ export const connectPageEndpoint = defineEndpoint({
   },
 })
 
-export const authorizeEndpoint = defineEndpoint({
+export const authorizeEndpoint = defineEndpoint<Uses<'connector'>>()({
   method: 'POST',
   path: '/mcp/account',
   summary: 'MCP connector: authorize with a key',
@@ -177,7 +177,7 @@ export const authorizeEndpoint = defineEndpoint({
   },
 })
 
-export const connectionTokenEndpoint = defineEndpoint({
+export const connectionTokenEndpoint = defineEndpoint<Uses<'connector'>>()({
   method: 'POST',
   path: '/mcp/account/token',
   summary: 'MCP connector: exchange the code for a connection token',

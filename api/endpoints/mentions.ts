@@ -2,12 +2,13 @@ import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { ApiDeps } from '../deps.ts'
 import { firehoseClock } from '../serving/social-queries.ts'
-import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
+import { CallerRecordView, callerRecordView, iso } from '../views/caller.ts'
 
 const TAPE = 200
 
-export const mentionsEndpoint = defineEndpoint({
+export const mentionsEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/mentions/{token}',
   summary: 'Mention tape',
@@ -29,7 +30,7 @@ export const mentionsEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.02' },
   tool: { name: 'svc_mentions' },
   async handler({ params, deps }) {
-    const version = `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
+    const version = deps.watermarks.socialChainVersion(4663)
     return deps.cache.get(`mentions:${params.token}`, version, async () => {
       const p = { t: params.token }
       const tape = await queryRows<{ post_id: string; author: string; posted_at: string; via: 'address' | 'cashtag' }>(

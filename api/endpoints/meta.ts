@@ -1,12 +1,13 @@
 import { z } from 'zod'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 import { buildOpenApi } from '../openapi.ts'
 import { buildX402Catalog } from '../x402-catalog.ts'
 
 const Document = z.record(z.string(), z.unknown())
 
-export const openApiEndpoint = defineEndpoint({
+export const openApiEndpoint = defineEndpoint<Uses<'cache' | 'catalog'>>()({
   method: 'GET',
   path: '/openapi.json',
   summary: 'OpenAPI description',
@@ -19,7 +20,7 @@ export const openApiEndpoint = defineEndpoint({
   },
 })
 
-export const x402CatalogEndpoint = defineEndpoint({
+export const x402CatalogEndpoint = defineEndpoint<Uses<'cache' | 'catalog' | 'config'>>()({
   method: 'GET',
   path: '/.well-known/x402',
   summary: 'x402 payment catalog',
@@ -32,7 +33,7 @@ export const x402CatalogEndpoint = defineEndpoint({
   },
 })
 
-export const healthEndpoint = defineEndpoint({
+export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks'>>()({
   method: 'GET',
   path: '/health',
   summary: 'Readiness',
@@ -63,7 +64,7 @@ export const healthEndpoint = defineEndpoint({
   },
 })
 
-export const metricsEndpoint = defineEndpoint({
+export const metricsEndpoint = defineEndpoint<Uses<'metrics'>>()({
   method: 'GET',
   path: '/metrics',
   summary: 'Prometheus metrics',
@@ -77,7 +78,7 @@ export const metricsEndpoint = defineEndpoint({
   },
 })
 
-export const mcpEndpoint = defineEndpoint({
+export const mcpEndpoint = defineEndpoint()({
   method: 'POST',
   path: '/mcp',
   summary: 'MCP server',

@@ -1,12 +1,13 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { ApiDeps } from '../deps.ts'
 import { firehoseClock } from '../serving/social-queries.ts'
-import { iso, round } from '../serving/social-views.ts'
+import { iso, round } from '../views/caller.ts'
 
 const MOMENTUM_SIZE = 50
 
-export const momentumEndpoint = defineEndpoint({
+export const momentumEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/social/momentum',
   summary: 'Social momentum',
@@ -24,7 +25,7 @@ export const momentumEndpoint = defineEndpoint({
   access: { kind: 'paid', price: '0.02' },
   tool: { name: 'svc_momentum' },
   async handler({ query, deps }) {
-    const version = `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
+    const version = deps.watermarks.socialChainVersion(4663)
     return deps.cache.get(`momentum:${query.hours}`, version, async () => {
       const clock = await firehoseClock(deps.ch)
       const end = Math.floor(clock / 3600) * 3600

@@ -6,9 +6,11 @@ import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { ApiDeps } from '../deps.ts'
 import type { CallerRecord } from '../serving/social-serving.ts'
-import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
+import { CallerRecordView, callerRecordView, iso } from '../views/caller.ts'
 import type { TokenRecord } from '../serving/token-serving.ts'
-import { DeployerHistoryView, deployerHistoryView, TokenView, tokenView, VerdictView, verdictView } from '../serving/views.ts'
+import { DeployerHistoryView, deployerHistoryView } from '../views/deployer.ts'
+import { TokenView, tokenView } from '../views/token.ts'
+import { VerdictView, verdictView } from '../views/verdict.ts'
 
 /** Measured callers listed in a dossier, earliest call first. */
 const CALLERS_LIMIT = 50
@@ -36,7 +38,7 @@ const FORENSICS = { status: 'not_scanned', available: false, note: 'Forensics sc
 
 /** Accounts that called the token: first call time per author (cached per chain and social version). */
 async function callsOfToken(deps: ApiDeps, token: string): Promise<Array<{ author: string; calledAt: number }>> {
-  const version = `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
+  const version = deps.watermarks.socialChainVersion(4663)
   return deps.cache.get(`token-calls:${token}`, version, async () => {
     const rows = await queryRows<{ author: string; called_at: string }>(
       deps.ch,
@@ -62,7 +64,7 @@ function callersView(calls: Array<{ author: string; calledAt: number }>, callers
   }
 }
 
-export const reportEndpoint = defineEndpoint({
+export const reportEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/report/{token}',
   summary: 'Token dossier',

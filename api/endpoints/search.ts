@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 import type { TokenRecord, TokenServing } from '../serving/token-serving.ts'
 
 const SEARCH_RESULTS = 20
@@ -54,7 +55,7 @@ export async function searchTokens(tokens: TokenServing, rawQuery: string): Prom
   )
 }
 
-export const searchEndpoint = defineEndpoint({
+export const searchEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/search',
   summary: 'Search tokens',

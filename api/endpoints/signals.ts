@@ -1,13 +1,15 @@
+import { roomsLed } from '../../core/domain/room-lead.ts'
 import { z } from 'zod'
 import { IsoCursor, Limit } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { ApiDeps } from '../deps.ts'
 import { isoToMicros } from '../serving/cursor.ts'
-import { firstMentions, inclusivePage, tgLed, tgRecords } from '../serving/social-queries.ts'
-import { CallerRecordView, callerRecordView, iso } from '../serving/social-views.ts'
+import { firstMentions, inclusivePage, tgRecords } from '../serving/social-queries.ts'
+import { CallerRecordView, callerRecordView, iso } from '../views/caller.ts'
 
 const bool = z.enum(['true', 'false'], { error: 'expected true or false' }).transform((v) => v === 'true')
 
-export const signalsEndpoint = defineEndpoint({
+export const signalsEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/signals/calls',
   summary: 'Measured-caller calls',
@@ -70,7 +72,7 @@ export const signalsEndpoint = defineEndpoint({
             deployer_score: d?.score ?? null,
             fdv_weth_wei: t?.quote ? t.quote.fdvWethWei.toString() : null,
             fdv_usd: t?.quote?.fdvUsd ?? null,
-            tg_led: tgLed(tg.get(c.token), first.get(c.token)),
+            tg_led: roomsLed(tg.get(c.token), first.get(c.token)),
           }
         }),
         next_since: next === null ? null : iso(next),

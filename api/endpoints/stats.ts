@@ -3,6 +3,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { namedQuery } from '../../sql/queries.ts'
 import { BlockNumber, Wei } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 
 const CHAINS = [4663] as const
 
@@ -36,7 +37,7 @@ interface Row {
   traders: string
 }
 
-export const statsEndpoint = defineEndpoint({
+export const statsEndpoint = defineEndpoint<Uses<'cache' | 'ch' | 'tokens' | 'watermarks'>>()({
   method: 'GET',
   path: '/stats',
   summary: 'Service statistics',

@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import { TokenView, tokenView } from '../serving/views.ts'
+import type { Uses } from '../deps.ts'
+import { TokenView, tokenView } from '../views/token.ts'
 
-export const tokenEndpoint = defineEndpoint({
+export const tokenEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/token/{address}',
   summary: 'Token stats',

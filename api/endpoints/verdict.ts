@@ -2,9 +2,10 @@ import { z } from 'zod'
 import { VERDICT_RULES_MARKDOWN } from '../../core/domain/verdict.ts'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import { VerdictReasonView, VerdictView, verdictView } from '../serving/views.ts'
+import type { Uses } from '../deps.ts'
+import { VerdictReasonView, VerdictView, verdictView } from '../views/verdict.ts'
 
-export const verdictEndpoint = defineEndpoint({
+export const verdictEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/verdict/{token}',
   summary: 'Composite buy-risk verdict',

@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
-import { DeployerView, deployerView } from '../serving/views.ts'
+import type { Uses } from '../deps.ts'
+import { DeployerView, deployerView } from '../views/deployer.ts'
 
-export const walletEndpoint = defineEndpoint({
+export const walletEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
   path: '/wallet/{address}',
   summary: 'Wallet record',

@@ -2,12 +2,13 @@ import { z } from 'zod'
 import { WATCHLIST_LIMIT } from '../../core/domain/plans.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint, type HandlerContext } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 import { moveStoreWatchlist, watchedTokens, writeWatched } from './watchlist-table.ts'
 
 const Watchlist = z.object({ data: z.object({ tokens: z.array(z.string()), limit: z.number().int() }) })
 
-type Ctx = HandlerContext<unknown, unknown, unknown>
+type Ctx = HandlerContext<unknown, unknown, unknown, Uses<'ch' | 'store'>>
 
 /** The watchlist belongs to the key that admitted the call (kept in ClickHouse by its hash). */
 async function ownerOf(ctx: Ctx): Promise<string> {
@@ -31,7 +32,7 @@ function serialized<T>(keyHash: string, work: () => Promise<T>): Promise<T> {
   return next
 }
 
-export const watchTokenEndpoint = defineEndpoint({
+export const watchTokenEndpoint = defineEndpoint<Uses<'ch' | 'store'>>()({
   method: 'POST',
   path: '/watchlist/{token}',
   summary: 'Watch a token',
@@ -59,7 +60,7 @@ export const watchTokenEndpoint = defineEndpoint({
   },
 })
 
-export const listWatchlistEndpoint = defineEndpoint({
+export const listWatchlistEndpoint = defineEndpoint<Uses<'ch' | 'store'>>()({
   method: 'GET',
   path: '/watchlist',
   summary: 'List watched tokens',
@@ -72,7 +73,7 @@ export const listWatchlistEndpoint = defineEndpoint({
   },
 })
 
-export const unwatchTokenEndpoint = defineEndpoint({
+export const unwatchTokenEndpoint = defineEndpoint<Uses<'ch' | 'store'>>()({
   method: 'DELETE',
   path: '/watchlist/{token}',
   summary: 'Unwatch a token',

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import type { RoomRecord } from '../../core/domain/room-lead.ts'
 import { isEarlyCall } from '../../core/domain/caller-grade.ts'
 import type { ServingCache } from './serving-cache.ts'
 import type { Watermarks } from './watermarks.ts'
@@ -18,17 +19,8 @@ export interface CallRecord {
   early: boolean
 }
 
-/** A token's messaging-room record is reportable from this many distinct rooms on. */
-export const TG_K_THRESHOLD = 3
-
-export interface TgRecord {
-  rooms: number
-  messages: number
-  firstAt: number | null
-}
-
 /** Room sightings of tokens (count-gated by the caller of this function). */
-export async function tgRecords(ch: ClickHouseClient, tokens: string[]): Promise<Map<string, TgRecord>> {
+export async function tgRecords(ch: ClickHouseClient, tokens: string[]): Promise<Map<string, RoomRecord>> {
   if (tokens.length === 0) return new Map()
   const rows = await queryRows<{ token: string; rooms: string; messages: string; first_at: string }>(
     ch,
@@ -56,12 +48,6 @@ export async function firstMentions(ch: ClickHouseClient, tokens: string[]): Pro
 export async function firehoseClock(ch: ClickHouseClient): Promise<number> {
   const [r] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(hour)) AS t FROM mention_hourly')
   return Number(r?.t ?? 0)
-}
-
-/** Did the messaging platform carry the token first? null when the room count is under k. */
-export function tgLed(tg: TgRecord | undefined, firstMention: number | undefined): boolean | null {
-  if (!tg || tg.rooms < TG_K_THRESHOLD || tg.firstAt === null) return null
-  return firstMention === undefined || tg.firstAt < firstMention
 }
 
 /**
@@ -95,7 +81,7 @@ export async function callsOf(
   handle: string,
   limit: number,
 ): Promise<CallRecord[]> {
-  const version = `${deps.watermarks.version(4663)}/${deps.watermarks.socialVersion()}`
+  const version = deps.watermarks.socialChainVersion(4663)
   return deps.cache.get(`caller-calls:${handle}:${limit}`, version, async () => {
     const calls = await queryRows<{ token: string; called_at: string; captured_at: string; post_id: string }>(
       deps.ch,

@@ -82,7 +82,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
   let syncing: Promise<void> | undefined
 
   // Callers change when chain data (grades) or social data (calls, follows) advance.
-  const versionNow = () => `${watermarks.version(4663)}/${watermarks.socialVersion()}`
+  const versionNow = () => watermarks.socialChainVersion(4663)
 
   /** The newest seq: caller_changes read backwards from the end of its key. */
   async function lastSeq(): Promise<number> {

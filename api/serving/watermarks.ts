@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { queryRows } from '../../core/clickhouse.ts'
+import { chainSocialVersion, chainVersion, socialRowCount } from '../../core/records/data-clock.ts'
 import { lastServedBatch } from '../../core/records/serving-changes.ts'
 
 /**
@@ -18,6 +18,8 @@ export interface Watermarks {
   advance(chainId: number, block: number, seq: number): void
   /** Version of the social data: rows ingested by the social pipeline (grows on every batch). */
   socialVersion(): string
+  /** Cache version for answers that read the social data and this chain's: `<chain>/<social>`. */
+  socialChainVersion(chainId: number): string
   /** Record that the social pipeline inserted rows (in-process push). */
   socialAdvanced(rows: number): void
   refresh(): Promise<void>
@@ -31,11 +33,12 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
   const w: Watermarks = {
     get: (chainId) => current.get(chainId)?.block ?? null,
     seq: (chainId) => current.get(chainId)?.seq ?? 0,
-    version: (chainId) => String(current.get(chainId)?.seq ?? 'none'),
+    version: (chainId) => chainVersion(current.get(chainId)?.seq),
     advance(chainId, block, seq) {
       if (seq > (current.get(chainId)?.seq ?? 0)) current.set(chainId, { block, seq })
     },
     socialVersion: () => String(socialRows),
+    socialChainVersion: (chainId) => chainSocialVersion(current.get(chainId)?.seq, socialRows),
     socialAdvanced(rows) {
       socialRows += rows
     },
@@ -44,12 +47,7 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
         const b = await lastServedBatch(ch, chainId)
         if (b) w.advance(chainId, b.watermark, b.seq)
       }
-      // Row counts are metadata reads in ClickHouse: cheap enough to poll.
-      const [social] = await queryRows<{ n: string }>(
-        ch,
-        'SELECT (SELECT count() FROM mentions) + (SELECT count() FROM follow_events) + (SELECT count() FROM tg_sightings) + (SELECT count() FROM caller_mirrors) AS n',
-      )
-      socialRows = Math.max(socialRows, Number(social!.n))
+      socialRows = Math.max(socialRows, await socialRowCount(ch))
     },
     stop() {
       if (timer) clearInterval(timer)

@@ -28,6 +28,17 @@ export const SCORE_BANDS = [
 
 export type ScoreBand = (typeof SCORE_BANDS)[number]['band']
 
+/** The band names from lowest to highest (the order the API's enums list them in). */
+export const SCORE_BAND_NAMES = SCORE_BANDS.map((b) => b.band).reverse()
+
+/** The lowest score of a band. */
+export function bandMin(band: ScoreBand): number {
+  return SCORE_BANDS.find((b) => b.band === band)!.min
+}
+
+/** A deployer is proven from this score on (the proven band and above). */
+export const PROVEN_MIN_SCORE = bandMin('proven')
+
 /** A whole number of WETH as a float (enough precision for a logarithm). */
 function wethOf(wei: bigint): number {
   return Number(wei / 10n ** 12n) / 1e6

@@ -1,3 +1,5 @@
+import { formatEther } from 'viem'
+
 /**
  * When a token is "real" (DESIGN §7): once, in one block, its cumulative swaps, distinct
  * traders and WETH volume all reach these thresholds; that block is recorded and the token
@@ -13,3 +15,12 @@ export const REAL_TOKEN_THRESHOLDS = {
 export const DEAD_AFTER_IDLE_SECONDS = 72 * 3600
 /** Dead when removed liquidity exceeds this share of added liquidity. */
 export const DEAD_LIQUIDITY_REMOVED_SHARE = 0.9
+
+/** The thresholds in the units the documents state them in (whole WETH, hours, percent). */
+export const REAL_DEAD_IN_WORDS = {
+  swaps: REAL_TOKEN_THRESHOLDS.minSwaps,
+  traders: REAL_TOKEN_THRESHOLDS.minTraders,
+  weth: formatEther(REAL_TOKEN_THRESHOLDS.minWethVolumeWei),
+  idleHours: DEAD_AFTER_IDLE_SECONDS / 3600,
+  removedPercent: Math.round(DEAD_LIQUIDITY_REMOVED_SHARE * 100),
+} as const

@@ -1,6 +1,8 @@
 import { DEAD_AFTER_IDLE_SECONDS, DEAD_LIQUIDITY_REMOVED_SHARE } from './real-token.ts'
 
-export type DeadReason = 'idle_72h' | 'liquidity_removed'
+/** Why a token is dead, as records and the API name it. */
+export const DEAD_REASONS = ['idle_72h', 'liquidity_removed'] as const
+export type DeadReason = (typeof DEAD_REASONS)[number]
 
 /**
  * Whether a token is dead at chain time `now` (unix seconds): no swap for 72 h since its last

@@ -1,5 +1,5 @@
-import type { ScoreBand } from './deployer-score.ts'
-import { REAL_TOKEN_THRESHOLDS } from './real-token.ts'
+import { INSIDER_PREP_MIN_RECIPIENTS, type ScoreBand } from './deployer-score.ts'
+import { REAL_DEAD_IN_WORDS as W, REAL_TOKEN_THRESHOLDS } from './real-token.ts'
 import type { DeadReason } from './token-status.ts'
 
 /**
@@ -151,17 +151,17 @@ export function verdictOfUntracked(): Verdict {
 export const VERDICT_RULES_MARKDOWN = `
 Verdict rules (measured inputs, not predictions). Each rule that holds is listed in \`reasons\` as
 \`{code, signal, measured}\` with the values it was decided on; \`signal\` is the most severe signal among them.
-- \`avoid\`: \`dead_liquidity_removed\` (more than 90% of the launch pool's liquidity removed), \`dead_idle_72h\` (no swap for 72 h).
-- \`high_risk\`: \`no_weth_pool\` (no WETH pool, no market measured), \`insider_prep\` (the deployer sent supply to 2+ wallets
-  before the pool existed), \`liquidity_partly_removed\` (more than 50% and at most 90% removed), \`deployer_poor_with_dead\`
+- \`avoid\`: \`dead_liquidity_removed\` (more than ${W.removedPercent}% of the launch pool's liquidity removed), \`dead_idle_72h\` (no swap for ${W.idleHours} h).
+- \`high_risk\`: \`no_weth_pool\` (no WETH pool, no market measured), \`insider_prep\` (the deployer sent supply to ${INSIDER_PREP_MIN_RECIPIENTS}+ wallets
+  before the pool existed), \`liquidity_partly_removed\` (more than ${PARTIAL_PULL_SHARE * 100}% and at most ${W.removedPercent}% removed), \`deployer_poor_with_dead\`
   (deployer band poor and at least one of its other launches dead).
-- \`moderate_risk\`: \`not_real\` (not yet 50 swaps, 20 traders and 1 WETH volume), \`deployer_unknown\` (contract creation not
+- \`moderate_risk\`: \`not_real\` (not yet ${W.swaps} swaps, ${W.traders} traders and ${W.weth} WETH volume), \`deployer_unknown\` (contract creation not
   observed), \`deployer_no_other_launches\` (no track record), \`deployer_weak\` (band poor or weak), \`deployer_insider_prep\`
   (insider prep on another launch of the deployer).
 - \`low_risk\`: \`real\` (the token became real), \`deployer_track_record\` (band mixed or better, with other launches).
   A token is low_risk only when no other rule holds.
 - A token never seen on the tracked chain answers found:false with \`high_risk\`, confidence 0 and the one reason \`not_tracked\`.
 Confidence measures how much was measured, not how likely an outcome is: 0.6 × token evidence
-((min(1, swaps/50) + min(1, traders/20)) / 2) + 0.4 × deployer evidence (min(1, other launches/5)), at least 0.9 for a
+((min(1, swaps/${W.swaps}) + min(1, traders/${W.traders})) / 2) + 0.4 × deployer evidence (min(1, other launches/${DEPLOYER_EVIDENCE_LAUNCHES})), at least ${DEAD_CONFIDENCE} for a
 dead token, rounded to 2 decimals. Deployer "other launches" exclude the token judged.
 `.trim()

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { mnemonicToAccount } from 'viem/accounts'
 import type { Abi, Address, Hex } from 'viem'
 import type { HDAccount } from 'viem/accounts'
+import { PAYMENT_CHAIN_ID } from '../../api/access/x402/constants.ts'
 import { startHardhatNode, type HardhatNode } from '../hardhat/node.ts'
 
 /**
@@ -110,7 +111,7 @@ export interface StartPaymentsChainOptions {
 }
 
 /** The chain id the local payments chain reports: Base's, so requirements name eip155:8453. */
-export const PAYMENTS_CHAIN_ID = 8453
+export const PAYMENTS_CHAIN_ID = PAYMENT_CHAIN_ID
 
 export async function startPaymentsChain(options: StartPaymentsChainOptions = {}): Promise<PaymentsChain> {
   const contracts = compilePaymentsContracts()

@@ -1,13 +1,13 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
+import { PROVEN_MIN_SCORE } from '../../core/domain/deployer-score.ts'
 import type { Store } from '../../core/store/types.ts'
 import type { AlertEvent } from '../records/alert.ts'
 import type { CallerRecord, SocialServing } from '../../api/serving/social-serving.ts'
 import type { DeployerHistory, TokenRecord, TokenServing } from '../../api/serving/token-serving.ts'
 
-/** proven_deployer_launch: deployer score at least this, and at least PROVEN_MIN_PRIOR_REAL earlier real tokens. */
-export const PROVEN_MIN_SCORE = 70
+/** proven_deployer_launch: a proven deployer (PROVEN_MIN_SCORE) with at least this many earlier real tokens. */
 export const PROVEN_MIN_PRIOR_REAL = 2
 const DAY_MS = 86_400_000
 

@@ -22,16 +22,6 @@ export interface CallFacts {
   postId: string
 }
 
-/** The newest block of the chain: chain_blocks by key, read backwards from the end. */
-export async function chainHead(ch: ClickHouseClient, chainId: number): Promise<{ number: number; time: number } | null> {
-  const [r] = await queryRows<{ number: string; t: string }>(
-    ch,
-    'SELECT number, toUnixTimestamp(timestamp) AS t FROM chain_blocks WHERE chain_id = {chain:UInt32} ORDER BY number DESC LIMIT 1',
-    { chain: chainId },
-  )
-  return r ? { number: Number(r.number), time: Number(r.t) } : null
-}
-
 /** The database clock (unix ms): the clock the `*_noted` views stamp rows with. */
 export async function databaseNow(ch: ClickHouseClient): Promise<number> {
   const [r] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp64Milli(now64(3)) AS t')

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { queryRows } from '../../core/clickhouse.ts'
+import { chainHead } from '../../core/records/data-clock.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Bus, BusRecord } from '../bus/types.ts'
 import { chainTopic, namespaced, TOPICS } from '../topics.ts'
@@ -38,14 +38,9 @@ export async function resolveSimStart(
   backfillBlocks: number,
   checkpoint?: { path: string; seed: number },
 ): Promise<SimStart> {
-  const rows = await queryRows<{ number: string; ts: string }>(
-    ch,
-    'SELECT number, toUnixTimestamp(timestamp) AS ts FROM chain_blocks WHERE chain_id = {chain:UInt32} ORDER BY number DESC LIMIT 1',
-    { chain: chainId },
-  )
-  if (!rows[0]) return { fromBlock: 1, genesis: Math.floor(Date.now() / 1000) - Math.ceil(backfillBlocks * blockSeconds) }
-  const n = Number(rows[0].number)
-  const start: SimStart = { fromBlock: n + 1, genesis: Number(rows[0].ts) - n * blockSeconds }
+  const head = await chainHead(ch, chainId)
+  if (!head) return { fromBlock: 1, genesis: Math.floor(Date.now() / 1000) - Math.ceil(backfillBlocks * blockSeconds) }
+  const start: SimStart = { fromBlock: head.number + 1, genesis: head.time - head.number * blockSeconds }
   if (!checkpoint) return start
   const found = readSocialCheckpoint(checkpoint.path, { chainId, seed: checkpoint.seed, genesis: start.genesis, blockSeconds })
   if ('reason' in found) return { ...start, socialNote: found.reason }

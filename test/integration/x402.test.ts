@@ -13,7 +13,8 @@ import { createX402Payments } from '../../api/access/x402/payments.ts'
 import { buildApp } from '../../api/app.ts'
 import { catalog } from '../../api/catalog/index.ts'
 import { priceOf, usdToAtomic } from '../../api/catalog/pricing.ts'
-import { defineEndpoint, type AnyEndpoint } from '../../api/catalog/types.ts'
+import { defineEndpoint } from '../../api/catalog/types.ts'
+import type { ServedEndpoint } from '../../api/deps.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { startPaymentsChain, type PaymentsChain } from '../../infra/payments-chain/chain.ts'
 
@@ -31,14 +32,14 @@ const AMOUNT = BigInt(usdToAtomic(PRICE))
 // Test-only paid endpoints: one whose handler fails, one that spends the payer's USDC while it
 // runs (so the settlement that follows must fail).
 let drain: ((payer: Address) => Promise<void>) | undefined
-const boom = defineEndpoint({
+const boom = defineEndpoint()({
   method: 'GET', path: '/test/x402/boom', summary: 'fails', description: 'A paid handler that throws.', tags: ['test'],
   response: z.object({ ok: z.boolean() }), access: { kind: 'paid', price: PRICE },
   handler: async () => {
     throw new Error('handler failed on purpose')
   },
 })
-const secret = defineEndpoint({
+const secret = defineEndpoint()({
   method: 'GET', path: '/test/x402/secret', summary: 'drains', description: 'A paid handler that empties the payer first.', tags: ['test'],
   response: z.object({ secret: z.string() }), access: { kind: 'paid', price: PRICE },
   handler: async ({ request }) => {
@@ -81,7 +82,7 @@ async function startEmbeddedApp(overrides: { X402_FACILITATOR_PRIVATE_KEY?: stri
   const a = await buildApp({
     deps: env.api.deps,
     gate: createAccessGate({ adminToken: TEST_ADMIN_TOKEN, store: env.rt.store, keys: env.api.deps.keys, payments: x402PaymentMethod(p) }),
-    catalog: [...catalog, boom as unknown as AnyEndpoint, secret as unknown as AnyEndpoint],
+    catalog: [...catalog, boom as unknown as ServedEndpoint, secret as unknown as ServedEndpoint],
   })
   await a.listen({ host: '127.0.0.1', port: 0 })
   return { app: a, base: `http://127.0.0.1:${(a.server.address() as AddressInfo).port}`, close: () => a.close() }

@@ -6,7 +6,7 @@ import { defineEndpoint, type AnyEndpoint } from '../../api/catalog/types.ts'
 import { ApiError } from '../../api/errors.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
 
-const report = defineEndpoint({
+const report = defineEndpoint()({
   method: 'GET', path: '/report/{token}', summary: 'r', description: 'r', tags: [], response: z.object({}),
   access: { kind: 'mixed', price: '0.05', freePerDay: 3 },
 }) as unknown as AnyEndpoint

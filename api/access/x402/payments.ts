@@ -8,14 +8,15 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { Config } from '../../../core/config.ts'
 import type { Logger } from '../../../core/logger.ts'
 import type { Store } from '../../../core/store/types.ts'
-import { PAYMENT_NETWORK, USDC_BASE, usdToAtomic } from '../../catalog/pricing.ts'
+import { usdToAtomic } from '../../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../../catalog/types.ts'
 import { ApiError } from '../../errors.ts'
-import type { AccessGrant } from '../gate.ts'
+import type { AccessGrant } from '../grant.ts'
+import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_EIP712, X402_SCHEME, X402_VERSION } from './constants.ts'
 
 /**
  * x402 version 2 per-call payments, a thin adapter over the official SDK (@x402/core,
- * @x402/evm): the 402 requirements (scheme exact, eip155:8453, USDC, our pay-to, the catalog
+ * @x402/evm): the 402 requirements (the scheme, network and asset of ./constants.ts, our pay-to, the catalog
  * price in 6-decimal units), our own checks of a presented payment with a reason per failure,
  * verification by the facilitator before the handler, a spent-once claim in the store, and
  * settlement after the handler succeeded (its failure throws, so nothing is served).
@@ -26,9 +27,6 @@ import type { AccessGrant } from '../gate.ts'
  * (`eth_accounts`: an account the node signs for, as on the local payments chain).
  */
 
-export const X402_VERSION = 2
-/** EIP-712 domain of USDC on Base (and of the test token). */
-export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const
 /** Seconds a client's authorization may stay valid (validBefore - now), as advertised. */
 export const MAX_TIMEOUT_SECONDS = 300
 /** Slack on the validity window for clock differences between client and server, seconds. */
@@ -58,16 +56,16 @@ export type PaymentRefusal =
 const REFUSAL_TEXT: Record<PaymentRefusal, string> = {
   malformed: 'the payment header is not a valid x402 exact EVM payment',
   unsupported_version: `only x402 version ${X402_VERSION} is accepted`,
-  wrong_scheme: 'the payment scheme is not exact',
+  wrong_scheme: `the payment scheme is not ${X402_SCHEME}`,
   wrong_network: `the payment is not on ${PAYMENT_NETWORK}`,
-  wrong_asset: 'the payment asset is not USDC',
+  wrong_asset: `the payment asset is not ${PAYMENT_ASSET}`,
   wrong_pay_to: 'the payment is not made out to this service',
   underpaid: 'the payment is less than the price',
   expired: 'the payment authorization has expired',
   not_yet_valid: 'the payment authorization is not valid yet',
   validity_too_long: `the payment authorization is valid for longer than ${MAX_TIMEOUT_SECONDS} s`,
   invalid_signature: 'the payment signature is not valid',
-  insufficient_funds: 'the payer does not hold enough USDC',
+  insufficient_funds: `the payer does not hold enough ${PAYMENT_ASSET}`,
   replayed: 'this payment authorization was already used',
   verification_failed: 'the facilitator refused the payment',
   settlement_failed: 'the payment could not be settled; nothing was charged for data',
@@ -228,7 +226,7 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
 
   function accepted(price: string): PaymentRequirements {
     return {
-      scheme: 'exact',
+      scheme: X402_SCHEME,
       network: network as PaymentRequirements['network'],
       asset: getAddress(asset),
       amount: usdToAtomic(price),
@@ -250,8 +248,8 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
   function paymentRequiredError(endpoint: AnyEndpoint, price: string, resourceUrl: string, reason?: PaymentRefusal): ApiError {
     const required = requirements(endpoint, price, resourceUrl, reason)
     const message = reason
-      ? `Payment refused (${reason}): ${REFUSAL_TEXT[reason]}. Settle ${price} USDC on ${network} over x402 and retry.`
-      : `Payment required: ${price} USDC on ${network} over x402 (PAYMENT-REQUIRED header); retry with PAYMENT-SIGNATURE.`
+      ? `Payment refused (${reason}): ${REFUSAL_TEXT[reason]}. Settle ${price} ${PAYMENT_ASSET} on ${network} over x402 and retry.`
+      : `Payment required: ${price} ${PAYMENT_ASSET} on ${network} over x402 (PAYMENT-REQUIRED header); retry with PAYMENT-SIGNATURE.`
     return new ApiError('payment_required', message, required as unknown as Record<string, unknown>, {
       'PAYMENT-REQUIRED': encodePaymentRequiredHeader(required),
     })
@@ -275,7 +273,7 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
     if (!payload || typeof payload !== 'object' || !payload.accepted || typeof payload.accepted !== 'object') throw refuse('malformed')
     if (payload.x402Version !== X402_VERSION) throw refuse('unsupported_version')
     const offer = payload.accepted
-    if (offer.scheme !== 'exact') throw refuse('wrong_scheme')
+    if (offer.scheme !== X402_SCHEME) throw refuse('wrong_scheme')
     if (offer.network !== network) throw refuse('wrong_network')
     if (!isAddress(offer.asset) || offer.asset.toLowerCase() !== asset) throw refuse('wrong_asset')
     const auth = authorizationOf(payload)

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../../core/clickhouse.ts'
 import { queryRows } from '../../../core/clickhouse.ts'
+import { chainHead } from '../../../core/records/data-clock.ts'
 
 /**
  * Tokens of chain 4663 by address and by symbol, for resolving post references. Loaded
@@ -32,8 +33,7 @@ export function createTokenDirectory(ch: ClickHouseClient, chainId = 4663): Toke
         if (r.symbol) symbols.set(r.symbol, [...(symbols.get(r.symbol) ?? []), r.address])
         lastBlock = Math.max(lastBlock, Number(r.block_number))
       }
-      const [t] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(timestamp)) AS t FROM chain_blocks WHERE chain_id = {chain:UInt32}', { chain: chainId })
-      chainTime = Number(t?.t ?? 0)
+      chainTime = (await chainHead(ch, chainId))?.time ?? 0
     },
     isKnown: (a) => known.has(a),
     bySymbol: (s) => symbols.get(s) ?? [],

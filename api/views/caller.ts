@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { CallerRecord } from './social-serving.ts'
+import type { CallerRecord } from '../../core/records/caller-state.ts'
 
 /** A caller's measured record as every social endpoint shows it. */
 export const CallerRecordView = z.object({
