@@ -39,7 +39,7 @@ interface Proportions {
 }
 
 /** The simulator's proportions, from its first 3,000 blocks decoded with our decoders. */
-function simProportions(blocks = 3000): Proportions {
+export function simProportions(blocks = 3000): Proportions {
   const sim = createChainSimulator({ chainId: 4663, seed: 4663, startTime: DEFAULT_START_TIME, blockTimeSec: 2 })
   let swaps = 0
   let transfers = 0
@@ -80,7 +80,7 @@ const tokensBy = (p: Proportions, blockExpr: string) => `(intDiv(toUInt64((${blo
  * Extend the synthetic history from `from` to `to` transfers (and everything in proportion):
  * cumulative, so that one database grows through every size.
  */
-async function buildHistory(env: Embedded, p: Proportions, from: number, to: number): Promise<{ blocks: number; tokens: number }> {
+export async function buildHistory(env: Embedded, p: Proportions, from: number, to: number): Promise<{ blocks: number; tokens: number }> {
   const ch = env.rt.ch
   const run = (query: string) => ch.command({ query, clickhouse_settings: { max_insert_threads: '2', max_threads: 2 } })
   const blocks0 = Math.floor(from * p.blocks)

@@ -12,6 +12,8 @@ export interface BatchTraders {
   traders: Set<string>
   /** Tokens the batch's swaps traded. */
   tokens: Set<string>
+  /** The batch's first block: a token is newly traded when its first swap is in the batch. */
+  fromBlock: number
   /** Names the batch: a refresh that runs again after a crash inserts nothing twice. */
   token: string
 }
@@ -23,8 +25,12 @@ export async function countNewTraders(ch: ClickHouseClient, chainId: number, bat
   const tokens = [...batch.tokens]
   const [seenTraders, tradedBefore] = await Promise.all([
     queryRows<{ trader: string }>(ch, 'SELECT DISTINCT trader FROM chain_traders WHERE chain_id = {chain:UInt32} AND trader IN {t:Array(String)}', { chain: chainId, t: traders }),
-    // token_state is refreshed after this: a token whose stored state already has swaps was traded before.
-    queryRows<{ token: string }>(ch, 'SELECT DISTINCT token FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {t:Array(String)} AND swaps > 0', { chain: chainId, t: tokens }),
+    // token_activity by key: a token whose first swap precedes the batch was traded before.
+    queryRows<{ token: string }>(
+      ch,
+      'SELECT token FROM token_activity WHERE chain_id = {chain:UInt32} AND token IN {t:Array(String)} GROUP BY token HAVING min(first_swap_block) < {from:UInt64}',
+      { chain: chainId, t: tokens, from: batch.fromBlock },
+    ),
   ])
   const seen = new Set(seenTraders.map((r) => r.trader))
   const before = new Set(tradedBefore.map((r) => r.token))

@@ -92,8 +92,7 @@ export async function refreshServingState(
   touch: ServingTouch,
   at: { watermark: number; chainTime: number; fromBlock: number; watermarkHash: string },
 ): Promise<RefreshResult> {
-  // Before token_state moves: a token is newly traded when its stored state has no swap yet.
-  await countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, token: `chain-totals:${chainId}:${at.fromBlock}:${at.watermark}:${at.watermarkHash}` })
+  await countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: at.fromBlock, token: `chain-totals:${chainId}:${at.fromBlock}:${at.watermark}:${at.watermarkHash}` })
   const version = nextVersion()
   const tokens = [...touch.tokens]
   for (const part of chunks(tokens)) {
@@ -156,13 +155,16 @@ export async function refreshServingState(
 /**
  * After a restart: refresh what was ingested but not yet refreshed (blocks after the last
  * served batch). On a data dir from before serving state existed this is the one-time build.
+ * `totalsRecounted`: the chain totals were just recounted through the watermark, so the blocks
+ * caught up here must not count their traders again.
  */
-export async function catchUpServingState(ch: ClickHouseClient, chainId: number, watermark: number): Promise<RefreshResult | null> {
+export async function catchUpServingState(ch: ClickHouseClient, chainId: number, watermark: number, opts: { totalsRecounted?: boolean } = {}): Promise<RefreshResult | null> {
   if (watermark < 0) return null
   const last = await lastServedBatch(ch, chainId)
   if (last && last.watermark >= watermark) return null
   const from = last ? last.watermark + 1 : 0
-  const touch = await touchedInBlocks(ch, chainId, from, watermark)
+  const found = await touchedInBlocks(ch, chainId, from, watermark)
+  const touch = opts.totalsRecounted ? { ...found, traders: new Set<string>(), tradedTokens: new Set<string>() } : found
   const head = await blockAt(ch, chainId, watermark)
   return refreshServingState(ch, chainId, touch, { watermark, chainTime: head.time, fromBlock: from, watermarkHash: head.hash })
 }

@@ -102,7 +102,8 @@ CREATE TABLE IF NOT EXISTS token_state
 )
 ENGINE = ReplacingMergeTree(version)
 ORDER BY (chain_id, token)
-SETTINGS deduplicate_merge_projection_mode = 'rebuild';
+-- Small granules: every read is of a few keys (see migration 016 for why it matters).
+SETTINGS deduplicate_merge_projection_mode = 'rebuild', index_granularity = 256;
 
 -- One row per deployer (newest version wins), refreshed when one of its tokens changes or turns
 -- idle. `launched = 0` is no record (all its launches were removed by a reorg).
@@ -122,7 +123,8 @@ CREATE TABLE IF NOT EXISTS deployer_state
     version            UInt64
 )
 ENGINE = ReplacingMergeTree(version)
-ORDER BY (chain_id, deployer);
+ORDER BY (chain_id, deployer)
+SETTINGS index_granularity = 256;
 
 -- What each refresh changed, in order (seq: microseconds, always increasing): API processes read
 -- the rows after the last seq they saw and drop exactly those keys from their caches. A row of

@@ -7,6 +7,8 @@ import { createTokenServing } from '../../api/serving/token-serving.ts'
 import { refreshServingState } from '../../pipelines/process/serving-refresh.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import { requireRedisUrl } from '../setup/services.ts'
+import { followed4663 } from '../../bin/follow.ts'
+import { createChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
 let env: Embedded
@@ -188,6 +190,29 @@ describe('serving state kept by key', () => {
       expect(after.get(touched[0]!)?.swaps ?? 0).toBe(Number(fresh?.swaps ?? 0))
     } finally {
       await store.close()
+    }
+  })
+
+  it('a data dir from before the serving tables gets them built once at start, and /stats equals the raw tables', async () => {
+    await env.processor.stop()
+    for (const t of ['token_state', 'deployer_state', 'serving_changes', 'chain_totals', 'chain_traders']) await env.rt.ch.command({ query: `TRUNCATE TABLE ${t}` })
+    const processor = createChainProcessor({
+      ch: env.rt.ch, bus: env.rt.bus, logger: env.rt.logger, metrics: env.rt.metrics, chainId: 4663, follow: followed4663(env.rt.config),
+      onAdvance: (b, seq) => env.api.watermarks.advance(4663, b, seq),
+    })
+    await processor.start()
+    try {
+      const res = await env.api.app.inject({ method: 'GET', url: '/stats' })
+      const [stats] = res.json().data.chains
+      const [raw] = await queryRows<{ swaps: string; traders: string; tokens: string; transfers: string }>(
+        env.rt.ch,
+        'SELECT (SELECT count() FROM swaps FINAL) AS swaps, (SELECT uniqExact(trader) FROM swaps) AS traders, (SELECT uniqExact(token) FROM swaps) AS tokens, (SELECT count() FROM erc20_transfers FINAL) AS transfers',
+      )
+      expect(stats).toMatchObject({ measured_through_block: processor.watermark(), swaps: Number(raw!.swaps), unique_traders: Number(raw!.traders), tokens_traded: Number(raw!.tokens), transfers: Number(raw!.transfers) })
+      const [rebuilt] = await queryRows<{ n: string }>(env.rt.ch, `SELECT count() AS n FROM (${latestTokens}) WHERE present`)
+      expect(Number(rebuilt!.n)).toBeGreaterThan(20)
+    } finally {
+      await processor.stop()
     }
   })
 
