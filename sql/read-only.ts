@@ -27,8 +27,10 @@ export async function runReadOnlySql(ch: ClickHouseClient, query: string): Promi
   // limits go in a query-level SETTINGS clause around the query, which also admits one SELECT only.
   const limits = Object.entries(READ_ONLY_LIMITS).map(([k, v]) => `${k} = ${typeof v === 'number' ? v : `'${v}'`}`).join(', ')
   const body = query.trim().replace(/;\s*$/, '')
-  const sql = /^(select|with)\b/i.test(body) ? `SELECT * FROM (${body}) SETTINGS ${limits}` : null
-  if (sql === null) throw new Error('only SELECT (or WITH … SELECT) queries are allowed')
+  // SHOW, DESCRIBE, EXISTS and EXPLAIN read the catalogue and never write; one statement only.
+  const catalogue = /^(show|describe|desc|exists|explain)\b/i.test(body) && !body.includes(';')
+  const sql = /^(select|with)\b/i.test(body) ? `SELECT * FROM (${body}) SETTINGS ${limits}` : catalogue ? body : null
+  if (sql === null) throw new Error('only SELECT (or WITH … SELECT), SHOW, DESCRIBE, EXISTS and EXPLAIN queries are allowed')
   const rs = await ch.query({ query: sql, format: 'JSONEachRow' })
   return rs.json<Record<string, unknown>>()
 }
