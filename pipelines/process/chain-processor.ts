@@ -195,10 +195,11 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         pending = null
       }
       if (pending) logger.warn({ consumer, pending }, 'a journaled batch was not completed; it will be re-formed exactly')
-      const totalsRecounted = await chainTotalsMissing(ch, chainId)
-      if (totalsRecounted) await recountChainTotals(ch, chainId)
+      if (await chainTotalsMissing(ch, chainId)) await recountChainTotals(ch, chainId)
       // Batches inserted before a crash (or before serving state existed) are refreshed now.
-      const caughtUp = await catchUpServingState(ch, chainId, state.watermark, { totalsRecounted })
+      const caughtUp = await catchUpServingState(ch, chainId, state.watermark, {
+        onPage: (tokens) => logger.info({ consumer, tokens }, 'serving state: building'),
+      })
       if (caughtUp) {
         logger.info({ consumer, ...caughtUp }, 'serving state caught up with the watermark')
         deps.onAdvance?.(state.watermark, caughtUp.seq)

@@ -4,7 +4,7 @@ import { DEAD_AFTER_IDLE_SECONDS } from '../../core/domain/real-token.ts'
 import { deployerRecordOf, deployerStateRow } from '../../core/records/deployer-state.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from '../../core/records/token-state.ts'
 import { lastServedBatch } from '../../core/records/serving-changes.ts'
-import { countNewTraders } from './chain-totals.ts'
+import { countNewTraders, recountChainTotals } from './chain-totals.ts'
 import { namedQuery } from '../../sql/queries.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
@@ -153,21 +153,58 @@ export async function refreshServingState(
 }
 
 /**
- * After a restart: refresh what was ingested but not yet refreshed (blocks after the last
- * served batch). On a data dir from before serving state existed this is the one-time build.
- * `totalsRecounted`: the chain totals were just recounted through the watermark, so the blocks
- * caught up here must not count their traders again.
+ * After a restart: refresh what was ingested but not yet refreshed. Normally that is the one
+ * batch inserted before a crash (blocks after the last served batch, at most one batch). On a
+ * data dir with no served batch yet (one from before serving state existed), or a gap larger
+ * than any batch, it is a rebuild: every token, a page of keys at a time in key order, so memory
+ * stays bounded whatever the history; traders are counted by a recount of the chain totals.
  */
-export async function catchUpServingState(ch: ClickHouseClient, chainId: number, watermark: number, opts: { totalsRecounted?: boolean } = {}): Promise<RefreshResult | null> {
+export async function catchUpServingState(
+  ch: ClickHouseClient,
+  chainId: number,
+  watermark: number,
+  opts: { onPage?: (tokensDone: number) => void } = {},
+): Promise<RefreshResult | null> {
   if (watermark < 0) return null
   const last = await lastServedBatch(ch, chainId)
   if (last && last.watermark >= watermark) return null
-  const from = last ? last.watermark + 1 : 0
-  const found = await touchedInBlocks(ch, chainId, from, watermark)
-  const touch = opts.totalsRecounted ? { ...found, traders: new Set<string>(), tradedTokens: new Set<string>() } : found
   const head = await blockAt(ch, chainId, watermark)
-  return refreshServingState(ch, chainId, touch, { watermark, chainTime: head.time, fromBlock: from, watermarkHash: head.hash })
+  const at = { watermark, chainTime: head.time, watermarkHash: head.hash }
+  if (last && watermark - last.watermark <= MAX_UNSERVED_BLOCKS) {
+    const touch = await touchedInBlocks(ch, chainId, last.watermark + 1, watermark)
+    return refreshServingState(ch, chainId, touch, { ...at, fromBlock: last.watermark + 1 })
+  }
+  // A gap no batch can leave (history loaded behind the processor's back): count the totals
+  // afresh and rebuild every token, as for a data dir that never had serving state.
+  if (last) await recountChainTotals(ch, chainId)
+  let result: RefreshResult | null = null
+  let done = 0
+  for (let after = ''; ; ) {
+    const page = await queryRows<{ token: string; launched: number }>(
+      ch,
+      `SELECT token, max(launched) AS launched FROM (
+         SELECT address AS token, 0 AS launched FROM contract_creations WHERE chain_id = {chain:UInt32} AND address > {after:String} ORDER BY address LIMIT {n:UInt32}
+         UNION ALL
+         SELECT token, 1 AS launched FROM launches WHERE chain_id = {chain:UInt32} AND token > {after:String} ORDER BY token LIMIT {n:UInt32})
+       GROUP BY token ORDER BY token LIMIT {n:UInt32}`,
+      { chain: chainId, after, n: BUILD_PAGE },
+    )
+    if (page.length === 0) break
+    const tokens = new Set(page.map((r) => r.token))
+    const launched = new Set(page.filter((r) => Number(r.launched)).map((r) => r.token))
+    result = await refreshServingState(ch, chainId, { tokens, launched, traders: new Set(), tradedTokens: new Set() }, { ...at, fromBlock: 0 })
+    done += page.length
+    opts.onPage?.(done)
+    after = page[page.length - 1]!.token
+  }
+  return result ?? refreshServingState(ch, chainId, { tokens: new Set(), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { ...at, fromBlock: 0 })
 }
+
+/** The most blocks one batch can hold (PIPELINE_BATCH_BLOCKS' upper bound). */
+const MAX_UNSERVED_BLOCKS = 10_000
+
+/** Tokens per page of the one-time build. */
+const BUILD_PAGE = 2_000
 
 /** Time and hash of one block, read by its (chain_id, number) key. */
 export async function blockAt(ch: ClickHouseClient, chainId: number, n: number): Promise<{ time: number; hash: string }> {

@@ -141,7 +141,8 @@ CREATE TABLE IF NOT EXISTS serving_changes
 )
 ENGINE = MergeTree
 ORDER BY (chain_id, seq)
-TTL at + INTERVAL 2 DAY;
+-- Batch markers stay (one per batch, small): they tell a restarted process where serving stands.
+TTL at + INTERVAL 2 DAY WHERE kind != 'batch';
 
 -- Mentions of tokens in capture order: the calls first captured since a time are a range read
 -- (calls itself is ordered by author and token).
