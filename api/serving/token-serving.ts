@@ -5,7 +5,7 @@ import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type
 import { lastServedBatch, servingChangesBetween } from '../../core/records/serving-changes.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../../core/records/token-state.ts'
 import type { Store } from '../../core/store/types.ts'
-import { createKeyedCache } from './keyed-cache.ts'
+import { createKeyedCache, type KeyedCache } from './keyed-cache.ts'
 import { createSharedRows, type SharedRows } from './shared-rows.ts'
 import type { Watermarks } from './watermarks.ts'
 
@@ -147,16 +147,46 @@ export function createTokenServing(
     )
   }
 
+  // A cached row becomes a record once per chain time (dead depends on it), not once per request.
+  const records = new WeakMap<TokenStateRow, { chainTime: number; record: TokenRecord | undefined }>()
+  function recordOf(r: TokenStateRow): TokenRecord | undefined {
+    const memo = records.get(r)
+    if (memo && memo.chainTime === synced.chainTime) return memo.record
+    const record = tokenRecordOf(r, synced.chainTime)
+    records.set(r, { chainTime: synced.chainTime, record })
+    return record
+  }
+  const deployerRecords = new WeakMap<DeployerStateRow, DeployerRecord | undefined>()
+  function deployerOf(r: DeployerStateRow): DeployerRecord | undefined {
+    if (!deployerRecords.has(r)) deployerRecords.set(r, deployerRecordOfRow(r))
+    return deployerRecords.get(r)
+  }
+
+  const loadTokenRows = throughShared('token', async (missing: string[]) =>
+    new Map((await readTokens('token IN {keys:Array(String)}', { keys: missing })).map((r) => [r.token, r])),
+  )
+  const loadDeployerRows = throughShared('deployer', async (missing: string[]) => {
+    const found = await queryRows<DeployerStateRow>(
+      ch,
+      `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state WHERE chain_id = {chain:UInt32} AND deployer IN {keys:Array(String)}
+       ORDER BY deployer, version DESC LIMIT 1 BY deployer`,
+      { chain: chainId, keys: missing },
+    )
+    return new Map(found.map((r) => [r.deployer, r]))
+  })
+
+  /** One key, the hot path of /token and /verdict: no per-call maps. */
+  async function oneRow<R>(cache: KeyedCache<R | null>, load: (keys: string[]) => Promise<Map<string, R | null>>, key: string): Promise<R | null> {
+    await ready()
+    return cache.get(key, async () => (await load([key])).get(key) ?? null)
+  }
+
   async function tokensByKey(keys: string[]): Promise<Map<string, TokenRecord>> {
     await ready()
-    const rows = await tokenRows.getMany(
-      keys,
-      throughShared('token', async (missing) => new Map((await readTokens('token IN {keys:Array(String)}', { keys: missing })).map((r) => [r.token, r]))),
-      null,
-    )
+    const rows = await tokenRows.getMany(keys, loadTokenRows, null)
     const out = new Map<string, TokenRecord>()
     for (const [k, r] of rows) {
-      const t = r ? tokenRecordOf(r, synced.chainTime) : undefined
+      const t = r ? recordOf(r) : undefined
       if (t) out.set(k, t)
     }
     return out
@@ -196,30 +226,20 @@ export function createTokenServing(
     measuredThrough: () => synced.block ?? watermarks.get(chainId),
     chainTime: () => synced.chainTime,
     async token(address) {
-      return (await tokensByKey([address])).get(address)
+      const r = await oneRow(tokenRows, loadTokenRows, address)
+      return r ? recordOf(r) : undefined
     },
     tokens: tokensByKey,
     async deployer(address) {
-      return (await serving.deployers([address])).get(address)
+      const r = await oneRow(deployerRows, loadDeployerRows, address)
+      return r ? deployerOf(r) : undefined
     },
     async deployers(addresses) {
       await ready()
-      const rows = await deployerRows.getMany(
-        addresses,
-        throughShared('deployer', async (missing) => {
-          const found = await queryRows<DeployerStateRow>(
-            ch,
-            `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state WHERE chain_id = {chain:UInt32} AND deployer IN {keys:Array(String)}
-             ORDER BY deployer, version DESC LIMIT 1 BY deployer`,
-            { chain: chainId, keys: missing },
-          )
-          return new Map(found.map((r) => [r.deployer, r]))
-        }),
-        null,
-      )
+      const rows = await deployerRows.getMany(addresses, loadDeployerRows, null)
       const out = new Map<string, DeployerRecord>()
       for (const [k, r] of rows) {
-        const d = r ? deployerRecordOfRow(r) : undefined
+        const d = r ? deployerOf(r) : undefined
         if (d) out.set(k, d)
       }
       return out
