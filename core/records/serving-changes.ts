@@ -41,3 +41,14 @@ export async function servingChangesBetween(ch: ClickHouseClient, chainId: numbe
   )
   return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, key: r.key, watermark: Number(r.watermark), chainTime: Number(r.chain_time) }))
 }
+
+let lastSeq = 0
+
+/**
+ * Strictly increasing microseconds: the version of refreshed serving rows and the seq of their
+ * change rows (one writer per chain and per social pipeline, so one process's clock orders them).
+ */
+export function nextServingSeq(): number {
+  lastSeq = Math.max(lastSeq + 1, Date.now() * 1000)
+  return lastSeq
+}

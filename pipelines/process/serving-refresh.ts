@@ -3,7 +3,8 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { DEAD_AFTER_IDLE_SECONDS } from '../../core/domain/real-token.ts'
 import { deployerRecordOf, deployerStateRow } from '../../core/records/deployer-state.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from '../../core/records/token-state.ts'
-import { lastServedBatch } from '../../core/records/serving-changes.ts'
+import { chunks } from '../../core/chunks.ts'
+import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
 import { countNewTraders, recountChainTotals } from './chain-totals.ts'
 import { namedQuery } from '../../sql/queries.ts'
 
@@ -26,19 +27,7 @@ export interface RefreshResult {
 /** Keys per refresh query: bounds query size and memory whatever the batch. */
 const CHUNK = 2_000
 
-let lastVersion = 0
 
-/** Strictly increasing microseconds: the version of refreshed rows and the seq of their change rows. */
-function nextVersion(): number {
-  lastVersion = Math.max(lastVersion + 1, Date.now() * 1000)
-  return lastVersion
-}
-
-function chunks<T>(items: T[], size = CHUNK): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
 
 /**
  * Tokens touched in blocks [from, to], read by block range from the block-ordered raw tables:
@@ -93,9 +82,9 @@ export async function refreshServingState(
   at: { watermark: number; chainTime: number; fromBlock: number; watermarkHash: string },
 ): Promise<RefreshResult> {
   await countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: at.fromBlock, token: `chain-totals:${chainId}:${at.fromBlock}:${at.watermark}:${at.watermarkHash}` })
-  const version = nextVersion()
+  const version = nextServingSeq()
   const tokens = [...touch.tokens]
-  for (const part of chunks(tokens)) {
+  for (const part of chunks(tokens, CHUNK)) {
     await ch.command({
       query: namedQuery('refresh_token_state'),
       // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
@@ -104,7 +93,7 @@ export async function refreshServingState(
   }
 
   const deployers = new Set<string>()
-  for (const part of chunks(tokens)) {
+  for (const part of chunks(tokens, CHUNK)) {
     const rows = await queryRows<{ deployer: string }>(
       ch,
       `SELECT DISTINCT deployer FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND deployer != ''`,
@@ -126,7 +115,7 @@ export async function refreshServingState(
   }
 
   const deployerRows = []
-  for (const part of chunks([...deployers])) {
+  for (const part of chunks([...deployers], CHUNK)) {
     // A deployer's tokens, read through the by_deployer projection.
     const rows = await tokenRows(ch, chainId, 'deployer IN {deployers:Array(String)}', { deployers: part })
     const byDeployer = new Map<string, ReturnType<typeof tokenRecordOf>[]>()

@@ -5,6 +5,8 @@ import type { Logger } from '../../core/logger.ts'
 import { CALLER_STATE_COLUMNS, callerStateRow, sameCallerRow, type CallerInputs, type CallerStateRow } from '../../core/records/caller-state.ts'
 import { rebuildClusters, refreshClusters, storedClusters } from './caller-clusters.ts'
 import { databaseNow } from './grade-reads.ts'
+import { chunks } from '../../core/chunks.ts'
+import { nextServingSeq } from '../../core/records/serving-changes.ts'
 
 /**
  * Caller records kept by key (caller_state, migration 015; DESIGN §6). A pass reads the authors
@@ -30,18 +32,7 @@ export interface CallerStateChanges {
 const NOTED_OVERLAP_MS = 10_000
 const CHUNK = 2_000
 
-let lastVersion = 0
-/** Strictly increasing microseconds: versions of written rows and the seq of their change rows. */
-function nextVersion(): number {
-  lastVersion = Math.max(lastVersion + 1, Date.now() * 1000)
-  return lastVersion
-}
 
-function chunks<T>(xs: T[], n = CHUNK): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
-  return out
-}
 
 /** caller_stats summed for the given authors: its key is author, so this is a keyed read. */
 async function inputsOf(ch: ClickHouseClient, authors: string[]): Promise<CallerInputs[]> {
@@ -76,7 +67,7 @@ async function storedRows(ch: ClickHouseClient, authors: string[]): Promise<Map<
 /** Recompute the records of `authors` (only those in caller_stats have one); write those that changed. */
 export async function refreshCallers(ch: ClickHouseClient, authors: string[], version: number): Promise<string[]> {
   const changed: string[] = []
-  for (const part of chunks(authors)) {
+  for (const part of chunks(authors, CHUNK)) {
     const [inputs, stored, clusters] = await Promise.all([inputsOf(ch, part), storedRows(ch, part), storedClusters(ch, part)])
     const rows = inputs
       .map((c) => callerStateRow(c, clusters.get(c.author) || null))
@@ -139,7 +130,7 @@ export async function refreshCallerState(ch: ClickHouseClient, logger?: Logger):
   const through = await loadProgress(ch)
   // Taken before anything is read: inputs stored after it are seen by the next pass.
   const now = await databaseNow(ch)
-  const version = nextVersion()
+  const version = nextServingSeq()
   let clusters: string[]
   let callers: string[] = []
   if (through === null) {
