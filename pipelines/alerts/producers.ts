@@ -137,14 +137,14 @@ async function freshCalls(ch: ClickHouseClient, sinceS: number): Promise<FreshCa
   return rows.map((r) => ({ author: r.author, token: r.token, postId: r.post_id, calledAt: Number(r.first_called), capturedAt: Number(r.first_captured) }))
 }
 
-/** Providers that added liquidity to each pool and have not removed all of it. */
+/** Providers that added liquidity to each pool and have not removed all of it (pool_providers, by its (chain, pool) key). */
 export async function liquidityProviders(ch: ClickHouseClient, chainId: number, pools: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
   if (!pools.length) return out
   const rows = await queryRows<{ pool: string; provider: string }>(
     ch,
-    `SELECT pool, provider FROM liquidity_events FINAL WHERE chain_id = {chain:UInt32} AND pool IN {pools:Array(String)}
-     GROUP BY pool, provider HAVING sumIf(liquidity, kind = 'mint') > sumIf(liquidity, kind = 'burn') ORDER BY pool, provider`,
+    `SELECT pool, provider FROM pool_providers WHERE chain_id = {chain:UInt32} AND pool IN {pools:Array(String)}
+     GROUP BY pool, provider HAVING sum(added) > sum(removed) ORDER BY pool, provider`,
     { chain: chainId, pools },
   )
   for (const r of rows) {

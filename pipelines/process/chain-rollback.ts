@@ -30,7 +30,7 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
 const REPLAYED: Array<{ source: string; key: string; targets: string[] }> = [
   { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity'] },
   { source: 'erc20_transfers', key: 'token', targets: ['token_supply'] },
-  { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity'] },
+  { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity', 'pool_providers'] },
 ]
 
 const scratchTable = (chainId: number, source: string) => `rollback_${chainId}_${source}`

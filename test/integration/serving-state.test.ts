@@ -4,6 +4,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { DEAD_AFTER_IDLE_SECONDS } from '../../core/domain/real-token.ts'
 import { lastServedBatch } from '../../core/records/serving-changes.ts'
 import { createTokenServing } from '../../api/serving/token-serving.ts'
+import { liquidityProviders } from '../../pipelines/alerts/producers.ts'
 import { refreshServingState } from '../../pipelines/process/serving-refresh.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import { requireRedisUrl } from '../setup/services.ts'
@@ -87,6 +88,18 @@ describe('serving state kept by key', () => {
        SETTINGS join_use_nulls = 0`,
     )
     expect(mismatches).toEqual([])
+  })
+
+  it('liquidityProviders() (pool_providers by key) equals a recount over liquidity_events', async () => {
+    const pools = (await queryRows<{ pool: string }>(env.rt.ch, 'SELECT DISTINCT pool FROM liquidity_events ORDER BY pool')).map((r) => r.pool)
+    expect(pools.length).toBeGreaterThan(3)
+    const recount = await queryRows<{ pool: string; provider: string }>(
+      env.rt.ch,
+      `SELECT pool, provider FROM liquidity_events FINAL GROUP BY pool, provider
+       HAVING sumIf(liquidity, kind = 'mint') > sumIf(liquidity, kind = 'burn') ORDER BY pool, provider`,
+    )
+    const served = await liquidityProviders(env.rt.ch, 4663, pools)
+    expect([...served].flatMap(([pool, ps]) => ps.map((provider) => ({ pool, provider })))).toEqual(recount)
   })
 
   it('a batch names exactly the tokens its blocks touched, and their deployers', async () => {
