@@ -36,13 +36,17 @@ const Forensics = z.object({
 
 const FORENSICS = { status: 'not_scanned', available: false, note: 'Forensics scans are not available yet; this dossier contains no forensics result.' } as const
 
-/** Accounts that called the token: first call time per author (cached per chain and social version). */
+/**
+ * Accounts that called the token: first call time per author (cached per chain and social
+ * version). Read from `mentions` by its token key: a call is an author's first mention of the
+ * token (the `calls` view's own definition), and `calls` is ordered by author.
+ */
 async function callsOfToken(deps: ApiDeps, token: string): Promise<Array<{ author: string; calledAt: number }>> {
   const version = deps.watermarks.socialChainVersion(4663)
   return deps.cache.get(`token-calls:${token}`, version, async () => {
     const rows = await queryRows<{ author: string; called_at: string }>(
       deps.ch,
-      'SELECT author, toUnixTimestamp(min(called_at)) AS called_at FROM calls WHERE token = {t:String} GROUP BY author ORDER BY called_at, author',
+      'SELECT author, toUnixTimestamp(min(posted_at)) AS called_at FROM mentions WHERE token = {t:String} GROUP BY author ORDER BY called_at, author',
       { t: token },
     )
     return rows.map((r) => ({ author: r.author, calledAt: Number(r.called_at) }))
