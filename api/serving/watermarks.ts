@@ -16,8 +16,6 @@ export interface Watermarks {
   /** Cache version for answers that depend on this chain. */
   version(chainId: number): string
   advance(chainId: number, block: number, seq: number): void
-  /** Version of the social data: rows ingested by the social pipeline (grows on every batch). */
-  socialVersion(): string
   /** Cache version for answers that read the social data and this chain's: `<chain>/<social>`. */
   socialChainVersion(chainId: number): string
   /** Record that the social pipeline inserted rows (in-process push). */
@@ -37,7 +35,6 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
     advance(chainId, block, seq) {
       if (seq > (current.get(chainId)?.seq ?? 0)) current.set(chainId, { block, seq })
     },
-    socialVersion: () => String(socialRows),
     socialChainVersion: (chainId) => chainSocialVersion(current.get(chainId)?.seq, socialRows),
     socialAdvanced(rows) {
       socialRows += rows
