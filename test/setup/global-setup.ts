@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 /**
- * Vitest global setup: makes sure a Kafka broker and a Redis server are up before any test
+ * Vitest global setup: makes sure a Kafka broker and a Redis server are up, and the pinned Python
+ * tools (schemathesis, clickhouse-connect, kubernetes-validate) installed, before any test
  * file runs. Variables already in the environment are used as they are; otherwise
  * `infra/kafka.sh start` and `infra/redis.sh start` run (installing what is missing, reusing
  * what already runs) and their `NAME=value` lines go into process.env, which the forked
@@ -12,6 +13,7 @@ export default async function setup(): Promise<void> {
   const wanted: Array<[name: string, script: string]> = [
     ['KAFKA_BROKERS', 'infra/kafka.sh'],
     ['REDIS_URL', 'infra/redis.sh'],
+    ['PYTHON_TOOLS_BIN', 'infra/python-tools.sh'],
   ]
   await Promise.all(
     wanted

@@ -21,6 +21,11 @@ export function requireRedisUrl(): string {
   return required('REDIS_URL', 'bash infra/redis.sh start')
 }
 
+/** The bin directory of the venv holding the pinned Python tools (`infra/python/requirements.txt`). */
+export function requirePythonToolsBin(): string {
+  return required('PYTHON_TOOLS_BIN', 'bash infra/python-tools.sh start')
+}
+
 function required(name: string, start: string): string {
   const value = process.env[name]
   if (!value) {
