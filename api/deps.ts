@@ -14,6 +14,7 @@ import type { TextReader } from './identify/text-reader.ts'
 import type { UrlPolicy } from './alerts/webhook-url.ts'
 import type { WebhookStore } from './alerts/webhook-store.ts'
 import type { AlertEvent } from '../pipelines/records/alert.ts'
+import type { ScanQueue } from '../pipelines/scans/scan-queue.ts'
 
 /** Alert webhooks as the /alerts/* endpoints see them. */
 export interface AlertsDeps {
@@ -50,6 +51,8 @@ export interface ApiDeps {
   metrics: Metrics
   /** The endpoint catalog (for the documents generated from it). */
   catalog: AnyEndpoint[]
+  /** Structure and forensics scan jobs (queued on the bus for the scans role). */
+  scans: ScanQueue
   /** Alert webhooks; absent in processes that do not serve /alerts/*. */
   alerts?: AlertsDeps
   /** The MCP connector (/mcp/account): OAuth clients, codes and connection tokens. */

@@ -17,6 +17,7 @@ import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { mcpPlugin } from '../mcp/http.ts'
 import { isDependencyUnavailable } from '../core/dependency.ts'
 import { publishAlert } from '../pipelines/alerts/publish.ts'
+import { createScanQueue } from '../pipelines/scans/scan-queue.ts'
 import type { Runtime } from './runtime.ts'
 
 export interface ApiServer {
@@ -59,6 +60,7 @@ export async function createApiServer(
     metrics: rt.metrics,
     catalog,
     alerts: { webhooks, policy, publish },
+    scans: createScanQueue({ ch: rt.ch, bus: rt.bus, namespace }),
     faucet: opts.faucet,
     textReader: createTextReader(rt.logger),
     connector: createMcpConnector(rt.ch, rt.store),

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from '../core/config.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
 import { startAlertsWorker } from '../pipelines/alerts/alerts-worker.ts'
+import { startScansRole } from './scans-role.ts'
 import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
@@ -36,6 +37,7 @@ const USAGE = `usage: svc <command>
   pipeline prices       the ETH/USD candle processor only
   pipeline social       the social processor (posts, follows, room sightings, mirrors) and the call grader
   pipeline alerts       the alert producers and the webhook delivery worker
+  pipeline scans        the structure and forensics scan jobs and the daily scans of watched tokens
   sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
@@ -159,6 +161,7 @@ async function commandStart(config: Config): Promise<void> {
   const alerts = await startAlertsWorker({
     ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, social: api.deps.social,
   })
+  const scans = await startScansRole(rt, api.deps.scans)
   // A data dir from before caller_state: build it once before the grader's passes keep it.
   await catchUpCallerState(rt.ch, rt.logger)
   const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, onGraded: (n) => api.watermarks.socialAdvanced(n) })
@@ -178,7 +181,7 @@ async function commandStart(config: Config): Promise<void> {
     })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
-  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => grader.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
+  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => grader.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -230,7 +233,13 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     onShutdown(rt, [() => alerts.stop(), () => watermarks.stop()])
     return
   }
-  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663, prices, social or alerts`)
+  if (positionals[0] === 'scans') {
+    const rt = await createRuntime(config, 'pipeline-scans')
+    const scans = await startScansRole(rt)
+    onShutdown(rt, [() => scans.stop()])
+    return
+  }
+  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663, prices, social, alerts or scans`)
   const exitAt = values['exit-at-block'] !== undefined ? Number(values['exit-at-block']) : undefined
   const rt = await createRuntime(config, `pipeline-${positionals[0]}`)
   let processor: ChainProcessor | undefined

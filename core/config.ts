@@ -59,6 +59,10 @@ const EnvSchema = z.object({
   PIPELINE_BATCH_BLOCKS: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(10_000, '<= 10000').default(500),
   /** Token, deployer and launch-history records an API process keeps in memory (least recently used evicted). */
   SERVING_CACHE_ENTRIES: z.coerce.number({ error: 'an integer' }).int('an integer').min(100, '>= 100').max(10_000_000, '<= 10000000').default(100_000),
+  /** Chain seconds between two daily structure scans of a watched token (chain clock: block timestamps). */
+  STRUCTURE_DAILY_SCAN_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a number of seconds').min(1, '>= 1').default(86_400),
+  /** How often the scans role looks for watched tokens whose daily scan is due (ms; 0: never). */
+  STRUCTURE_DAILY_CHECK_MS: nonNegInt(60_000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').optional(),
   /** Longest wait for one Redis command; past it (or at once while disconnected) the store is unavailable. */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(10, '>= 10').max(60_000, '<= 60000').default(500),

@@ -14,6 +14,8 @@ export const TOPICS = {
   pricesSolUsd: 'prices.sol_usd',
   leaderboardClaims: 'leaderboard.claims',
   alerts: 'alerts.events',
+  /** Structure and forensics scan jobs, for the scans worker (pipelines/scans/). */
+  scanJobs: 'scans.jobs',
 } as const
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]

@@ -18,6 +18,7 @@ import { leaderboardEndpoint } from '../endpoints/leaderboard.ts'
 import { searchEndpoint } from '../endpoints/search.ts'
 import { statsEndpoint } from '../endpoints/stats.ts'
 import { walletEndpoint } from '../endpoints/wallet.ts'
+import { forensicsEndpoint, queueForensicsScanEndpoint, queueStructureScanEndpoint } from '../endpoints/scans.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
@@ -61,6 +62,9 @@ export const catalog: ServedEndpoint[] = [
   reportEndpoint,
   identifyEndpoint,
   ...mcpAccountEndpoints,
+  queueStructureScanEndpoint,
+  forensicsEndpoint,
+  queueForensicsScanEndpoint,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

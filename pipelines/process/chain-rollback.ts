@@ -17,6 +17,10 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
   // Copies kept by views for other access paths (token order, feed order).
   ['transfers_by_token', 'block_number'],
   ['launch_feed', 'block_number'],
+  // Scan results measured through an orphaned block (migration 020).
+  ['structure_snapshots', 'to_block'],
+  ['snapshot_holdings', 'to_block'],
+  ['forensics_results', 'measured_through_block'],
   // Deleted last by rollbackChain: a block row is the mark that a block's rows are in.
   ['chain_blocks', 'number'],
 ]

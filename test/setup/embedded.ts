@@ -1,6 +1,8 @@
 import { createRuntime, type Runtime } from '../../bin/runtime.ts'
 import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
 import { followed4663 } from '../../bin/follow.ts'
+import { startScansRole } from '../../bin/scans-role.ts'
+import type { ScansWorker, ScansWorkerDeps } from '../../pipelines/scans/scans-worker.ts'
 import { loadConfig } from '../../core/config.ts'
 import { startAlertsWorker, type AlertOptions, type AlertsWorker } from '../../pipelines/alerts/alerts-worker.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
@@ -19,6 +21,8 @@ export interface Embedded {
   processor: ChainProcessor
   /** The alerts role (producers and delivery), as `svc start` runs it beside the API. */
   alerts: AlertsWorker
+  /** The scans role (scan jobs, daily scans of watched tokens), as `svc start` runs it beside the API. */
+  scans: ScansWorker
   /** Publish simulated blocks through `block` and wait until they are ingested. */
   ingestThrough(block: number): Promise<void>
   /** Run a call-grader pass now (the grader also runs on its own, as in the social role). */
@@ -32,7 +36,7 @@ export interface Embedded {
  * The embedded mode in one test process: chDB in a temp dir, the in-process bus and store,
  * the chain processor and the API, with simulated blocks published on demand.
  */
-export async function startEmbedded(env: Record<string, string> = {}, opts: { social?: boolean; alerts?: AlertOptions } = {}): Promise<Embedded> {
+export async function startEmbedded(env: Record<string, string> = {}, opts: { social?: boolean; alerts?: AlertOptions; scans?: Partial<Pick<ScansWorkerDeps, 'report' | 'daily'>> } = {}): Promise<Embedded> {
   const dir = tempDir()
   const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env })
   const rt = await createRuntime(config, 'test')
@@ -41,6 +45,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
     { ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, tokens: api.deps.tokens, social: api.deps.social },
     opts.alerts,
   )
+  const scans = await startScansRole(rt, api.deps.scans, opts.scans)
   const processor = createChainProcessor({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663,
     follow: followed4663(config), maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS,
@@ -59,6 +64,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
     api,
     processor,
     alerts,
+    scans,
     grade: () => grader.runOnce(),
     grader,
     async ingestThrough(block) {
@@ -82,6 +88,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
       await social.stop()
       await grader.stop()
       await alerts.stop()
+      await scans.stop()
       await api.close()
       await rt.close()
       dir.cleanup()

@@ -1,0 +1,77 @@
+import { z } from 'zod'
+import { latestForensicsResult } from '../../core/records/scan-results.ts'
+import { Address, BlockNumber } from '../catalog/schemas.ts'
+import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
+import { ForensicsView } from '../views/forensics.ts'
+import { ScanJobView, scanJobView } from '../views/scan-job.ts'
+
+/**
+ * Scan jobs: POST /structure/{token} and POST /forensics/{token} queue a scan on the bus for
+ * the scans role (pipelines/scans/); GET /forensics/{token} answers the cached result with the
+ * newest job. States and transitions: core/domain/scan-job.ts.
+ */
+const token = z.object({ token: Address })
+const JobAnswer = z.object({ data: ScanJobView })
+const STATES = 'Job states: queued, running, done, failed (with its reason). A second POST while the job is queued or running answers the same job; after done or failed it queues a new one.'
+
+export const queueStructureScanEndpoint = defineEndpoint<Uses<'scans'>>()({
+  method: 'POST',
+  path: '/structure/{token}',
+  summary: 'Queue a structure scan',
+  description: `Queues a holder-structure scan of the token: a scans worker takes the structure answer and archives it as a holder snapshot (feeding /entity and, for watched tokens, /structure/{token}/history). ${STATES}`,
+  tags: ['structure'],
+  params: token,
+  response: JobAnswer,
+  access: { kind: 'free' },
+  async handler({ params, deps }) {
+    return { data: scanJobView(await deps.scans.request('structure', params.token, 'request')) }
+  },
+})
+
+export const queueForensicsScanEndpoint = defineEndpoint<Uses<'scans'>>()({
+  method: 'POST',
+  path: '/forensics/{token}',
+  summary: 'Queue a forensics scan',
+  description: `Queues a forensics scan of the token's pre-launch flows; GET /forensics/{token} then answers the result. ${STATES}`,
+  tags: ['structure'],
+  params: token,
+  response: JobAnswer,
+  access: { kind: 'free' },
+  async handler({ params, deps }) {
+    return { data: scanJobView(await deps.scans.request('forensics', params.token, 'request')) }
+  },
+})
+
+export const forensicsEndpoint = defineEndpoint<Uses<'scans' | 'ch'>>()({
+  method: 'GET',
+  path: '/forensics/{token}',
+  summary: 'Forensics results',
+  description:
+    "The token's newest forensics result (cached: computed by the last scan that finished) and its newest scan job. Forensics: who funded the deployer, the supply sent before the first swap and to whom, liquidity added and pulled by whom, and the share of supply the insider-labelled wallets hold now; amounts exact in wei. `found` is false when no scan has finished for the token (POST /forensics/{token} queues one).",
+  tags: ['structure'],
+  params: token,
+  response: z.object({
+    data: z.object({
+      token: z.string(),
+      found: z.boolean(),
+      job: ScanJobView.nullable().meta({ description: 'the newest forensics job of the token' }),
+      computed_at: z.string().nullable(),
+      result: ForensicsView.nullable(),
+    }),
+    chain_id: z.number().int(),
+    measured_through_block: BlockNumber.nullable().meta({ description: 'the block the cached result is measured through' }),
+  }),
+  access: { kind: 'free' },
+  async handler({ params, deps }) {
+    const [job, cached] = await Promise.all([
+      deps.scans.latest('forensics', params.token),
+      latestForensicsResult<ForensicsView>(deps.ch, deps.scans.chainId, params.token),
+    ])
+    return {
+      data: { token: params.token, found: cached !== null, job: job && scanJobView(job), computed_at: cached?.computedAt ?? null, result: cached?.result ?? null },
+      chain_id: deps.scans.chainId,
+      measured_through_block: cached?.measuredThroughBlock ?? null,
+    }
+  },
+})

@@ -1,0 +1,103 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import type { Logger } from '../../core/logger.ts'
+import type { Metrics } from '../../core/metrics.ts'
+import { isDependencyUnavailable } from '../../core/dependency.ts'
+import { isActive, moveJob, ScanRefused, type ScanJob, type ScanKind } from '../../core/domain/scan-job.ts'
+import { scanJob, writeScanJob } from '../../core/records/scan-jobs.ts'
+import { writeForensicsResult } from '../../core/records/scan-results.ts'
+import type { Bus } from '../bus/types.ts'
+import { classifyError, errorMessage } from '../consumer/classify-error.ts'
+import { createConsumer, type Consumer } from '../consumer/create-consumer.ts'
+import { ScanJobMessage } from '../records/scan.ts'
+import { TOPICS } from '../topics.ts'
+import { computeForensics } from './forensics.ts'
+import { createDailyScans, type DailyScans } from './daily-scans.ts'
+import type { ScanQueue } from './scan-queue.ts'
+import { createStructureScanner, type StructureReportFn } from './structure-scan.ts'
+import type { AlertEvent } from '../records/alert.ts'
+
+/** Runs one scan and stores its result; answers the block the result is measured through. */
+export type Scanner = (job: ScanJob) => Promise<{ measuredThroughBlock: number }>
+
+export interface ScansWorkerDeps {
+  ch: ClickHouseClient
+  bus: Bus
+  logger: Logger
+  metrics: Metrics
+  namespace?: string
+  queue: ScanQueue
+  /** The structure answer of a token now (structure-scan.ts archives it and alerts flips). */
+  report: StructureReportFn
+  /** Put an alert on the alert bus (structure_flip). */
+  publish(e: AlertEvent): Promise<void>
+  /** The daily scan of watched tokens: period in chain seconds, and how often to look (ms; 0: never on its own). */
+  daily: { periodSeconds: number; checkMs: number }
+}
+
+export interface ScansWorker {
+  daily: DailyScans
+  stop(): Promise<void>
+}
+
+/**
+ * The scans role (`svc pipeline scans`, and part of `svc start`): consumes `scans.jobs` with the
+ * one consumer framework, runs each job through the state machine (queued → running → done |
+ * failed), and queues the daily structure scan of every watched token. A job the bus hands out
+ * again after it finished is skipped; one left `running` by a stopped worker is run again.
+ * A scan refused for a reason of the data, or failing with a fatal error, ends `failed` with
+ * the reason; a dependency's failure is retried by the consumer and the job stays `running`.
+ */
+export async function startScansWorker(deps: ScansWorkerDeps): Promise<ScansWorker> {
+  const chainId = deps.queue.chainId
+  const scanners: Record<ScanKind, Scanner> = {
+    structure: createStructureScanner({ ch: deps.ch, chainId, report: deps.report, publish: deps.publish, logger: deps.logger }),
+    async forensics(job) {
+      const { result, measuredThroughBlock } = await computeForensics(deps.ch, chainId, job.token)
+      await writeForensicsResult(deps.ch, chainId, { token: job.token, measuredThroughBlock, jobId: job.id, result })
+      return { measuredThroughBlock }
+    },
+  }
+
+  async function run(m: ScanJobMessage): Promise<void> {
+    const job = await scanJob(deps.ch, m.chain_id, m.kind, m.token, m.job_id)
+    if (!job || !isActive(job.state)) return
+    const running = moveJob(job, 'running', new Date())
+    await writeScanJob(deps.ch, m.chain_id, running)
+    try {
+      const { measuredThroughBlock } = await scanners[m.kind](running)
+      await writeScanJob(deps.ch, m.chain_id, moveJob(running, 'done', new Date(), { measuredThroughBlock }))
+    } catch (err) {
+      if (!(err instanceof ScanRefused) && (isDependencyUnavailable(err) || classifyError(err) === 'retryable')) throw err
+      deps.logger.warn({ job: job.id, kind: m.kind, token: m.token, err }, 'scan failed')
+      await writeScanJob(deps.ch, m.chain_id, moveJob(running, 'failed', new Date(), { reason: errorMessage(err) }))
+    }
+  }
+
+  const consumer: Consumer = createConsumer({
+    name: 'scans',
+    bus: deps.bus,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    namespace: deps.namespace,
+    topic: TOPICS.scanJobs,
+    schema: ScanJobMessage,
+    maxBatchSize: 20,
+    sink: {
+      name: 'scan-runner',
+      async write(items) {
+        for (const item of items) await run(item.value)
+      },
+    },
+  })
+  await consumer.start()
+  const daily = createDailyScans({ ch: deps.ch, queue: deps.queue, logger: deps.logger, ...deps.daily })
+  daily.start()
+  deps.logger.info({ periodSeconds: deps.daily.periodSeconds }, 'scans role started: scan jobs and daily scans of watched tokens')
+  return {
+    daily,
+    async stop() {
+      await daily.stop()
+      await consumer.stop()
+    },
+  }
+}

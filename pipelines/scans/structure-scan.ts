@@ -1,0 +1,94 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import type { Logger } from '../../core/logger.ts'
+import { ScanRefused, type ScanJob } from '../../core/domain/scan-job.ts'
+import { isStructureFlip } from '../../core/domain/structure-flip.ts'
+import { structureSnapshots, writeStructureSnapshot, type SnapshotHolding, type StructureSnapshot } from '../../core/records/scan-results.ts'
+import { watchersByToken } from '../../core/records/watchers.ts'
+import type { AlertEvent } from '../records/alert.ts'
+import type { Scanner } from './scans-worker.ts'
+
+/** The part of the structure answer (GET /structure/{token}) a snapshot keeps. */
+export interface StructureAnswer {
+  signal: string
+  data: {
+    token: string
+    window: { from_block: number; from_time: string | number; to_block: number; to_time: string | number }
+    holders: { count: number; top: Array<{ address: string; balance_wei: string; share: number; labels: string[] }> }
+    diff: {
+      summary: { frozen: number; added: number; trimmed: number; exited: number }
+      wallets: Array<{ address: string; balance_now_wei: string; labels: string[] }>
+    }
+  }
+}
+
+/** Computes the structure answer of a token now (the structure branch's report). */
+export type StructureReportFn = (token: string) => Promise<StructureAnswer>
+
+/** The structure report this process computes scans with. */
+export function structureReport(_deps: { ch: ClickHouseClient; chainId: number }): StructureReportFn {
+  return async () => {
+    throw new ScanRefused('structure scans wait for the structure report')
+  }
+}
+
+const seconds = (t: string | number) => (typeof t === 'number' ? t : Math.floor(Date.parse(t) / 1000))
+
+/** The snapshot of one structure answer, and the wallets it names (top holders and the diff's wallets, balance at the snapshot). */
+export function snapshotOf(answer: StructureAnswer, job: ScanJob, takenAt: Date): { snapshot: StructureSnapshot; holdings: SnapshotHolding[] } {
+  const d = answer.data
+  const holdings = new Map<string, SnapshotHolding>()
+  for (const h of d.holders.top) holdings.set(h.address, { wallet: h.address, balanceWei: BigInt(h.balance_wei), labels: h.labels })
+  for (const w of d.diff.wallets) if (!holdings.has(w.address)) holdings.set(w.address, { wallet: w.address, balanceWei: BigInt(w.balance_now_wei), labels: w.labels })
+  return {
+    snapshot: {
+      token: job.token, toBlock: d.window.to_block, toTime: seconds(d.window.to_time), fromBlock: d.window.from_block, fromTime: seconds(d.window.from_time),
+      trigger: job.trigger, jobId: job.id, takenAt: takenAt.toISOString(), holderCount: d.holders.count,
+      top: d.holders.top.map((h) => ({ address: h.address, balanceWei: BigInt(h.balance_wei), share: h.share, labels: h.labels })),
+      summary: d.diff.summary, verdict: answer.signal,
+    },
+    holdings: [...holdings.values()],
+  }
+}
+
+/** The `structure_flip` alert for one watching key (the delivery worker sends it to that key's webhook only). */
+export function flipAlert(chainId: number, previous: StructureSnapshot, next: StructureSnapshot, keyHash: string): AlertEvent {
+  return {
+    id: `structure_flip:${chainId}:${next.token}:${next.toBlock}`,
+    kind: 'structure_flip',
+    created_at: new Date().toISOString(),
+    target: keyHash,
+    data: {
+      chain_id: chainId,
+      token: next.token,
+      verdict: next.verdict,
+      previous_verdict: previous.verdict,
+      measured_through_block: next.toBlock,
+      previous_block: previous.toBlock,
+      window: { from_block: next.fromBlock, from_time: new Date(next.fromTime * 1000).toISOString(), to_block: next.toBlock, to_time: new Date(next.toTime * 1000).toISOString() },
+      holder_count: next.holderCount,
+      diff_summary: next.summary,
+    },
+  }
+}
+
+/**
+ * The structure scan: take the token's structure answer now, archive it as a snapshot, and,
+ * when the token is watched and its verdict flipped since its previous snapshot, publish one
+ * `structure_flip` alert per watching key (targeted at that key). A re-run of the same scan
+ * finds its own snapshot already archived and compares with the one before it, so the alerts
+ * keep their ids (deliveries are deduplicated by alert id and key).
+ */
+export function createStructureScanner(deps: { ch: ClickHouseClient; chainId: number; report: StructureReportFn; publish(e: AlertEvent): Promise<void>; logger: Logger }): Scanner {
+  return async (job) => {
+    const answer = await deps.report(job.token)
+    const { snapshot, holdings } = snapshotOf(answer, job, new Date())
+    const [previous] = await structureSnapshots(deps.ch, deps.chainId, job.token, { limit: 1, beforeBlock: snapshot.toBlock })
+    await writeStructureSnapshot(deps.ch, deps.chainId, snapshot, holdings)
+    if (previous && isStructureFlip(previous.verdict, snapshot.verdict)) {
+      const keys = (await watchersByToken(deps.ch, [job.token])).get(job.token) ?? []
+      for (const key of keys) await deps.publish(flipAlert(deps.chainId, previous, snapshot, key))
+      if (keys.length) deps.logger.info({ token: job.token, from: previous.verdict, to: snapshot.verdict, keys: keys.length }, 'structure flip alerted')
+    }
+    return { measuredThroughBlock: snapshot.toBlock }
+  }
+}

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startScansRole } from '../../bin/scans-role.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import type { ScansWorker } from '../../pipelines/scans/scans-worker.ts'
+import { address, createConstructedChain, ZERO, type Transfer } from '../setup/constructed-chain.ts'
+import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { until } from '../setup/until.ts'
+
+let env: Embedded
+let worker: ScansWorker | undefined
+beforeAll(async () => {
+  env = await startEmbedded()
+})
+afterAll(async () => {
+  await worker?.stop()
+  await env?.close()
+})
+
+const call = (method: 'GET' | 'POST', url: string) => env.api.app.inject({ method, url })
+
+async function jobStates(id: string): Promise<string[]> {
+  const rows = await queryRows<{ state: string }>(env.rt.ch, 'SELECT state FROM scan_jobs WHERE job_id = {id:String} ORDER BY version', { id })
+  return rows.map((r) => r.state)
+}
+
+async function settled(path: string) {
+  let body: any
+  await until(`a finished job at ${path}`, async () => {
+    body = (await call('GET', path)).json()
+    return body.data.job && ['done', 'failed'].includes(body.data.job.state) ? true : undefined
+  })
+  return body
+}
+
+describe('scan jobs', () => {
+  it('a repeated POST while the job is queued answers the same job; a scan of an unknown token ends failed with its reason; a POST after that queues a new job', async () => {
+    // No worker: the job stays queued.
+    await env.scans.stop()
+    const token = address(0xf0)
+    const first = await call('POST', `/forensics/${token}`)
+    expect(first.statusCode).toBe(200)
+    const job = first.json().data
+    expect(job).toMatchObject({ kind: 'forensics', token, state: 'queued', reason: null, trigger: 'request', measured_through_block: null })
+    const again = (await call('POST', `/forensics/${token.toUpperCase().replace('0X', '0x')}`)).json().data
+    expect(again.id).toBe(job.id)
+    expect(again.state).toBe('queued')
+    const pending = (await call('GET', `/forensics/${token}`)).json()
+    expect(pending.data).toMatchObject({ found: false, result: null, job: { id: job.id, state: 'queued' } })
+
+    // A worker starts: it takes the queued job from the bus, and refuses the unknown token.
+    worker = await startScansRole(env.rt, env.api.deps.scans, { daily: { periodSeconds: 86_400, checkMs: 0 } })
+    const done = await settled(`/forensics/${token}`)
+    expect(done.data.job).toMatchObject({ id: job.id, state: 'failed' })
+    expect(done.data.job.reason).toMatch(/no contract creation, launch or transfer of 0x[0-9a-f]{40} has been ingested/)
+    expect(done.data.found).toBe(false)
+    expect(await jobStates(job.id)).toEqual(['queued', 'running', 'failed'])
+
+    const next = (await call('POST', `/forensics/${token}`)).json().data
+    expect(next.id).not.toBe(job.id)
+    expect(['queued', 'running', 'failed']).toContain(next.state)
+  })
+
+  it('POST /structure/{token} answers a job in the same states', async () => {
+    const token = address(0xf1)
+    const job = (await call('POST', `/structure/${token}`)).json().data
+    expect(job).toMatchObject({ kind: 'structure', token, trigger: 'request' })
+    expect(['queued', 'running', 'done', 'failed']).toContain(job.state)
+    const again = (await call('POST', `/structure/${token}`)).json().data
+    if (again.id !== job.id) expect(await jobStates(job.id)).toContain(expect.stringMatching(/done|failed/))
+    await until('the structure job to finish', async () => ((await jobStates(job.id)).some((s) => s === 'done' || s === 'failed') ? true : undefined))
+  })
+
+  it('a bad token answers 400 naming the parameter', async () => {
+    const r = await call('POST', '/structure/0x123')
+    expect(r.statusCode).toBe(400)
+    expect(JSON.stringify(r.json().error)).toContain('token')
+  })
+})
+
+describe('forensics of a constructed token', () => {
+  it('equals what the test computes from the constructed transfers, swaps and liquidity events', async () => {
+    const chain = createConstructedChain(env.rt.ch)
+    const token = address(0x70)
+    const deployer = address(0xde)
+    const pool = address(0x90)
+    const weth = address(0xee)
+    const [a, b, c, trader, lp2] = [address(0xa1), address(0xa2), address(0xa3), address(0xa4), address(0xa5)]
+    const supply = 1_000_000n * 10n ** 18n + 7n
+    const firstSwap = 120
+    const list: Transfer[] = [
+      { block: 100, from: ZERO, to: deployer, value: supply },
+      { block: 101, from: deployer, to: a, value: 10_000n * 10n ** 18n + 3n },
+      { block: 102, from: deployer, to: b, value: 5_000n * 10n ** 18n },
+      { block: 103, from: a, to: c, value: 1_234n },
+      { block: 104, from: deployer, to: a, value: 99n },
+      { block: 110, from: deployer, to: pool, value: 800_000n * 10n ** 18n },
+      // After the first swap: not pre-launch.
+      { block: 121, from: pool, to: trader, value: 1_000n * 10n ** 18n },
+      { block: 122, from: deployer, to: c, value: 42n },
+    ]
+    await chain.blocks(99, 130)
+    await chain.creation(token, deployer, 99)
+    await chain.transfers(token, list)
+    await chain.pool(pool, token, weth, 105)
+    await chain.liquidity(pool, deployer, 'mint', 110, 5n * 10n ** 18n)
+    await chain.liquidity(pool, lp2, 'mint', 111, 7n)
+    await chain.swap(pool, token, trader, firstSwap, { tokenOut: 1_000n * 10n ** 18n, wethIn: 10n ** 17n })
+    await chain.swap(pool, token, trader, 125, { tokenIn: 10n, wethOut: 1n })
+    await chain.liquidity(pool, deployer, 'burn', 126, 4n * 10n ** 18n)
+
+    const job = (await call('POST', `/forensics/${token}`)).json().data
+    const body = await settled(`/forensics/${token}`)
+    expect(body.data.job).toMatchObject({ id: job.id, state: 'done', measured_through_block: 130 })
+    expect(body.measured_through_block).toBe(130)
+    const r = body.data.result
+
+    // Expected, from the constructed rows.
+    const pre = list.filter((t) => t.block < firstSwap)
+    const sent = pre.filter((t) => t.from !== ZERO)
+    const byRecipient = new Map<string, { received: bigint; fromDeployer: bigint }>()
+    for (const t of sent) {
+      const e = byRecipient.get(t.to) ?? { received: 0n, fromDeployer: 0n }
+      e.received += t.value
+      if (t.from === deployer) e.fromDeployer += t.value
+      byRecipient.set(t.to, e)
+    }
+    const recipients = [...byRecipient]
+      .sort(([x, p], [y, q]) => (p.received === q.received ? (x < y ? -1 : 1) : p.received > q.received ? -1 : 1))
+      .map(([addr, e]) => ({
+        address: addr, received_wei: e.received.toString(), share_of_supply: Number((e.received * 1_000_000n) / supply) / 1_000_000,
+        from_deployer_wei: e.fromDeployer.toString(), is_pool: addr === pool,
+      }))
+    const offMarket = sent.filter((t) => t.from === deployer && ![pool, deployer, ZERO].includes(t.to)).reduce((s, t) => s + t.value, 0n)
+
+    expect(r).toMatchObject({
+      token, deployer, created_block: 99, launch_pool: pool, launch_block: 105, first_swap_block: firstSwap, supply_wei: supply.toString(),
+    })
+    expect(r.prelaunch).toEqual({
+      before_block: firstSwap,
+      minted: [{ to: deployer, value_wei: supply.toString() }],
+      transfers_total: sent.length,
+      transfers: sent.map((t) => expect.objectContaining({ block: t.block, from: t.from, to: t.to, value_wei: t.value.toString() })),
+      transfers_truncated: false,
+      recipients,
+      recipients_total: byRecipient.size,
+      off_market_from_deployer_wei: offMarket.toString(),
+    })
+    expect(r.liquidity).toEqual([
+      { pool, provider: deployer, added: (5n * 10n ** 18n).toString(), removed: (4n * 10n ** 18n).toString(), is_deployer: true },
+      { pool, provider: lp2, added: '7', removed: '0', is_deployer: false },
+    ])
+  })
+})
