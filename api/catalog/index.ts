@@ -18,6 +18,7 @@ import { leaderboardEndpoint } from '../endpoints/leaderboard.ts'
 import { searchEndpoint } from '../endpoints/search.ts'
 import { statsEndpoint } from '../endpoints/stats.ts'
 import { walletEndpoint } from '../endpoints/wallet.ts'
+import { structureHistoryEndpoint } from '../endpoints/structure-history.ts'
 import { forensicsEndpoint, queueForensicsScanEndpoint, queueStructureScanEndpoint } from '../endpoints/scans.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
@@ -65,6 +66,7 @@ export const catalog: ServedEndpoint[] = [
   queueStructureScanEndpoint,
   forensicsEndpoint,
   queueForensicsScanEndpoint,
+  structureHistoryEndpoint,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

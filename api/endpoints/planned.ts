@@ -30,5 +30,4 @@ export const plannedEndpoints: AnyEndpoint[] = [
   }),
   defineEndpoint()({ method: 'GET', path: '/basket', summary: 'Paper basket', description: 'Live forward paper-basket track record: launches whose verdict 15 minutes after launch was low_risk, marked at 1h, 24h and 7d.', tags: ['proof'], response: GenericData, access: { kind: 'free' }, tool: { name: 'svc_basket' } }),
   defineEndpoint()({ method: 'GET', path: '/proof.json', summary: 'Calibration proof', description: 'Per verdict signal: token count, share that became real, share dead within 7 days, median 24h return.', tags: ['proof'], response: GenericData, access: { kind: 'free' } }),
-  defineEndpoint()({ method: 'GET', path: '/structure/{token}/history', summary: 'Holder-snapshot history', description: 'Longitudinal holder-snapshot history (daily for watched tokens).', tags: ['structure'], params: token, response: GenericData, access: { kind: 'key', feature: 'history' } }),
 ]
