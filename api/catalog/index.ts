@@ -21,6 +21,7 @@ import { walletEndpoint } from '../endpoints/wallet.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
+import { structureEndpoint } from '../endpoints/structure.ts'
 import type { ServedEndpoint } from '../deps.ts'
 
 /**
@@ -58,6 +59,7 @@ export const catalog: ServedEndpoint[] = [
   adminSqlEndpoint,
   faucetEndpoint,
   verdictEndpoint,
+  structureEndpoint,
   reportEndpoint,
   identifyEndpoint,
   ...mcpAccountEndpoints,
