@@ -23,6 +23,7 @@ import { forensicsEndpoint, queueForensicsScanEndpoint, queueStructureScanEndpoi
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
+import { structureEndpoint } from '../endpoints/structure.ts'
 import type { ServedEndpoint } from '../deps.ts'
 
 /**
@@ -60,6 +61,7 @@ export const catalog: ServedEndpoint[] = [
   adminSqlEndpoint,
   faucetEndpoint,
   verdictEndpoint,
+  structureEndpoint,
   reportEndpoint,
   identifyEndpoint,
   ...mcpAccountEndpoints,

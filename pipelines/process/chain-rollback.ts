@@ -17,6 +17,8 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
   // Copies kept by views for other access paths (token order, feed order).
   ['transfers_by_token', 'block_number'],
   ['launch_feed', 'block_number'],
+  ['token_pools', 'block_number'],
+  ['block_times', 'number'],
   // Scan results measured through an orphaned block (migration 020).
   ['structure_snapshots', 'to_block'],
   ['snapshot_holdings', 'to_block'],
@@ -33,7 +35,8 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
  */
 const REPLAYED: Array<{ source: string; key: string; targets: string[] }> = [
   { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity'] },
-  { source: 'erc20_transfers', key: 'token', targets: ['token_supply'] },
+  // Holder balances, per-block deltas and transfer links (migration 018): no orphaned delta survives.
+  { source: 'erc20_transfers', key: 'token', targets: ['token_supply', 'holder_deltas', 'holder_balances', 'token_wallet_links'] },
   { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity', 'pool_providers'] },
 ]
 

@@ -1,0 +1,54 @@
+import { z } from 'zod'
+import { STRUCTURE_VERDICTS, STRUCTURE_VERDICT_RULES } from '../../core/domain/structure-verdict.ts'
+import { Address, BlockNumber, Measured } from '../catalog/schemas.ts'
+import { defineEndpoint } from '../catalog/types.ts'
+import type { Uses } from '../deps.ts'
+import { ApiError } from '../errors.ts'
+import { structureAnswer } from '../serving/structure-serving.ts'
+import { StructureDataView } from '../views/structure.ts'
+
+const CHAIN = 4663
+
+export const structureEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermarks'>>()({
+  method: 'GET',
+  path: '/structure/{token}',
+  summary: 'Holder-structure diff',
+  description:
+    "A token's holders and their exact balances (wei) at the window end, the labelled 24 h holder diff and a structure verdict (signal). " +
+    'The window ends at the last served block (or `as_of_block`); its baseline is the latest block whose timestamp is at most 86,400 s earlier. ' +
+    'Every wallet with a balance at either end is classed frozen, added (new_holder when it was 0), trimmed or exited. Pools and the zero address are not holders; pools are listed apart. ' +
+    'Labels: deployer, insider, entity, round_allocation, identity, smart. Verdict rules: ' +
+    STRUCTURE_VERDICT_RULES,
+  tags: ['structure'],
+  params: z.object({ token: Address }),
+  query: z.object({
+    as_of_block: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta({ description: 'end the window at this block (at most the last served block) instead of the last served block' }),
+  }),
+  response: z.object({
+    signal: z.enum(STRUCTURE_VERDICTS).meta({ description: 'the structure verdict' }),
+    data: StructureDataView,
+    chain_id: Measured.chain_id,
+    measured_through_block: BlockNumber.meta({ description: 'the window end' }),
+  }),
+  access: { kind: 'paid', price: '0.03' },
+  tool: { name: 'svc_structure' },
+  async handler({ params, query, deps }) {
+    const served = deps.watermarks.get(CHAIN)
+    if (served === null) throw new ApiError('dependency_unavailable', 'No chain-4663 batch is served yet; retry shortly.')
+    if (query.as_of_block !== undefined && query.as_of_block > served) {
+      throw new ApiError('invalid_parameter', `as_of_block ${query.as_of_block} is beyond the last served block ${served}.`, {
+        parameter: 'as_of_block',
+        in: 'query',
+        expected: `a block number at most ${served}`,
+      })
+    }
+    const toBlock = query.as_of_block ?? served
+    const answer = await structureAnswer(deps, CHAIN, params.token, toBlock)
+    return { ...answer, chain_id: CHAIN, measured_through_block: toBlock }
+  },
+})
