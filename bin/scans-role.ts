@@ -1,7 +1,7 @@
 import { publishAlert } from '../pipelines/alerts/publish.ts'
 import { createScanQueue, type ScanQueue } from '../pipelines/scans/scan-queue.ts'
 import { startScansWorker, type ScansWorker, type ScansWorkerDeps } from '../pipelines/scans/scans-worker.ts'
-import { structureReport } from '../pipelines/scans/structure-scan.ts'
+import { structureReportNow } from '../pipelines/scans/structure-scan.ts'
 import type { Runtime } from './runtime.ts'
 
 /**
@@ -13,7 +13,7 @@ export function startScansRole(rt: Runtime, queue?: ScanQueue, overrides: Partia
   return startScansWorker({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace,
     queue: queue ?? createScanQueue({ ch: rt.ch, bus: rt.bus, namespace }),
-    report: overrides.report ?? structureReport({ ch: rt.ch, chainId: 4663 }),
+    report: overrides.report ?? structureReportNow({ ch: rt.ch, chainId: 4663 }),
     publish: (e) => publishAlert(rt.bus, e, namespace),
     daily: overrides.daily ?? { periodSeconds: rt.config.STRUCTURE_DAILY_SCAN_SECONDS, checkMs: rt.config.STRUCTURE_DAILY_CHECK_MS },
   })

@@ -6,7 +6,7 @@ export const ForensicsView = z.object({
   token: z.string(),
   deployer: z.string().nullable().meta({ description: "the `from` of the transaction that created the token's contract" }),
   created_block: BlockNumber.nullable(),
-  launch_pool: z.string().nullable().meta({ description: 'the first WETH pool of the token' }),
+  launch_pool: z.string().nullable().meta({ description: 'the first WETH pool of the token (liquidity covers every pool of the token)' }),
   launch_block: BlockNumber.nullable(),
   first_swap_block: BlockNumber.nullable().meta({ description: 'block of the first swap; null while it has not traded' }),
   supply_wei: Wei.meta({ description: 'minted minus burned, now' }),
@@ -22,7 +22,7 @@ export const ForensicsView = z.object({
     transfers_total: z.number().int(),
     transfers: z.array(z.object({ block: BlockNumber, tx_hash: z.string(), from: z.string(), to: z.string(), value_wei: Wei })),
     transfers_truncated: z.boolean(),
-    recipients: z.array(z.object({ address: z.string(), received_wei: Wei, share_of_supply: z.number(), from_deployer_wei: Wei, is_pool: z.boolean() })),
+    recipients: z.array(z.object({ address: z.string(), received_wei: Wei, share_of_supply: z.string().meta({ description: 'received / supply now, 9 decimals' }), from_deployer_wei: Wei, is_pool: z.boolean() })),
     recipients_total: z.number().int(),
     off_market_from_deployer_wei: Wei.meta({ description: 'sent by the deployer before the first swap to wallets other than itself and the pools' }),
   }),
@@ -30,7 +30,7 @@ export const ForensicsView = z.object({
     .array(z.object({ pool: z.string(), provider: z.string(), added: Wei, removed: Wei, is_deployer: z.boolean() }))
     .meta({ description: "per pool and provider, liquidity added and pulled, in the pool protocol's units (v2: WETH wei of Mint/Burn)" }),
   insiders_now: z
-    .object({ wallets: z.number().int(), balance_wei: Wei, share_of_supply: z.number() })
+    .object({ wallets: z.number().int(), balance_wei: Wei, share_of_supply: z.string() })
     .meta({ description: 'what the insider-labelled wallets hold at the measured block' }),
 })
 export type ForensicsView = z.infer<typeof ForensicsView>

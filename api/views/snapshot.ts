@@ -1,6 +1,8 @@
 import { z } from 'zod'
+import { STRUCTURE_VERDICTS, type StructureVerdict } from '../../core/domain/structure-verdict.ts'
 import type { StructureSnapshot } from '../../core/records/scan-results.ts'
 import { BlockNumber, Wei } from '../catalog/schemas.ts'
+import { HolderLabelView } from './structure.ts'
 
 /** One archived holder snapshot (a structure scan of a token), as /structure/{token}/history shows it. */
 export const SnapshotView = z.object({
@@ -9,9 +11,9 @@ export const SnapshotView = z.object({
   trigger: z.enum(['daily', 'request']).meta({ description: 'daily: the automatic scan of a watched token; request: a POST /structure/{token}' }),
   taken_at: z.string(),
   holder_count: z.number().int(),
-  top_holders: z.array(z.object({ address: z.string(), balance_wei: Wei, share: z.number(), labels: z.array(z.string()) })),
+  top_holders: z.array(z.object({ address: z.string(), balance_wei: Wei, share: z.string(), labels: z.array(HolderLabelView) })),
   diff_summary: z.object({ frozen: z.number().int(), added: z.number().int(), trimmed: z.number().int(), exited: z.number().int() }),
-  verdict: z.string().meta({ description: 'rotation, distribution, accumulation or insufficient_data' }),
+  verdict: z.enum(STRUCTURE_VERDICTS).meta({ description: 'the structure verdict of that scan' }),
 })
 
 const iso = (s: number) => new Date(s * 1000).toISOString()
@@ -25,6 +27,6 @@ export function snapshotView(s: StructureSnapshot): z.infer<typeof SnapshotView>
     holder_count: s.holderCount,
     top_holders: s.top.map((h) => ({ address: h.address, balance_wei: h.balanceWei.toString(), share: h.share, labels: h.labels })),
     diff_summary: s.summary,
-    verdict: s.verdict,
+    verdict: s.verdict as StructureVerdict,
   }
 }

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../clickhouse.ts'
 import { queryRows } from '../clickhouse.ts'
+import type { HolderLabel } from '../domain/holder-labels.ts'
 import type { ScanTrigger } from '../domain/scan-job.ts'
 
 /**
@@ -34,9 +35,9 @@ export async function latestForensicsResult<T>(ch: ClickHouseClient, chainId: nu
 export interface SnapshotHolder {
   address: string
   balanceWei: bigint
-  /** Share of supply in [0, 1]. */
-  share: number
-  labels: string[]
+  /** Share of supply, a decimal fraction (9 digits), as /structure/{token} states it. */
+  share: string
+  labels: HolderLabel[]
 }
 
 export interface DiffSummary {
@@ -66,7 +67,7 @@ export interface StructureSnapshot {
 export interface SnapshotHolding {
   wallet: string
   balanceWei: bigint
-  labels: string[]
+  labels: HolderLabel[]
 }
 
 /**
@@ -79,7 +80,7 @@ export async function writeStructureSnapshot(ch: ClickHouseClient, chainId: numb
     await ch.insert({
       table: 'snapshot_holdings',
       format: 'JSONEachRow',
-      values: holdings.map((h) => ({ chain_id: chainId, wallet: h.wallet, token: s.token, to_block: s.toBlock, balance: h.balanceWei.toString(), labels: h.labels })),
+      values: holdings.map((h) => ({ chain_id: chainId, wallet: h.wallet, token: s.token, to_block: s.toBlock, balance: h.balanceWei.toString(), labels: JSON.stringify(h.labels) })),
     })
   }
   await ch.insert({
@@ -88,7 +89,7 @@ export async function writeStructureSnapshot(ch: ClickHouseClient, chainId: numb
     values: [{
       chain_id: chainId, token: s.token, to_block: s.toBlock, to_time: s.toTime, from_block: s.fromBlock, from_time: s.fromTime, trigger: s.trigger, job_id: s.jobId,
       taken_at: Date.parse(s.takenAt), holder_count: s.holderCount,
-      top_holders: s.top.map((h) => [h.address, h.balanceWei.toString(), h.share, h.labels]),
+      top_holders: s.top.map((h) => [h.address, h.balanceWei.toString(), h.share, JSON.stringify(h.labels)]),
       frozen: s.summary.frozen, added: s.summary.added, trimmed: s.summary.trimmed, exited: s.summary.exited, verdict: s.verdict,
     }],
   })
@@ -104,7 +105,7 @@ interface SnapshotRow {
   job_id: string
   taken_ms: string
   holder_count: string
-  top: Array<[string, string, number, string[]]>
+  top: Array<[string, string, string, string]>
   frozen: string
   added: string
   trimmed: string
@@ -120,7 +121,7 @@ function fromRow(r: SnapshotRow): StructureSnapshot {
   return {
     token: r.token, toBlock: Number(r.to_block), toTime: Number(r.to_time), fromBlock: Number(r.from_block), fromTime: Number(r.from_time),
     trigger: r.trigger, jobId: r.job_id, takenAt: new Date(Number(r.taken_ms)).toISOString(), holderCount: Number(r.holder_count),
-    top: r.top.map(([address, balance, share, labels]) => ({ address, balanceWei: BigInt(balance), share, labels })),
+    top: r.top.map(([address, balance, share, labels]) => ({ address, balanceWei: BigInt(balance), share, labels: JSON.parse(labels) as HolderLabel[] })),
     summary: { frozen: Number(r.frozen), added: Number(r.added), trimmed: Number(r.trimmed), exited: Number(r.exited) },
     verdict: r.verdict,
   }
@@ -155,18 +156,18 @@ export interface Appearance {
   token: string
   toBlock: number
   balanceWei: bigint
-  labels: string[]
+  labels: HolderLabel[]
 }
 
 /** Every snapshot appearance of these wallets, by wallet key; per (wallet, token) newest first, at most `perToken`. */
 export async function snapshotAppearances(ch: ClickHouseClient, chainId: number, wallets: string[], perToken: number): Promise<Appearance[]> {
   if (!wallets.length) return []
-  const rows = await queryRows<{ wallet: string; token: string; to_block: string; balance: string; labels: string[] }>(
+  const rows = await queryRows<{ wallet: string; token: string; to_block: string; balance: string; labels: string }>(
     ch,
     `SELECT wallet, token, to_block, toString(balance) AS balance, labels FROM snapshot_holdings FINAL
      WHERE chain_id = {chain:UInt32} AND wallet IN {wallets:Array(String)}
      ORDER BY wallet, token, to_block DESC LIMIT {per:UInt32} BY wallet, token`,
     { chain: chainId, wallets, per: perToken },
   )
-  return rows.map((r) => ({ wallet: r.wallet, token: r.token, toBlock: Number(r.to_block), balanceWei: BigInt(r.balance), labels: r.labels }))
+  return rows.map((r) => ({ wallet: r.wallet, token: r.token, toBlock: Number(r.to_block), balanceWei: BigInt(r.balance), labels: JSON.parse(r.labels) as HolderLabel[] }))
 }

@@ -34,9 +34,10 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
  * rebuilds them, nothing re-states it here.
  */
 const REPLAYED: Array<{ source: string; key: string; targets: string[] }> = [
-  { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity'] },
+  // swaps_by_trader, transfers_by_wallet (migration 020): copies by wallet, rebuilt whole per token so a replay leaves no duplicate.
+  { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity', 'swaps_by_trader'] },
   // Holder balances, per-block deltas and transfer links (migration 018): no orphaned delta survives.
-  { source: 'erc20_transfers', key: 'token', targets: ['token_supply', 'holder_deltas', 'holder_balances', 'token_wallet_links'] },
+  { source: 'erc20_transfers', key: 'token', targets: ['token_supply', 'holder_deltas', 'holder_balances', 'token_wallet_links', 'transfers_by_wallet'] },
   { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity', 'pool_providers'] },
 ]
 

@@ -2,6 +2,8 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
 import { ScanRefused } from '../../core/domain/scan-job.ts'
+import { insidersOf, shareOf, ZERO_ADDRESS as ZERO } from '../../core/domain/holder-labels.ts'
+import { balancesAt, tokenFacts, tokenPools, transfersBefore } from '../../core/records/holder-balances.ts'
 import type { ForensicsView } from '../../api/views/forensics.ts'
 
 /**
@@ -11,66 +13,64 @@ import type { ForensicsView } from '../../api/views/forensics.ts'
  *
  * - `prelaunch`: the token's transfers before its first swap (every transfer when it has not
  *   traded yet): mints apart, then what was sent and to whom, per recipient.
- * - `liquidity`: per pool of the token (its launch pool) and provider, the liquidity added and
+ * - `deployer_funding`: see FUNDING_RULE (transfers_by_wallet, by the deployer's key).
+ * - `insiders_now`: the wallets the holder structure labels insider (core/domain/holder-labels.ts)
+ *   and their balance at the measured block (holder_balances, by key).
+ * - `liquidity`: per pool of the token (token_pools) and provider, the liquidity added and
  *   removed (pool_providers, migration 017: in the pool's protocol units, for v2 the WETH wei of
  *   Mint/Burn), flagged when the provider is the deployer.
  */
 
-/** A share of supply in [0, 1], to 6 decimals (the amounts themselves stay exact). */
-const shareOf = (value: bigint, supply: bigint) => (supply > 0n ? Number((value * 1_000_000n) / supply) / 1_000_000 : 0)
-
-export const ZERO = '0x0000000000000000000000000000000000000000'
 /** Pre-launch transfers listed one by one at most; the per-recipient sums cover them all. */
 export const PRELAUNCH_TRANSFERS_LIMIT = 1000
 export const PRELAUNCH_RECIPIENTS_LIMIT = 500
 
 export type ForensicsResult = ForensicsView
 
-export interface TokenFacts {
-  token: string
-  deployer: string | null
-  createdBlock: number | null
-  launchPool: string | null
-  launchBlock: number | null
-  firstSwapBlock: number | null
-  supply: bigint
+/** What counts as the deployer's funding (documented in the answer). */
+export const FUNDING_RULE =
+  "ERC20 transfers (WETH or any token) the deployer received in blocks before the one that created the token, first ones first (at most 50): the chain data we ingest holds logs, not native ETH transfers"
+export const FUNDERS_LIMIT = 50
+
+/** The launch pool and the supply now (minted minus burned), each read by its key. */
+async function launchAndSupply(ch: ClickHouseClient, chainId: number, token: string): Promise<{ launchPool: string | null; launchBlock: number | null; supply: bigint }> {
+  const p = { chain: chainId, token }
+  const [[la], [su]] = await Promise.all([
+    queryRows<{ pool: string; block_number: string }>(ch, 'SELECT pool, block_number FROM launches WHERE chain_id = {chain:UInt32} AND token = {token:String} ORDER BY block_number LIMIT 1', p),
+    queryRows<{ minted: string; burned: string }>(ch, 'SELECT toString(sum(minted)) AS minted, toString(sum(burned)) AS burned FROM token_supply WHERE chain_id = {chain:UInt32} AND token = {token:String}', p),
+  ])
+  return { launchPool: la?.pool ?? null, launchBlock: la ? Number(la.block_number) : null, supply: BigInt(su?.minted ?? '0') - BigInt(su?.burned ?? '0') }
 }
 
-/** Launch facts of one token, each read by its key; null when nothing of it was ingested. */
-export async function tokenFacts(ch: ClickHouseClient, chainId: number, token: string): Promise<TokenFacts | null> {
-  const p = { chain: chainId, token }
-  const [[cr], [la], [act], [su]] = await Promise.all([
-    queryRows<{ deployer: string; block_number: string }>(ch, 'SELECT deployer, block_number FROM contract_creations WHERE chain_id = {chain:UInt32} AND address = {token:String} LIMIT 1', p),
-    queryRows<{ pool: string; block_number: string }>(ch, 'SELECT pool, block_number FROM launches WHERE chain_id = {chain:UInt32} AND token = {token:String} ORDER BY block_number LIMIT 1', p),
-    queryRows<{ first: string; n: string }>(ch, 'SELECT min(first_swap_block) AS first, sum(swaps) AS n FROM token_activity WHERE chain_id = {chain:UInt32} AND token = {token:String}', p),
-    queryRows<{ minted: string; burned: string; n: string }>(
-      ch, 'SELECT toString(sum(minted)) AS minted, toString(sum(burned)) AS burned, count() AS n FROM token_supply WHERE chain_id = {chain:UInt32} AND token = {token:String}', p,
-    ),
-  ])
-  if (!cr && !la && Number(su?.n ?? 0) === 0) return null
-  return {
-    token,
-    deployer: cr?.deployer ?? null,
-    createdBlock: cr ? Number(cr.block_number) : null,
-    launchPool: la?.pool ?? null,
-    launchBlock: la ? Number(la.block_number) : null,
-    firstSwapBlock: act && Number(act.n) > 0 ? Number(act.first) : null,
-    supply: BigInt(su?.minted ?? '0') - BigInt(su?.burned ?? '0'),
-  }
+/** The deployer's first receipts before the token's creation block (transfers_by_wallet, by key). */
+async function deployerFunders(ch: ClickHouseClient, chainId: number, deployer: string | null, createdBlock: number | null): Promise<ForensicsView['deployer_funding']['funders']> {
+  if (!deployer || createdBlock === null) return []
+  const rows = await queryRows<{ counterparty: string; token: string; v: string; block_number: string; tx_hash: string }>(
+    ch,
+    `SELECT counterparty, token, toString(value) AS v, block_number, tx_hash FROM transfers_by_wallet
+     WHERE chain_id = {chain:UInt32} AND wallet = {w:String} AND direction = 'in' AND block_number < {before:UInt64}
+     ORDER BY block_number, log_index LIMIT {n:UInt32}`,
+    { chain: chainId, w: deployer, before: createdBlock, n: FUNDERS_LIMIT },
+  )
+  return rows.map((r) => ({ address: r.counterparty, token: r.token, value_wei: r.v, block: Number(r.block_number), tx_hash: r.tx_hash }))
 }
 
 export async function computeForensics(ch: ClickHouseClient, chainId: number, token: string): Promise<{ result: ForensicsResult; measuredThroughBlock: number }> {
   const head = await chainHead(ch, chainId)
-  const facts = await tokenFacts(ch, chainId, token)
-  if (!head || !facts) throw new ScanRefused(`no contract creation, launch or transfer of ${token} has been ingested on chain ${chainId}`)
+  if (!head) throw new ScanRefused(`no block of chain ${chainId} has been ingested yet`)
   const through = head.number
+  const [created, launch, poolRows] = await Promise.all([tokenFacts(ch, chainId, token), launchAndSupply(ch, chainId, token), tokenPools(ch, chainId, token, through)])
+  const facts = { ...created, ...launch }
+  if (!facts.deployer && facts.supply === 0n && poolRows.length === 0) {
+    throw new ScanRefused(`no contract creation, launch or transfer of ${token} has been ingested on chain ${chainId}`)
+  }
   const before = Math.min(facts.firstSwapBlock ?? through + 1, through + 1)
-  const pools = facts.launchPool ? [facts.launchPool] : []
+  const pools = poolRows.map((p) => p.pool)
   const deployer = facts.deployer ?? ''
   const range = { chain: chainId, token, before, pools, deployer, zero: ZERO }
   const inRange = 'chain_id = {chain:UInt32} AND token = {token:String} AND block_number < {before:UInt64}'
 
-  const [transfers, [counts], minted, recipients, liquidity] = await Promise.all([
+  const [transfers, [counts], minted, recipients, liquidity, funders, preSwap] = await Promise.all([
     queryRows<{ block_number: string; tx_hash: string; from_address: string; to_address: string; v: string }>(
       ch,
       `SELECT block_number, tx_hash, from_address, to_address, toString(value) AS v FROM transfers_by_token
@@ -105,8 +105,13 @@ export async function computeForensics(ch: ClickHouseClient, chainId: number, to
           range,
         )
       : Promise.resolve([]),
+    deployerFunders(ch, chainId, facts.deployer, facts.createdBlock),
+    transfersBefore(ch, chainId, token, before),
   ])
   const poolSet = new Set(pools)
+  // Insiders as the holder structure labels them, and what they hold at the measured block.
+  const insiders = [...insidersOf(facts.deployer, poolSet, preSwap).keys()]
+  const insiderBalance = [...(await balancesAt(ch, chainId, token, through, insiders)).values()].reduce((a, b) => a + b, 0n)
   const result: ForensicsResult = {
     token,
     deployer: facts.deployer,
@@ -115,7 +120,7 @@ export async function computeForensics(ch: ClickHouseClient, chainId: number, to
     launch_block: facts.launchBlock,
     first_swap_block: facts.firstSwapBlock,
     supply_wei: facts.supply.toString(),
-    deployer_funding: { rule: 'pending', funders: [] },
+    deployer_funding: { rule: FUNDING_RULE, funders },
     prelaunch: {
       before_block: before,
       minted: minted.map((m) => ({ to: m.to_address, value_wei: m.v })),
@@ -129,7 +134,7 @@ export async function computeForensics(ch: ClickHouseClient, chainId: number, to
       off_market_from_deployer_wei: counts!.off_market,
     },
     liquidity: liquidity.map((l) => ({ pool: l.pool, provider: l.provider, added: l.added_wei, removed: l.removed_wei, is_deployer: l.provider === facts.deployer })),
-    insiders_now: { wallets: 0, balance_wei: '0', share_of_supply: 0 },
+    insiders_now: { wallets: insiders.length, balance_wei: insiderBalance.toString(), share_of_supply: shareOf(insiderBalance, facts.supply) },
   }
   return { result, measuredThroughBlock: through }
 }

@@ -6,28 +6,24 @@ import { structureSnapshots, writeStructureSnapshot, type SnapshotHolding, type 
 import { watchersByToken } from '../../core/records/watchers.ts'
 import type { AlertEvent } from '../records/alert.ts'
 import type { Scanner } from './scans-worker.ts'
+import { chainHead } from '../../core/records/data-clock.ts'
+import { structureReport, type StructureAnswer } from '../../core/structure/structure-report.ts'
 
-/** The part of the structure answer (GET /structure/{token}) a snapshot keeps. */
-export interface StructureAnswer {
-  signal: string
-  data: {
-    token: string
-    window: { from_block: number; from_time: string | number; to_block: number; to_time: string | number }
-    holders: { count: number; top: Array<{ address: string; balance_wei: string; share: number; labels: string[] }> }
-    diff: {
-      summary: { frozen: number; added: number; trimmed: number; exited: number }
-      wallets: Array<{ address: string; balance_now_wei: string; labels: string[] }>
-    }
-  }
-}
-
-/** Computes the structure answer of a token now (the structure branch's report). */
+/** Computes the structure answer of a token now. */
 export type StructureReportFn = (token: string) => Promise<StructureAnswer>
 
-/** The structure report this process computes scans with. */
-export function structureReport(_deps: { ch: ClickHouseClient; chainId: number }): StructureReportFn {
-  return async () => {
-    throw new ScanRefused('structure scans wait for the structure report')
+/**
+ * The structure answer the scans compute: the structure report (core/structure/structure-report.ts)
+ * with the window ending at the chain's newest ingested block. A token the chain has nothing of
+ * (no creation, transfer or pool) is refused: the job fails with that reason.
+ */
+export function structureReportNow(deps: { ch: ClickHouseClient; chainId: number }): StructureReportFn {
+  return async (token) => {
+    const head = await chainHead(deps.ch, deps.chainId)
+    if (!head) throw new ScanRefused(`no block of chain ${deps.chainId} has been ingested yet`)
+    const answer = await structureReport(deps.ch, deps.chainId, token, head.number)
+    if (!answer.data.found) throw new ScanRefused(`no creation, transfer or pool of ${token} has been ingested on chain ${deps.chainId}`)
+    return answer
   }
 }
 

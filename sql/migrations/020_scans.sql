@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS structure_snapshots
     job_id       String COMMENT 'the scan job that took it',
     taken_at     DateTime64(3, 'UTC') COMMENT 'when it was taken (wall clock)',
     holder_count UInt64 COMMENT 'wallets with a non-zero balance at to_block (pools and the zero address excluded)',
-    top_holders  Array(Tuple(address String, balance UInt256, share Float64, labels Array(String))) COMMENT 'the largest holders at to_block: address, balance in token wei, share of supply (0-1), labels',
+    top_holders  Array(Tuple(address String, balance UInt256, share String, labels String)) COMMENT 'the largest holders at to_block: address, balance in token wei, share of supply (decimal fraction, 9 digits), labels (JSON array of label objects as /structure/{token} shows them)',
     frozen       UInt64 COMMENT 'diff summary: wallets unchanged over the window',
     added        UInt64 COMMENT 'diff summary: wallets whose balance grew',
     trimmed      UInt64 COMMENT 'diff summary: wallets whose balance shrank, still above 0',
@@ -68,9 +68,67 @@ CREATE TABLE IF NOT EXISTS snapshot_holdings
     token    String COMMENT 'token address, lowercase 0x hex',
     to_block UInt64 COMMENT 'the snapshot (structure_snapshots.to_block) this appearance belongs to',
     balance  UInt256 COMMENT 'the wallet balance at to_block, token wei',
-    labels   Array(String) COMMENT 'the wallet labels in that snapshot (deployer, insider, entity, round_allocation, identity, smart)'
+    labels   String COMMENT 'the wallet labels in that snapshot: JSON array of label objects (deployer, insider, entity, round_allocation, identity, smart) as /structure/{token} shows them'
 )
 ENGINE = ReplacingMergeTree
 ORDER BY (chain_id, wallet, token, to_block)
 SETTINGS index_granularity = 256
 COMMENT 'Every wallet a structure snapshot names (its top holders and the wallets of its diff), by wallet: the appearances of GET /entity/{address} are one keyed read per wallet.';
+
+-- Transfers by wallet, both sides (one row per side of each transfer): a wallet's receipts and
+-- sends, per token, are one keyed read (the deployer's funders, a wallet's off-market supply and
+-- counterparties). erc20_transfers is ordered by block, transfers_by_token by token.
+CREATE TABLE IF NOT EXISTS transfers_by_wallet
+(
+    chain_id     UInt32 COMMENT 'chain id',
+    wallet       String COMMENT 'one side of the transfer, lowercase 0x hex (the zero address is never a wallet here)',
+    token        String COMMENT 'ERC20 token contract, lowercase 0x hex',
+    block_number UInt64 COMMENT 'block of the transfer',
+    log_index    UInt32 COMMENT 'log index of the Transfer in its block',
+    direction    Enum8('in' = 1, 'out' = 2) COMMENT 'in: wallet received; out: wallet sent',
+    counterparty String COMMENT 'the other side (the zero address for a mint or burn)',
+    value        UInt256 COMMENT 'amount in the token''s smallest unit (wei-exact)',
+    tx_hash      String COMMENT 'transaction hash'
+)
+ENGINE = ReplacingMergeTree
+ORDER BY (chain_id, wallet, token, block_number, log_index, direction)
+SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 10000
+COMMENT 'ERC20 transfers by wallet and token (each transfer under both sides, the zero address left out), kept by a view over erc20_transfers; deleted at or above a reorg''s fork block';
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS transfers_by_wallet_mv TO transfers_by_wallet AS
+SELECT chain_id, side.1 AS wallet, token, block_number, log_index, side.2 AS direction, side.3 AS counterparty, value, tx_hash
+FROM erc20_transfers
+ARRAY JOIN [(to_address, 'in', from_address), (from_address, 'out', to_address)] AS side
+WHERE side.1 != '0x0000000000000000000000000000000000000000';
+
+INSERT INTO transfers_by_wallet
+SELECT chain_id, side.1 AS wallet, token, block_number, log_index, side.2 AS direction, side.3 AS counterparty, value, tx_hash
+FROM (SELECT * FROM erc20_transfers FINAL)
+ARRAY JOIN [(to_address, 'in', from_address), (from_address, 'out', to_address)] AS side
+WHERE side.1 != '0x0000000000000000000000000000000000000000' AND (SELECT count() FROM transfers_by_wallet) = 0;
+
+-- Swaps by trader and token: what a wallet realized selling a token is one keyed read.
+CREATE TABLE IF NOT EXISTS swaps_by_trader
+(
+    chain_id     UInt32 COMMENT 'chain id',
+    trader       String COMMENT 'the from of the swap transaction, lowercase 0x hex',
+    token        String COMMENT 'the non-WETH side, lowercase 0x hex',
+    block_number UInt64 COMMENT 'block of the swap',
+    log_index    UInt32 COMMENT 'log index of the swap event',
+    pool         String COMMENT 'pool of the swap',
+    token_in     UInt256 COMMENT 'token sold into the pool (wei-exact); > 0 on a sell',
+    token_out    UInt256 COMMENT 'token bought from the pool (wei-exact)',
+    weth_in      UInt256 COMMENT 'WETH paid into the pool (wei)',
+    weth_out     UInt256 COMMENT 'WETH received from the pool (wei); the proceeds of a sell'
+)
+ENGINE = ReplacingMergeTree
+ORDER BY (chain_id, trader, token, block_number, log_index)
+SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 10000
+COMMENT 'WETH swaps by trader and token, kept by a view over swaps; deleted at or above a reorg''s fork block';
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS swaps_by_trader_mv TO swaps_by_trader AS
+SELECT chain_id, trader, token, block_number, log_index, pool, token_in, token_out, weth_in, weth_out FROM swaps;
+
+INSERT INTO swaps_by_trader
+SELECT chain_id, trader, token, block_number, log_index, pool, token_in, token_out, weth_in, weth_out FROM swaps FINAL
+WHERE (SELECT count() FROM swaps_by_trader) = 0;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScansRole } from '../../bin/scans-role.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { ScansWorker } from '../../pipelines/scans/scans-worker.ts'
+import { shareOf } from '../../core/domain/holder-labels.ts'
 import { address, createConstructedChain, ZERO, type Transfer } from '../setup/constructed-chain.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
@@ -34,6 +35,7 @@ async function settled(path: string) {
 
 describe('scan jobs', () => {
   it('a repeated POST while the job is queued answers the same job; a scan of an unknown token ends failed with its reason; a POST after that queues a new job', async () => {
+    await createConstructedChain(env.rt.ch).blocks(1, 2)
     // No worker: the job stays queued.
     await env.scans.stop()
     const token = address(0xf0)
@@ -98,8 +100,15 @@ describe('forensics of a constructed token', () => {
       { block: 121, from: pool, to: trader, value: 1_000n * 10n ** 18n },
       { block: 122, from: deployer, to: c, value: 42n },
     ]
+    const funder = address(0xfd)
     await chain.blocks(99, 130)
     await chain.creation(token, deployer, 99)
+    // The deployer's funding: WETH before the creation block (the one in the creation block is not before it).
+    await chain.transfers(weth, [
+      { block: 50, from: funder, to: deployer, value: 3n * 10n ** 18n },
+      { block: 60, from: ZERO, to: deployer, value: 11n },
+      { block: 99, from: funder, to: deployer, value: 1n },
+    ])
     await chain.transfers(token, list)
     await chain.pool(pool, token, weth, 105)
     await chain.liquidity(pool, deployer, 'mint', 110, 5n * 10n ** 18n)
@@ -127,7 +136,7 @@ describe('forensics of a constructed token', () => {
     const recipients = [...byRecipient]
       .sort(([x, p], [y, q]) => (p.received === q.received ? (x < y ? -1 : 1) : p.received > q.received ? -1 : 1))
       .map(([addr, e]) => ({
-        address: addr, received_wei: e.received.toString(), share_of_supply: Number((e.received * 1_000_000n) / supply) / 1_000_000,
+        address: addr, received_wei: e.received.toString(), share_of_supply: shareOf(e.received, supply),
         from_deployer_wei: e.fromDeployer.toString(), is_pool: addr === pool,
       }))
     const offMarket = sent.filter((t) => t.from === deployer && ![pool, deployer, ZERO].includes(t.to)).reduce((s, t) => s + t.value, 0n)
@@ -145,6 +154,18 @@ describe('forensics of a constructed token', () => {
       recipients_total: byRecipient.size,
       off_market_from_deployer_wei: offMarket.toString(),
     })
+    // Insiders: wallets funded off-market, before the first swap, from the deployer or a funded wallet; their balances now.
+    const funded = new Set([deployer])
+    for (const t of pre) if ((funded.has(t.from) || t.from === ZERO) && t.to !== pool && t.to !== deployer && t.from !== pool) funded.add(t.to)
+    funded.delete(deployer)
+    const balanceNow = (w: string) => list.reduce((s, t) => s + (t.to === w ? t.value : 0n) - (t.from === w ? t.value : 0n), 0n)
+    const insiderBalance = [...funded].reduce((s, w) => s + balanceNow(w), 0n)
+    expect(funded.size).toBe(3)
+    expect(r.insiders_now).toEqual({ wallets: funded.size, balance_wei: insiderBalance.toString(), share_of_supply: shareOf(insiderBalance, supply) })
+    expect(r.deployer_funding.funders).toEqual([
+      expect.objectContaining({ address: funder, token: weth, value_wei: (3n * 10n ** 18n).toString(), block: 50 }),
+      expect.objectContaining({ address: ZERO, token: weth, value_wei: '11', block: 60 }),
+    ])
     expect(r.liquidity).toEqual([
       { pool, provider: deployer, added: (5n * 10n ** 18n).toString(), removed: (4n * 10n ** 18n).toString(), is_deployer: true },
       { pool, provider: lp2, added: '7', removed: '0', is_deployer: false },
