@@ -89,7 +89,7 @@ export async function writeStructureSnapshot(ch: ClickHouseClient, chainId: numb
     values: [{
       chain_id: chainId, token: s.token, to_block: s.toBlock, to_time: s.toTime, from_block: s.fromBlock, from_time: s.fromTime, trigger: s.trigger, job_id: s.jobId,
       taken_at: Date.parse(s.takenAt), holder_count: s.holderCount,
-      top_holders: s.top.map((h) => [h.address, h.balanceWei.toString(), h.share, JSON.stringify(h.labels)]),
+      top_holders: s.top.map((h) => ({ address: h.address, balance: h.balanceWei.toString(), share: h.share, labels: JSON.stringify(h.labels) })),
       frozen: s.summary.frozen, added: s.summary.added, trimmed: s.summary.trimmed, exited: s.summary.exited, verdict: s.verdict,
     }],
   })

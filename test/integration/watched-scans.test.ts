@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { structureReport } from '../../core/structure/structure-report.ts'
+import { address, createConstructedChain, ZERO } from '../setup/constructed-chain.ts'
+import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+import { until } from '../setup/until.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../setup/webhook-receiver.ts'
+
+/**
+ * The daily structure scan of watched tokens, on a constructed chain of one block an hour:
+ * day 1 the largest holder buys (accumulation), day 2 the insiders sell into the pool
+ * (distribution). Each daily scan archives a snapshot; the flip alerts the watching keys only.
+ */
+let env: Embedded
+let receiver: WebhookReceiver
+beforeAll(async () => {
+  receiver = await startWebhookReceiver()
+  env = await startEmbedded(
+    { STRUCTURE_DAILY_SCAN_SECONDS: '86400', STRUCTURE_DAILY_CHECK_MS: '0' },
+    { alerts: { allowLoopback: true, ca: receiver.cert, backoffMs: 100, producerIntervalMs: 3_600_000 } },
+  )
+})
+afterAll(async () => {
+  await env?.close()
+  await receiver?.close()
+})
+
+async function call(method: 'GET' | 'POST' | 'DELETE', url: string, key?: string, payload?: object) {
+  const headers: Record<string, string> = key ? { 'x-svc-key': key } : {}
+  if (payload) headers['content-type'] = 'application/json'
+  return env.api.app.inject({ method, url, headers, payload: payload ? JSON.stringify(payload) : undefined })
+}
+async function issue(plan: string): Promise<string> {
+  const res = await env.api.app.inject({
+    method: 'POST', url: '/admin/keys', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' }, payload: JSON.stringify({ plan }),
+  })
+  return res.json().key
+}
+
+const E18 = 10n ** 18n
+const chain = () => createConstructedChain(env.rt.ch, { blockSeconds: 3600 })
+
+async function dailyJobDone(token: string, after: string | null): Promise<string> {
+  return until('the daily structure job', async () => {
+    const job = await env.api.deps.scans.latest('structure', token)
+    return job && job.id !== after && job.state === 'done' ? job.id : job?.state === 'failed' ? Promise.reject(new Error(job.reason!)) : undefined
+  })
+}
+
+describe('daily structure scans of watched tokens', () => {
+  it('a watched token is scanned once a chain day; history answers the snapshots; a verdict flip alerts the watching keys only', async () => {
+    const c = chain()
+    const token = address(0x71)
+    const deployer = address(0xd1)
+    const pool = address(0x91)
+    const weth = address(0xe1)
+    const holders = Array.from({ length: 12 }, () => address(0xb0))
+    const supply = 1_000_000n * E18
+
+    // Launch: supply to the deployer, 50,000 to each of 12 wallets off-market, 300,000 to the pool; the first swap at block 4.
+    await c.blocks(1, 30)
+    await c.creation(token, deployer, 1)
+    await c.transfers(token, [
+      { block: 1, from: ZERO, to: deployer, value: supply },
+      ...holders.map((h) => ({ block: 2, from: deployer, to: h, value: 50_000n * E18 })),
+      { block: 3, from: deployer, to: pool, value: 300_000n * E18 },
+      { block: 4, from: pool, to: holders[11]!, value: 1_000n * E18 },
+      // Day 1: the largest holders grow (a buy of 100,000).
+      { block: 20, from: pool, to: holders[0]!, value: 100_000n * E18 },
+    ])
+    await c.pool(pool, token, weth, 3)
+    await c.swap(pool, token, holders[11]!, 4, { tokenOut: 1_000n * E18, wethIn: E18 })
+
+    const [a, b, other, founders] = [await issue('signal_feed'), await issue('signal_feed'), await issue('signal_feed'), await issue('founders')]
+    for (const [key, path] of [[a, '/a'], [b, '/b'], [other, '/other']] as const) {
+      expect((await call('POST', '/alerts/webhook', key, { url: `${receiver.base}${path}` })).statusCode).toBe(200)
+    }
+    expect((await call('POST', `/watchlist/${token}`, a)).statusCode).toBe(200)
+    expect((await call('POST', `/watchlist/${token}`, b)).statusCode).toBe(200)
+
+    // Day 1: due (no snapshot yet), scanned, archived.
+    expect(await env.scans.daily.runOnce()).toEqual([token])
+    const first = await dailyJobDone(token, null)
+    expect(await env.scans.daily.runOnce()).toEqual([])
+
+    // Day 2 (30 more hours): five insiders sell 30,000 each into the pool.
+    await c.blocks(31, 60)
+    await c.transfers(token, holders.slice(0, 5).map((h) => ({ block: 50, from: h, to: pool, value: 30_000n * E18 })))
+    expect(await env.scans.daily.runOnce()).toEqual([token])
+    await dailyJobDone(token, first)
+
+    // History, newest first, equals the structure answers at both window ends.
+    const history = await call('GET', `/structure/${token}/history`, a)
+    expect(history.statusCode).toBe(200)
+    const { data } = history.json()
+    expect(data.watched).toBe(true)
+    expect(data.snapshots.map((s: { measured_through_block: number }) => s.measured_through_block)).toEqual([60, 30])
+    for (const s of data.snapshots) {
+      const expected = await structureReport(env.rt.ch, 4663, token, s.measured_through_block)
+      expect(s).toMatchObject({
+        trigger: 'daily',
+        verdict: expected.signal,
+        holder_count: expected.data.holders.count,
+        diff_summary: expected.data.diff.summary,
+        window: { from_block: expected.data.window.from_block, to_block: expected.data.window.to_block },
+      })
+      expect(s.top_holders).toEqual(expected.data.holders.top)
+    }
+    expect(data.snapshots.map((s: { verdict: string }) => s.verdict)).toEqual(['distribution', 'accumulation'])
+
+    // The flip reached the two watching keys' webhooks, and no other.
+    for (const path of ['/a', '/b']) await until(`the flip at ${path}`, () => (receiver.to(path).length ? true : undefined))
+    for (const path of ['/a', '/b']) {
+      const alerts = receiver.to(path).map((r) => JSON.parse(r.body))
+      expect(alerts).toHaveLength(1)
+      expect(alerts[0]).toMatchObject({ kind: 'structure_flip', data: { token, verdict: 'distribution', previous_verdict: 'accumulation', measured_through_block: 60, previous_block: 30 } })
+    }
+    // Deliveries are recorded before they are attempted: the other key has none for this alert.
+    const otherDeliveries = (await call('GET', '/alerts/webhook', other)).json().data.deliveries
+    expect(otherDeliveries.filter((d: { kind: string }) => d.kind === 'structure_flip')).toEqual([])
+    expect(receiver.to('/other')).toEqual([])
+
+    // The history needs a key whose plan has it.
+    expect((await call('GET', `/structure/${token}/history`)).statusCode).toBe(401)
+    expect((await call('GET', `/structure/${token}/history`, founders)).statusCode).toBe(403)
+    // A key that does not watch the token still reads the archive; paging by before_block.
+    const page = (await call('GET', `/structure/${token}/history?limit=1&before_block=60`, other)).json().data
+    expect(page).toMatchObject({ watched: false, next_before_block: null })
+    expect(page.snapshots.map((s: { measured_through_block: number }) => s.measured_through_block)).toEqual([30])
+  })
+})
