@@ -19,6 +19,7 @@ import { searchEndpoint } from '../endpoints/search.ts'
 import { statsEndpoint } from '../endpoints/stats.ts'
 import { walletEndpoint } from '../endpoints/wallet.ts'
 import { structureHistoryEndpoint } from '../endpoints/structure-history.ts'
+import { entityEndpoint } from '../endpoints/entity.ts'
 import { forensicsEndpoint, queueForensicsScanEndpoint, queueStructureScanEndpoint } from '../endpoints/scans.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
@@ -69,6 +70,7 @@ export const catalog: ServedEndpoint[] = [
   forensicsEndpoint,
   queueForensicsScanEndpoint,
   structureHistoryEndpoint,
+  entityEndpoint,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

@@ -102,7 +102,7 @@ export async function structureWindow(ch: ClickHouseClient, chainId: number, toB
  * Entities of `wallets`: follow their off-market links (not to pools or the zero address) by
  * key, ENTITY_MAX_DEPTH rounds at most, not through the deployer or a hub.
  */
-async function entityLabels(
+export async function entityLabels(
   ch: ClickHouseClient,
   chainId: number,
   token: string,

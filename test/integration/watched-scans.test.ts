@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { structureReport } from '../../core/structure/structure-report.ts'
-import { address, createConstructedChain, ZERO } from '../setup/constructed-chain.ts'
+import { address, createConstructedChain, ZERO, type Transfer } from '../setup/constructed-chain.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../setup/webhook-receiver.ts'
@@ -12,6 +12,17 @@ import { startWebhookReceiver, type WebhookReceiver } from '../setup/webhook-rec
  */
 let env: Embedded
 let receiver: WebhookReceiver
+/** The constructed world, shared by the tests (they run in order). */
+const world = {
+  token: address(0x71),
+  deployer: address(0xd1),
+  pool: address(0x91),
+  weth: address(0xe1),
+  holders: Array.from({ length: 12 }, () => address(0xb0)),
+  /** Linked to the first holder by a direct transfer on day 2. */
+  friend: address(0xc0),
+  transfers: [] as Transfer[],
+}
 beforeAll(async () => {
   receiver = await startWebhookReceiver()
   env = await startEmbedded(
@@ -49,17 +60,17 @@ async function dailyJobDone(token: string, after: string | null): Promise<string
 describe('daily structure scans of watched tokens', () => {
   it('a watched token is scanned once a chain day; history answers the snapshots; a verdict flip alerts the watching keys only', async () => {
     const c = chain()
-    const token = address(0x71)
-    const deployer = address(0xd1)
-    const pool = address(0x91)
-    const weth = address(0xe1)
-    const holders = Array.from({ length: 12 }, () => address(0xb0))
+    const { token, deployer, pool, weth, holders, friend } = world
+    const record = async (list: Transfer[]) => {
+      world.transfers.push(...list)
+      await c.transfers(token, list)
+    }
     const supply = 1_000_000n * E18
 
     // Launch: supply to the deployer, 50,000 to each of 12 wallets off-market, 300,000 to the pool; the first swap at block 4.
     await c.blocks(1, 30)
     await c.creation(token, deployer, 1)
-    await c.transfers(token, [
+    await record([
       { block: 1, from: ZERO, to: deployer, value: supply },
       ...holders.map((h) => ({ block: 2, from: deployer, to: h, value: 50_000n * E18 })),
       { block: 3, from: deployer, to: pool, value: 300_000n * E18 },
@@ -84,7 +95,7 @@ describe('daily structure scans of watched tokens', () => {
 
     // Day 2 (30 more hours): five insiders sell 30,000 each into the pool.
     await c.blocks(31, 60)
-    await c.transfers(token, holders.slice(0, 5).map((h) => ({ block: 50, from: h, to: pool, value: 30_000n * E18 })))
+    await record([...holders.slice(0, 5).map((h) => ({ block: 50, from: h, to: pool, value: 30_000n * E18 })), { block: 51, from: holders[0]!, to: friend, value: 1_000n * E18 }])
     expect(await env.scans.daily.runOnce()).toEqual([token])
     await dailyJobDone(token, first)
 
@@ -126,5 +137,44 @@ describe('daily structure scans of watched tokens', () => {
     const page = (await call('GET', `/structure/${token}/history?limit=1&before_block=60`, other)).json().data
     expect(page).toMatchObject({ watched: false, next_before_block: null })
     expect(page.snapshots.map((s: { measured_through_block: number }) => s.measured_through_block)).toEqual([30])
+  })
+})
+
+/** Balance of `wallet` through `block`, replayed from the constructed transfers. */
+const balanceAt = (wallet: string, block: number) =>
+  world.transfers.filter((t) => t.block <= block).reduce((s, t) => s + (t.to === wallet ? t.value : 0n) - (t.from === wallet ? t.value : 0n), 0n)
+
+describe('GET /entity/{address}', () => {
+  it("answers the wallet's entity and every appearance of its wallets in the archive, with balances then and now; found:false for an unknown wallet", async () => {
+    const { token, deployer, holders, friend } = world
+    env.api.watermarks.advance(4663, 60, Date.now() * 1000)
+    const get = (a: string) => env.api.app.inject({ method: 'GET', url: `/entity/${a}`, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
+    const res = await get(friend)
+    expect(res.statusCode).toBe(200)
+    const { data, measured_through_block } = res.json()
+    expect(measured_through_block).toBe(60)
+    const members = [holders[0]!, friend].sort()
+    expect(data).toMatchObject({ address: friend, found: true, entity: { entity_id: members[0], wallets: members, truncated: false } })
+    expect(data.wallets.map((w: { address: string }) => w.address)).toEqual(members)
+    const expected = [
+      { wallet: friend, blocks: [60] },
+      { wallet: holders[0]!, blocks: [60, 30] },
+    ]
+    for (const e of expected) {
+      const a = data.appearances.find((x: { wallet: string; token: string }) => x.wallet === e.wallet && x.token === token)
+      expect(a, e.wallet).toBeDefined()
+      expect(a.snapshots.map((s: { measured_through_block: number; balance_wei: string }) => [s.measured_through_block, s.balance_wei])).toEqual(
+        e.blocks.map((b) => [b, balanceAt(e.wallet, b).toString()]),
+      )
+      expect(a.balance_now_wei).toBe(balanceAt(e.wallet, 60).toString())
+      expect(a.deployer).toBe(false)
+    }
+    const holder = data.appearances.find((x: { wallet: string }) => x.wallet === holders[0])
+    expect(holder.insider).toEqual({ kind: 'insider', from: deployer, received_wei: (50_000n * E18).toString(), block: 2 })
+    expect(data.appearances.find((x: { wallet: string }) => x.wallet === friend).insider).toBeNull()
+
+    const unknown = (await get(address(0xcc))).json().data
+    expect(unknown).toMatchObject({ found: false, entity: null, appearances: [] })
+    expect((await env.api.app.inject({ method: 'GET', url: `/entity/${friend}` })).statusCode).toBe(402)
   })
 })
