@@ -20,6 +20,7 @@ import { statsEndpoint } from '../endpoints/stats.ts'
 import { walletEndpoint } from '../endpoints/wallet.ts'
 import { structureHistoryEndpoint } from '../endpoints/structure-history.ts'
 import { entityEndpoint } from '../endpoints/entity.ts'
+import { smartHoldersEndpoint } from '../endpoints/smart-holders.ts'
 import { forensicsEndpoint, queueForensicsScanEndpoint, queueStructureScanEndpoint } from '../endpoints/scans.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
@@ -71,6 +72,7 @@ export const catalog: ServedEndpoint[] = [
   queueForensicsScanEndpoint,
   structureHistoryEndpoint,
   entityEndpoint,
+  smartHoldersEndpoint,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

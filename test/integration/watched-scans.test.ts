@@ -22,6 +22,7 @@ const world = {
   /** Linked to the first holder by a direct transfer on day 2. */
   friend: address(0xc0),
   transfers: [] as Transfer[],
+  keys: { a: '', other: '' },
 }
 beforeAll(async () => {
   receiver = await startWebhookReceiver()
@@ -82,6 +83,7 @@ describe('daily structure scans of watched tokens', () => {
     await c.swap(pool, token, holders[11]!, 4, { tokenOut: 1_000n * E18, wethIn: E18 })
 
     const [a, b, other, founders] = [await issue('signal_feed'), await issue('signal_feed'), await issue('signal_feed'), await issue('founders')]
+    Object.assign(world, { keys: { a, other } })
     for (const [key, path] of [[a, '/a'], [b, '/b'], [other, '/other']] as const) {
       expect((await call('POST', '/alerts/webhook', key, { url: `${receiver.base}${path}` })).statusCode).toBe(200)
     }
@@ -176,5 +178,24 @@ describe('GET /entity/{address}', () => {
     const unknown = (await get(address(0xcc))).json().data
     expect(unknown).toMatchObject({ found: false, entity: null, appearances: [] })
     expect((await env.api.app.inject({ method: 'GET', url: `/entity/${friend}` })).statusCode).toBe(402)
+  })
+})
+
+describe('GET /structure/{token}/smart-holders', () => {
+  it('is free with a key watching the token, and paid otherwise (a key that does not watch it, or no key)', async () => {
+    const { token, keys } = world
+    env.api.watermarks.advance(4663, 60, Date.now() * 1000)
+    const get = (key?: string) => call('GET', `/structure/${token}/smart-holders`, key)
+    const free = await get(keys.a)
+    expect(free.statusCode).toBe(200)
+    const expected = await structureReport(env.rt.ch, 4663, token, 60)
+    expect(free.json()).toMatchObject({ measured_through_block: 60, data: { token, holders: expected.data.holders.count, judged: expected.data.holders.count } })
+    // No holder has a measured record here (no wallet-linked caller grades; FIFO receipts not merged): none is smart.
+    expect(free.json().data.smart_holders).toEqual([])
+    for (const key of [keys.other, undefined]) {
+      const paid = await get(key)
+      expect(paid.statusCode).toBe(402)
+      expect(paid.json().error.code).toBe('payment_required')
+    }
   })
 })
