@@ -30,8 +30,8 @@ const wallets = Array.from({ length: 7 }, (_, i) => hex(0xa000 + i, 40))
 const tokens = Array.from({ length: 4 }, (_, i) => hex(0xb000 + i, 40))
 const protocols = ['v2', 'v3', 'v4']
 
-interface Swap { chain_id: number; block_number: number; log_index: number; tx_hash: string; pool: string; protocol: string; token: string; trader: string; token_in: string; token_out: string; weth_in: string; weth_out: string; block_time: number }
-interface Transfer { chain_id: number; block_number: number; log_index: number; tx_hash: string; token: string; from_address: string; to_address: string; value: string; block_time: number }
+type Swap = { chain_id: number; block_number: number; log_index: number; tx_hash: string; pool: string; protocol: string; token: string; trader: string; token_in: string; token_out: string; weth_in: string; weth_out: string; block_time: number }
+type Transfer = { chain_id: number; block_number: number; log_index: number; tx_hash: string; token: string; from_address: string; to_address: string; value: string; block_time: number }
 
 /** Random blocks of swaps and transfers; balances are tracked so sells are partial, full or larger than any lot. */
 function world(seed: number, firstBlock: number, blocks: number, startTime: number) {
