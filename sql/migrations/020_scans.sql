@@ -106,29 +106,3 @@ SELECT chain_id, side.1 AS wallet, token, block_number, log_index, side.2 AS dir
 FROM (SELECT * FROM erc20_transfers FINAL)
 ARRAY JOIN [(to_address, 'in', from_address), (from_address, 'out', to_address)] AS side
 WHERE side.1 != '0x0000000000000000000000000000000000000000' AND (SELECT count() FROM transfers_by_wallet) = 0;
-
--- Swaps by trader and token: what a wallet realized selling a token is one keyed read.
-CREATE TABLE IF NOT EXISTS swaps_by_trader
-(
-    chain_id     UInt32 COMMENT 'chain id',
-    trader       String COMMENT 'the from of the swap transaction, lowercase 0x hex',
-    token        String COMMENT 'the non-WETH side, lowercase 0x hex',
-    block_number UInt64 COMMENT 'block of the swap',
-    log_index    UInt32 COMMENT 'log index of the swap event',
-    pool         String COMMENT 'pool of the swap',
-    token_in     UInt256 COMMENT 'token sold into the pool (wei-exact); > 0 on a sell',
-    token_out    UInt256 COMMENT 'token bought from the pool (wei-exact)',
-    weth_in      UInt256 COMMENT 'WETH paid into the pool (wei)',
-    weth_out     UInt256 COMMENT 'WETH received from the pool (wei); the proceeds of a sell'
-)
-ENGINE = ReplacingMergeTree
-ORDER BY (chain_id, trader, token, block_number, log_index)
-SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 10000
-COMMENT 'WETH swaps by trader and token, kept by a view over swaps; deleted at or above a reorg''s fork block';
-
-CREATE MATERIALIZED VIEW IF NOT EXISTS swaps_by_trader_mv TO swaps_by_trader AS
-SELECT chain_id, trader, token, block_number, log_index, pool, token_in, token_out, weth_in, weth_out FROM swaps;
-
-INSERT INTO swaps_by_trader
-SELECT chain_id, trader, token, block_number, log_index, pool, token_in, token_out, weth_in, weth_out FROM swaps FINAL
-WHERE (SELECT count() FROM swaps_by_trader) = 0;
