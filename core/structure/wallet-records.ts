@@ -1,4 +1,6 @@
 import type { ClickHouseClient } from '../clickhouse.ts'
+import { queryRows } from '../clickhouse.ts'
+import { isSmartFifo } from '../domain/smart-record.ts'
 
 /**
  * Per-wallet records the holder labels `identity` and `smart` are judged on. Both are seams:
@@ -24,7 +26,28 @@ export async function identityHandles(_ch: ClickHouseClient, _chainId: number, _
   return new Map()
 }
 
-/** The smart records of `wallets` (none until a wallet-linked caller grade or FIFO receipts exist). */
-export async function smartHolderRecords(_ch: ClickHouseClient, _chainId: number, _wallets: string[]): Promise<Map<string, SmartRecord>> {
-  return new Map()
+/**
+ * The smart records of `wallets`: the FIFO rule (core/domain/smart-record.ts) over each wallet's
+ * FIFO states (fifo_state, migration 021, by key: the newest state per wallet-token, summed over
+ * its tokens). The caller-grade source answers none until wallets are linked to handles.
+ */
+export async function smartHolderRecords(ch: ClickHouseClient, chainId: number, wallets: string[]): Promise<Map<string, SmartRecord>> {
+  if (wallets.length === 0) return new Map()
+  const rows = await queryRows<{ wallet: string; realized: string; sells: string; wins: string; tokens: string }>(
+    ch,
+    `SELECT wallet, toString(sum(st.realized)) AS realized, sum(st.sells) AS sells, sum(st.winning_sells) AS wins, count() AS tokens
+     FROM (SELECT wallet, token, argMax(state, version) AS st FROM fifo_state WHERE chain_id = {chain:UInt32} AND wallet IN {wallets:Array(String)} GROUP BY wallet, token)
+     GROUP BY wallet`,
+    { chain: chainId, wallets },
+  )
+  const out = new Map<string, SmartRecord>()
+  for (const r of rows) {
+    const record = { realized: BigInt(r.realized), sells: Number(r.sells), winningSells: Number(r.wins) }
+    if (!isSmartFifo(record)) continue
+    out.set(r.wallet, {
+      basis: 'fifo_realized',
+      record: { realized_weth_wei: r.realized, sells: record.sells, winning_sells: record.winningSells, win_rate: record.winningSells / record.sells, tokens_traded: Number(r.tokens) },
+    })
+  }
+  return out
 }

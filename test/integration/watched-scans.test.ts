@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { structureReport } from '../../core/structure/structure-report.ts'
+import { foldBlocks } from '../../pipelines/process/fifo-refresh.ts'
 import { address, createConstructedChain, ZERO, type Transfer } from '../setup/constructed-chain.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
@@ -182,16 +183,35 @@ describe('GET /entity/{address}', () => {
 })
 
 describe('GET /structure/{token}/smart-holders', () => {
-  it('is free with a key watching the token, and paid otherwise (a key that does not watch it, or no key)', async () => {
-    const { token, keys } = world
-    env.api.watermarks.advance(4663, 60, Date.now() * 1000)
+  it('is free with a key watching the token, and paid otherwise (a key that does not watch it, or no key); lists the holders with a good FIFO record, with that record', async () => {
+    const { token, keys, holders } = world
+    // Two holders trade another token: one wins 5 of 5 sells, the other 2 of 5 (positive, but a win rate under 0.5).
+    const c = chain()
+    const [other, otherPool] = [address(0x72), address(0x92)]
+    const trades: Array<{ who: string; buy: bigint; sell: bigint }> = [
+      ...Array.from({ length: 5 }, () => ({ who: holders[2]!, buy: 100n, sell: 150n })),
+      ...[300n, 300n, 90n, 90n, 90n].map((sell) => ({ who: holders[3]!, buy: 100n, sell })),
+    ]
+    let block = 61
+    for (const t of trades) {
+      await c.swap(otherPool, other, t.who, block++, { tokenOut: 10n, wethIn: t.buy })
+      await c.swap(otherPool, other, t.who, block++, { tokenIn: 10n, wethOut: t.sell })
+    }
+    await foldBlocks(env.rt.ch, 4663, 61, block)
+    env.api.watermarks.advance(4663, 60, Date.now() * 1000 + 1)
     const get = (key?: string) => call('GET', `/structure/${token}/smart-holders`, key)
     const free = await get(keys.a)
     expect(free.statusCode).toBe(200)
     const expected = await structureReport(env.rt.ch, 4663, token, 60)
     expect(free.json()).toMatchObject({ measured_through_block: 60, data: { token, holders: expected.data.holders.count, judged: expected.data.holders.count } })
-    // No holder has a measured record here (no wallet-linked caller grades; FIFO receipts not merged): none is smart.
-    expect(free.json().data.smart_holders).toEqual([])
+    const realized = (w: string) => trades.filter((t) => t.who === w).reduce((s, t) => s + t.sell - t.buy, 0n)
+    expect(realized(holders[3]!)).toBeGreaterThan(0n)
+    expect(free.json().data.smart_holders).toEqual([
+      {
+        address: holders[2], balance_wei: balanceAt(holders[2]!, 60).toString(), share: expected.data.holders.top.find((h) => h.address === holders[2])!.share,
+        basis: 'fifo_realized', record: { realized_weth_wei: realized(holders[2]!).toString(), sells: 5, winning_sells: 5, win_rate: 1, tokens_traded: 1 },
+      },
+    ])
     for (const key of [keys.other, undefined]) {
       const paid = await get(key)
       expect(paid.statusCode).toBe(402)
