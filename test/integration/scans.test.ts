@@ -172,3 +172,65 @@ describe('forensics of a constructed token', () => {
     ])
   })
 })
+
+describe('GET /wallet/{address}: insider flow', () => {
+  it('off-market supply acquired per token, WETH realized selling it and the share of flagged counterparties equal what the test computes', async () => {
+    const chain = createConstructedChain(env.rt.ch)
+    const [token, other, deployer, pool, otherPool, weth] = [address(0x73), address(0x74), address(0xd3), address(0x93), address(0x94), address(0xe3)]
+    const [wallet, friend, plain] = [address(0xa7), address(0xa8), address(0xa9)]
+    const firstSwap = 210
+    const list: Transfer[] = [
+      { block: 200, from: ZERO, to: deployer, value: 10_000n },
+      { block: 201, from: deployer, to: wallet, value: 1_000n },
+      { block: 202, from: friend, to: wallet, value: 500n },
+      { block: 205, from: deployer, to: pool, value: 5_000n },
+      { block: 211, from: pool, to: wallet, value: 50n },
+      { block: 212, from: deployer, to: wallet, value: 7n },
+      { block: 213, from: wallet, to: pool, value: 300n },
+      { block: 214, from: wallet, to: pool, value: 200n },
+      { block: 215, from: wallet, to: plain, value: 1n },
+    ]
+    const sells = [
+      { block: 213, qty: 300n, weth: 3n * 10n ** 17n },
+      { block: 214, qty: 200n, weth: 2n * 10n ** 17n },
+    ]
+    await chain.blocks(200, 220)
+    await chain.creation(token, deployer, 199)
+    await chain.pool(pool, token, weth, 204)
+    await chain.transfers(token, list)
+    await chain.swap(pool, token, address(0xa0), firstSwap, { tokenOut: 1n, wethIn: 1n })
+    for (const s of sells) await chain.swap(pool, token, wallet, s.block, { tokenIn: s.qty, wethOut: s.weth })
+    // Another token the wallet only bought from its pool: nothing acquired off-market.
+    await chain.pool(otherPool, other, weth, 204)
+    await chain.transfers(other, [{ block: 206, from: otherPool, to: wallet, value: 9n }])
+    // Flags: the deployer's record carries the insider-prep flag; the archive labelled the friend insider.
+    await env.rt.ch.insert({ table: 'deployer_state', format: 'JSONEachRow', values: [{ chain_id: 4663, deployer, launched: 1, real: 0, dead: 0, insider_prep_count: 1, best_token: token, best_symbol: 'T', best_volume: '0', score: 10, band: 'poor', version: 1 }] })
+    await env.rt.ch.insert({
+      table: 'snapshot_holdings', format: 'JSONEachRow',
+      values: [{ chain_id: 4663, wallet: friend, token: other, to_block: 220, balance: '1', labels: JSON.stringify([{ kind: 'insider', from: deployer, received_wei: '1', block: 1 }]) }],
+    })
+
+    const res = await env.api.app.inject({ method: 'GET', url: `/wallet/${wallet}` })
+    expect(res.statusCode).toBe(200)
+    const flow = res.json().data.insider_flow
+
+    const offMarket = list.filter((t) => t.to === wallet && t.block < firstSwap && t.from !== pool)
+    const counterparties = new Set(list.flatMap((t) => (t.to === wallet ? [t.from] : t.from === wallet ? [t.to] : [])).filter((w) => w !== pool && w !== ZERO))
+    const flagged = [...counterparties].filter((w) => w === deployer || w === friend)
+    expect(flow).toEqual({
+      tokens: [{
+        token,
+        acquired_wei: offMarket.reduce((s, t) => s + t.value, 0n).toString(),
+        receipts: offMarket.length,
+        first_block: Math.min(...offMarket.map((t) => t.block)),
+        sold_wei: sells.reduce((s, x) => s + x.qty, 0n).toString(),
+        weth_realized_wei: sells.reduce((s, x) => s + x.weth, 0n).toString(),
+      }],
+      tokens_total: 1,
+      weth_realized_wei: sells.reduce((s, x) => s + x.weth, 0n).toString(),
+      counterparties: { total: counterparties.size, flagged: flagged.length, flagged_percent: Math.round((flagged.length * 10_000) / counterparties.size) / 100 },
+    })
+    expect(counterparties.size).toBe(3)
+    expect(flagged).toHaveLength(2)
+  })
+})
