@@ -72,6 +72,9 @@ export function moveJob(job: ScanJob, to: ScanState, at: Date, extra: { reason?:
   }
 }
 
+/** Runs one scan and stores its result; answers the block the result is measured through. */
+export type Scanner = (job: ScanJob) => Promise<{ measuredThroughBlock: number }>
+
 /**
  * A scan that cannot be done for a reason of the data (an unknown token, a token without
  * transfers): the job ends `failed` with this message. Any other error is a dependency's

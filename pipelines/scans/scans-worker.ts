@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
 import { isDependencyUnavailable } from '../../core/dependency.ts'
-import { isActive, moveJob, ScanRefused, type ScanJob, type ScanKind } from '../../core/domain/scan-job.ts'
+import { isActive, moveJob, ScanRefused, type ScanKind, type Scanner } from '../../core/domain/scan-job.ts'
 import { scanJob, writeScanJob } from '../../core/records/scan-jobs.ts'
 import { writeForensicsResult } from '../../core/records/scan-results.ts'
 import type { Bus } from '../bus/types.ts'
@@ -15,9 +15,6 @@ import { createDailyScans, type DailyScans } from './daily-scans.ts'
 import type { ScanQueue } from './scan-queue.ts'
 import { createStructureScanner, type StructureReportFn } from './structure-scan.ts'
 import type { AlertEvent } from '../records/alert.ts'
-
-/** Runs one scan and stores its result; answers the block the result is measured through. */
-export type Scanner = (job: ScanJob) => Promise<{ measuredThroughBlock: number }>
 
 export interface ScansWorkerDeps {
   ch: ClickHouseClient

@@ -1,11 +1,10 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
-import { ScanRefused, type ScanJob } from '../../core/domain/scan-job.ts'
+import { ScanRefused, type ScanJob, type Scanner } from '../../core/domain/scan-job.ts'
 import { isStructureFlip } from '../../core/domain/structure-flip.ts'
 import { structureSnapshots, writeStructureSnapshot, type SnapshotHolding, type StructureSnapshot } from '../../core/records/scan-results.ts'
 import { watchersByToken } from '../../core/records/watchers.ts'
 import type { AlertEvent } from '../records/alert.ts'
-import type { Scanner } from './scans-worker.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
 import { structureReport, type StructureAnswer } from '../../core/structure/structure-report.ts'
 
