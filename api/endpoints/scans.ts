@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { ScanKind } from '../../core/domain/scan-job.ts'
 import { latestForensicsResult } from '../../core/records/scan-results.ts'
 import { Address, BlockNumber } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
@@ -15,33 +16,34 @@ const token = z.object({ token: Address })
 const JobAnswer = z.object({ data: ScanJobView })
 const STATES = 'Job states: queued, running, done, failed (with its reason). A second POST while the job is queued or running answers the same job; after done or failed it queues a new one.'
 
-export const queueStructureScanEndpoint = defineEndpoint<Uses<'scans'>>()({
-  method: 'POST',
-  path: '/structure/{token}',
-  summary: 'Queue a structure scan',
-  description: `Queues a holder-structure scan of the token: a scans worker takes the structure answer and archives it as a holder snapshot (feeding /entity and, for watched tokens, /structure/{token}/history). ${STATES}`,
-  tags: ['structure'],
-  params: token,
-  response: JobAnswer,
-  access: { kind: 'free' },
-  async handler({ params, deps }) {
-    return { data: scanJobView(await deps.scans.request('structure', params.token, 'request')) }
-  },
-})
+/** The POST that queues a scan of `kind` (both answer the job the same way). */
+function queueScanEndpoint(kind: ScanKind, summary: string, description: string) {
+  return defineEndpoint<Uses<'scans'>>()({
+    method: 'POST',
+    path: `/${kind}/{token}`,
+    summary,
+    description: `${description} ${STATES}`,
+    tags: ['structure'],
+    params: token,
+    response: JobAnswer,
+    access: { kind: 'free' },
+    async handler({ params, deps }) {
+      return { data: scanJobView(await deps.scans.request(kind, params.token, 'request')) }
+    },
+  })
+}
 
-export const queueForensicsScanEndpoint = defineEndpoint<Uses<'scans'>>()({
-  method: 'POST',
-  path: '/forensics/{token}',
-  summary: 'Queue a forensics scan',
-  description: `Queues a forensics scan of the token's pre-launch flows; GET /forensics/{token} then answers the result. ${STATES}`,
-  tags: ['structure'],
-  params: token,
-  response: JobAnswer,
-  access: { kind: 'free' },
-  async handler({ params, deps }) {
-    return { data: scanJobView(await deps.scans.request('forensics', params.token, 'request')) }
-  },
-})
+export const queueStructureScanEndpoint = queueScanEndpoint(
+  'structure',
+  'Queue a structure scan',
+  'Queues a holder-structure scan of the token: a scans worker takes the structure answer and archives it as a holder snapshot (feeding /entity and /structure/{token}/history).',
+)
+
+export const queueForensicsScanEndpoint = queueScanEndpoint(
+  'forensics',
+  'Queue a forensics scan',
+  "Queues a forensics scan of the token's pre-launch flows; GET /forensics/{token} then answers the result.",
+)
 
 export const forensicsEndpoint = defineEndpoint<Uses<'scans' | 'ch'>>()({
   method: 'GET',

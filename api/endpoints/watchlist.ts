@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { WATCHLIST_LIMIT } from '../../core/domain/plans.ts'
+import { keyedSerializer } from '../../core/serialized.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint, type HandlerContext } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
@@ -23,14 +24,7 @@ const answer = (tokens: string[]) => ({ data: { tokens, limit: WATCHLIST_LIMIT }
 const full = () => new ApiError('conflict', `The watchlist holds at most ${WATCHLIST_LIMIT} tokens; remove one first.`, { limit: WATCHLIST_LIMIT })
 
 // One change at a time per key in this process, so two adds cannot both see room for one more.
-const queues = new Map<string, Promise<unknown>>()
-function serialized<T>(keyHash: string, work: () => Promise<T>): Promise<T> {
-  const next = (queues.get(keyHash) ?? Promise.resolve()).then(work, work)
-  const tail = next.catch(() => {})
-  queues.set(keyHash, tail)
-  void tail.then(() => queues.get(keyHash) === tail && queues.delete(keyHash))
-  return next
-}
+const serialized = keyedSerializer()
 
 export const watchTokenEndpoint = defineEndpoint<Uses<'ch' | 'store'>>()({
   method: 'POST',

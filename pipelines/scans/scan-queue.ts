@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { keyedSerializer } from '../../core/serialized.ts'
 import { isActive, moveJob, type ScanJob, type ScanKind, type ScanTrigger } from '../../core/domain/scan-job.ts'
 import { latestScanJob, writeScanJob } from '../../core/records/scan-jobs.ts'
 import type { Bus } from '../bus/types.ts'
@@ -22,14 +23,7 @@ export function createScanQueue(deps: { ch: ClickHouseClient; bus: Bus; namespac
   const chainId = deps.chainId ?? 4663
   const topic = namespaced(deps.namespace ?? '', TOPICS.scanJobs)
   // One request at a time per scan in this process, so two POSTs at once answer one job.
-  const queues = new Map<string, Promise<unknown>>()
-  function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const next = (queues.get(key) ?? Promise.resolve()).then(work, work)
-    const tail = next.catch(() => {})
-    queues.set(key, tail)
-    void tail.then(() => queues.get(key) === tail && queues.delete(key))
-    return next
-  }
+  const serialized = keyedSerializer()
 
   async function enqueue(kind: ScanKind, token: string, trigger: ScanTrigger): Promise<ScanJob> {
     const current = await latestScanJob(deps.ch, chainId, kind, token)
