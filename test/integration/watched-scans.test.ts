@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { structureReport } from '../../core/structure/structure-report.ts'
 import { foldBlocks } from '../../pipelines/process/fifo-refresh.ts'
+import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
+import { queryRows } from '../../core/clickhouse.ts'
 import { address, createConstructedChain, ZERO, type Transfer } from '../setup/constructed-chain.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
@@ -217,5 +219,25 @@ describe('GET /structure/{token}/smart-holders', () => {
       expect(paid.statusCode).toBe(402)
       expect(paid.json().error.code).toBe('payment_required')
     }
+  })
+})
+
+describe('a reorg', () => {
+  it('deletes the snapshots measured through orphaned blocks, and leaves transfers_by_wallet equal to a recount of the surviving transfers', async () => {
+    const { token } = world
+    const ch = env.rt.ch
+    await rollbackChain(ch, 4663, 45, { old: '0xold', new: '0xnew' })
+    const blocks = async (table: string, where: string) =>
+      (await queryRows<{ b: string }>(ch, `SELECT DISTINCT to_block AS b FROM ${table} WHERE ${where} ORDER BY b`, { t: token })).map((r) => Number(r.b))
+    expect(await blocks('structure_snapshots', 'token = {t:String}')).toEqual([30])
+    expect(await blocks('snapshot_holdings', 'token = {t:String}')).toEqual([30])
+    const sides = `SELECT wallet, token, block_number, log_index, direction, counterparty, toString(value) AS v FROM transfers_by_wallet ORDER BY ALL`
+    const recount = `SELECT side.1 AS wallet, token, block_number, log_index, side.2 AS direction, side.3 AS counterparty, toString(value) AS v
+      FROM (SELECT * FROM erc20_transfers FINAL) ARRAY JOIN [(to_address, 'in', from_address), (from_address, 'out', to_address)] AS side
+      WHERE side.1 != '0x0000000000000000000000000000000000000000' ORDER BY ALL`
+    const kept = await queryRows(ch, sides)
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept).toEqual(await queryRows(ch, recount))
+    expect((await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM transfers_by_wallet WHERE block_number >= 45'))[0]!.n).toBe('0')
   })
 })
