@@ -12,7 +12,7 @@ export type HolderLabel =
   | { kind: 'entity'; entity_id: string; wallets: number }
   | { kind: 'round_allocation'; received_wei: string; share: string }
   | { kind: 'identity'; handle: string }
-  | { kind: 'smart'; basis: string }
+  | { kind: 'smart'; basis: 'caller_grade' | 'fifo_realized' }
 
 export const HOLDER_LABEL_KINDS = ['deployer', 'insider', 'entity', 'round_allocation', 'identity', 'smart'] as const
 
