@@ -83,6 +83,15 @@ describe('GET /structure/{token}', () => {
     }
   })
 
+  it('OpenAPI documents as_of_block, the verdict rules with their thresholds and the answer schema', async () => {
+    const doc = (await get('/openapi.json')).json()
+    const op = doc.paths['/structure/{token}'].get
+    expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['as_of_block', 'token'])
+    expect(op['x-price-usd']).toBe('0.03')
+    for (const rule of ['insufficient_data: fewer than 10 holders', 'distribution:', 'accumulation:', 'rotation:', '1% of supply']) expect(op.description).toContain(rule)
+    expect(JSON.stringify(op.responses['200'])).toContain('balance_then_wei')
+  })
+
   it('an unknown token is found:false; answers are cached until the next served batch', async () => {
     const unknown = await get(`/structure/0x${'ab'.repeat(20)}`)
     expect(unknown.status).toBe(200)
