@@ -76,7 +76,7 @@ describe('GET /structure/{token}', () => {
     expect(res.json().data.window.to_block).toBe(250)
     const now = await recount(env.rt.ch, token!, 250)
     for (const h of res.json().data.holders.top) expect(h.balance_wei).toBe(now.get(h.address)!.toString())
-    for (const bad of ['abc', '-1', '1.5', String(env.api.watermarks.get(4663)! + 1)]) {
+    for (const bad of ['abc', '-1', '1.5', '0', String(env.api.watermarks.get(4663)! + 1)]) {
       const r = await get(`/structure/${token}?as_of_block=${bad}`)
       expect(r.status).toBe(400)
       expect(r.json().error.details.parameter).toBe('as_of_block')
