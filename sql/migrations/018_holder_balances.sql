@@ -29,12 +29,6 @@ FROM erc20_transfers
 ARRAY JOIN [(from_address, -toInt256(value)), (to_address, toInt256(value))] AS side
 WHERE side.1 != '0x0000000000000000000000000000000000000000';
 
-INSERT INTO holder_deltas
-SELECT chain_id, token, block_number, side.1 AS wallet, side.2 AS delta
-FROM (SELECT * FROM erc20_transfers FINAL)
-ARRAY JOIN [(from_address, -toInt256(value)), (to_address, toInt256(value))] AS side
-WHERE side.1 != '0x0000000000000000000000000000000000000000' AND (SELECT count() FROM holder_deltas) = 0;
-
 CREATE TABLE IF NOT EXISTS holder_balances
 (
     chain_id UInt32 COMMENT 'chain id (4663)',
@@ -45,19 +39,18 @@ CREATE TABLE IF NOT EXISTS holder_balances
 ENGINE = SummingMergeTree
 ORDER BY (chain_id, token, wallet)
 SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 10000
-COMMENT 'Current token balance per (token, wallet), kept by a view over erc20_transfers; a token''s holders are one keyed read';
+COMMENT 'Current token balance per (token, wallet), kept by a view over holder_deltas; a token''s holders are one keyed read';
 
+-- Fed by the deltas (a view on the first view's target): one ARRAY JOIN per transfer, not two.
 CREATE MATERIALIZED VIEW IF NOT EXISTS holder_balances_mv TO holder_balances AS
-SELECT chain_id, token, side.1 AS wallet, side.2 AS balance
-FROM erc20_transfers
-ARRAY JOIN [(from_address, -toInt256(value)), (to_address, toInt256(value))] AS side
-WHERE side.1 != '0x0000000000000000000000000000000000000000';
+SELECT chain_id, token, wallet, delta AS balance FROM holder_deltas;
 
-INSERT INTO holder_balances
-SELECT chain_id, token, side.1 AS wallet, side.2 AS balance
+-- The history before this migration: through holder_deltas, whose view fills holder_balances.
+INSERT INTO holder_deltas
+SELECT chain_id, token, block_number, side.1 AS wallet, side.2 AS delta
 FROM (SELECT * FROM erc20_transfers FINAL)
 ARRAY JOIN [(from_address, -toInt256(value)), (to_address, toInt256(value))] AS side
-WHERE side.1 != '0x0000000000000000000000000000000000000000' AND (SELECT count() FROM holder_balances) = 0;
+WHERE side.1 != '0x0000000000000000000000000000000000000000' AND (SELECT count() FROM holder_deltas) = 0;
 
 -- Which wallets exchanged a token directly (both directions): the entity rule
 -- (core/domain/holder-labels.ts) follows the off-market edges of the wallets it labels by key.
