@@ -85,12 +85,13 @@ WHERE from_address != to_address
   AND (SELECT count() FROM token_wallet_links) = 0
 GROUP BY chain_id, token, wallet, peer;
 
--- A token's pools by key (pools is ordered by pool): pools are not holders.
+-- A token's pools by key (pools is ordered by pool): pools are not holders. A v4 pool is an id;
+-- its tokens sit in the PoolManager, which is listed instead.
 CREATE TABLE IF NOT EXISTS token_pools
 (
     chain_id     UInt32 COMMENT 'chain id (4663)',
     token        String COMMENT 'one side of the pool, lowercase 0x hex',
-    pool         String COMMENT 'pool address, lowercase 0x hex',
+    pool         String COMMENT 'the address holding the pool''s tokens, lowercase 0x hex: the pool (v2, v3) or the PoolManager (v4, whose pools are ids)',
     protocol     LowCardinality(String) COMMENT 'pool protocol (v2, v3, v4)',
     block_number UInt64 COMMENT 'block the pool was created in'
 )
@@ -100,12 +101,12 @@ SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000
 COMMENT 'Pools per token (each pool listed under both of its tokens), kept by a view over pools';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS token_pools_mv TO token_pools AS
-SELECT chain_id, side AS token, pool, protocol, block_number
+SELECT chain_id, side AS token, if(protocol = 'v4', factory, pool) AS pool, protocol, block_number
 FROM pools
 ARRAY JOIN [token0, token1] AS side;
 
 INSERT INTO token_pools
-SELECT chain_id, side AS token, pool, protocol, block_number
+SELECT chain_id, side AS token, if(protocol = 'v4', factory, pool) AS pool, protocol, block_number
 FROM pools FINAL
 ARRAY JOIN [token0, token1] AS side
 WHERE (SELECT count() FROM token_pools) = 0;
