@@ -4,6 +4,7 @@ import { Address, BlockNumber, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
+import { StructureBlockMissing } from '../../core/structure/structure-report.ts'
 import { structureAnswer } from '../serving/structure-serving.ts'
 import { StructureDataView } from '../views/structure.ts'
 
@@ -48,7 +49,12 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermark
       })
     }
     const toBlock = query.as_of_block ?? served
-    const answer = await structureAnswer(deps, CHAIN, params.token, toBlock)
+    const answer = await structureAnswer(deps, CHAIN, params.token, toBlock).catch((err: unknown) => {
+      if (err instanceof StructureBlockMissing && query.as_of_block !== undefined) {
+        throw new ApiError('invalid_parameter', `as_of_block ${query.as_of_block} is not an ingested block.`, { parameter: 'as_of_block', in: 'query', expected: 'an ingested block number' })
+      }
+      throw err
+    })
     return { ...answer, chain_id: CHAIN, measured_through_block: toBlock }
   },
 })

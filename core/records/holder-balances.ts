@@ -55,7 +55,7 @@ export interface HolderWindow {
   exited: { count: number; then: bigint }
   /** Wallets (not pools) at 0 at the start and above 0 at the end, and Σ of their balances at the end. */
   newHolders: { count: number; now: bigint }
-  /** The largest holders at the window start, largest first, at most `top`. */
+  /** The largest holders at the window start, largest first, at most `topThen` (10). */
   topThen: Array<{ wallet: string; balance: bigint }>
 }
 
@@ -107,6 +107,23 @@ export async function tokenPools(ch: ClickHouseClient, chainId: number, token: s
   )
 }
 
+/**
+ * Every wallet of {token} with a balance at {from} or {to}: bal_now at {to}, delta over
+ * ({from}, {to}], is_pool. One row per wallet from the summing table (FINAL merges its parts in
+ * key order, cheaper than hashing every row again), joined with the few wallets the deltas
+ * after {from} touch.
+ */
+const WINDOW_WALLETS = `
+        SELECT wallet, b.balance - d.after AS bal_now, d.win AS delta, wallet IN {pools:Array(String)} AS is_pool
+        FROM (SELECT wallet, balance FROM holder_balances FINAL WHERE chain_id = {chain:UInt32} AND token = {token:String}) AS b
+        FULL OUTER JOIN
+        (
+            SELECT wallet, sumIf(delta, block_number > {to:UInt64}) AS after, sumIf(delta, block_number <= {to:UInt64}) AS win
+            FROM holder_deltas WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number > {from:UInt64}
+            GROUP BY wallet
+        ) AS d USING (wallet)
+        WHERE bal_now != 0 OR bal_now - delta != 0`
+
 interface WindowRow {
   holders: string
   supply: string
@@ -138,10 +155,11 @@ export async function holderWindow(
   chainId: number,
   token: string,
   range: { fromBlock: number; toBlock: number },
-  opts: { pools: string[]; top?: number; diffLimit?: number },
+  opts: { pools: string[]; top?: number; diffLimit?: number; topThen?: number },
 ): Promise<HolderWindow> {
   const top = opts.top ?? 50
   const diffLimit = opts.diffLimit ?? 1000
+  const topThen = opts.topThen ?? 10
   const rows = await queryRows<WindowRow>(
     ch,
     `SELECT
@@ -154,8 +172,9 @@ export async function holderWindow(
         countIf(NOT is_pool) AS total,
         groupArraySortedIf(${top})((-bal_now, wallet), NOT is_pool AND bal_now > 0) AS top_sorted,
         arrayMap(x -> (x.2, toString(-x.1)), top_sorted) AS top,
-        groupArraySortedIf(${diffLimit})((-toInt256(abs(delta)), -bal_now, wallet, delta), NOT is_pool) AS diff_sorted,
-        arrayMap(x -> (x.3, toString(-x.2 - x.4), toString(-x.2), toString(x.4)), diff_sorted) AS diff,
+        -- The wallets that changed, by |delta| (the unchanged ones follow, read apart when needed).
+        groupArraySortedIf(${diffLimit})((-toInt256(abs(delta)), -bal_now, wallet, delta), NOT is_pool AND delta != 0) AS moved_sorted,
+        arrayMap(x -> (x.3, toString(-x.2 - x.4), toString(-x.2), toString(x.4)), moved_sorted) AS diff,
         groupArrayIf((wallet, toString(bal_now)), is_pool) AS pool_rows,
         toString(sumIf(bal_now - delta, is_pool)) AS pools_then,
         countIf(NOT is_pool AND delta > 0) AS grew_n,
@@ -163,34 +182,35 @@ export async function holderWindow(
         toString(sumIf(bal_now - delta, NOT is_pool AND delta < 0 AND bal_now <= 0)) AS exited_then,
         countIf(NOT is_pool AND bal_now - delta = 0 AND bal_now > 0) AS new_n,
         toString(sumIf(bal_now, NOT is_pool AND bal_now - delta = 0 AND bal_now > 0)) AS new_now,
-        groupArraySortedIf(${top})((-(bal_now - delta), wallet), NOT is_pool AND bal_now - delta > 0) AS top_then_sorted,
+        groupArraySortedIf(${topThen})((-(bal_now - delta), wallet), NOT is_pool AND bal_now - delta > 0) AS top_then_sorted,
         arrayMap(x -> (x.2, toString(-x.1)), top_then_sorted) AS top_then
      FROM
      (
-        SELECT wallet, sum(now_part) AS bal_now, sum(win_part) AS delta, wallet IN {pools:Array(String)} AS is_pool
-        FROM
-        (
-            SELECT wallet, balance AS now_part, toInt256(0) AS win_part
-            FROM holder_balances WHERE chain_id = {chain:UInt32} AND token = {token:String}
-            UNION ALL
-            SELECT wallet,
-                   if(block_number > {to:UInt64}, -delta, toInt256(0)) AS now_part,
-                   if(block_number > {to:UInt64}, toInt256(0), delta) AS win_part
-            FROM holder_deltas WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number > {from:UInt64}
-        )
-        GROUP BY wallet
-        HAVING bal_now != 0 OR bal_now - delta != 0
-     )`,
+${WINDOW_WALLETS}
+     )
+     SETTINGS join_use_nulls = 0`,
     { chain: chainId, token, from: range.fromBlock, to: range.toBlock, pools: opts.pools },
   )
   const r = rows[0]!
+  const wallets = r.diff.map(([wallet, then, now, delta]) => ({ wallet, then: BigInt(then), now: BigInt(now), delta: BigInt(delta) }))
+  const frozen = Number(r.frozen)
+  if (wallets.length < diffLimit && frozen > 0) {
+    // Fewer changed wallets than the limit: the unchanged ones follow, largest balance first.
+    const rest = await queryRows<{ wallet: string; b: string }>(
+      ch,
+      `SELECT wallet, toString(bal_now) AS b FROM (${WINDOW_WALLETS}) WHERE NOT is_pool AND delta = 0
+       ORDER BY bal_now DESC, wallet LIMIT {n:UInt32} SETTINGS join_use_nulls = 0`,
+      { chain: chainId, token, from: range.fromBlock, to: range.toBlock, pools: opts.pools, n: diffLimit - wallets.length },
+    )
+    for (const x of rest) wallets.push({ wallet: x.wallet, then: BigInt(x.b), now: BigInt(x.b), delta: 0n })
+  }
   const poolBalance = new Map(r.pool_rows.map(([w, b]) => [w, BigInt(b)]))
   return {
     supply: BigInt(r.supply),
     holders: Number(r.holders),
     top: r.top.map(([wallet, b]) => ({ wallet, balance: BigInt(b) })),
     summary: { frozen: Number(r.frozen), added: Number(r.added), trimmed: Number(r.trimmed), exited: Number(r.exited) },
-    wallets: r.diff.map(([wallet, then, now, delta]) => ({ wallet, then: BigInt(then), now: BigInt(now), delta: BigInt(delta) })),
+    wallets,
     total: Number(r.total),
     pools: opts.pools.map((pool) => ({ pool, balance: poolBalance.get(pool) ?? 0n })),
     poolsThen: BigInt(r.pools_then),

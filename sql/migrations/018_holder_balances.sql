@@ -29,12 +29,6 @@ FROM erc20_transfers
 ARRAY JOIN [(from_address, -toInt256(value)), (to_address, toInt256(value))] AS side
 WHERE side.1 != '0x0000000000000000000000000000000000000000';
 
-INSERT INTO holder_deltas
-SELECT chain_id, token, block_number, side.1 AS wallet, side.2 AS delta
-FROM (SELECT * FROM erc20_transfers FINAL)
-ARRAY JOIN [(from_address, -toInt256(value)), (to_address, toInt256(value))] AS side
-WHERE side.1 != '0x0000000000000000000000000000000000000000' AND (SELECT count() FROM holder_deltas) = 0;
-
 CREATE TABLE IF NOT EXISTS holder_balances
 (
     chain_id UInt32 COMMENT 'chain id (4663)',
@@ -45,19 +39,18 @@ CREATE TABLE IF NOT EXISTS holder_balances
 ENGINE = SummingMergeTree
 ORDER BY (chain_id, token, wallet)
 SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 10000
-COMMENT 'Current token balance per (token, wallet), kept by a view over erc20_transfers; a token''s holders are one keyed read';
+COMMENT 'Current token balance per (token, wallet), kept by a view over holder_deltas; a token''s holders are one keyed read';
 
+-- Fed by the deltas (a view on the first view's target): one ARRAY JOIN per transfer, not two.
 CREATE MATERIALIZED VIEW IF NOT EXISTS holder_balances_mv TO holder_balances AS
-SELECT chain_id, token, side.1 AS wallet, side.2 AS balance
-FROM erc20_transfers
-ARRAY JOIN [(from_address, -toInt256(value)), (to_address, toInt256(value))] AS side
-WHERE side.1 != '0x0000000000000000000000000000000000000000';
+SELECT chain_id, token, wallet, delta AS balance FROM holder_deltas;
 
-INSERT INTO holder_balances
-SELECT chain_id, token, side.1 AS wallet, side.2 AS balance
+-- The history before this migration: through holder_deltas, whose view fills holder_balances.
+INSERT INTO holder_deltas
+SELECT chain_id, token, block_number, side.1 AS wallet, side.2 AS delta
 FROM (SELECT * FROM erc20_transfers FINAL)
 ARRAY JOIN [(from_address, -toInt256(value)), (to_address, toInt256(value))] AS side
-WHERE side.1 != '0x0000000000000000000000000000000000000000' AND (SELECT count() FROM holder_balances) = 0;
+WHERE side.1 != '0x0000000000000000000000000000000000000000' AND (SELECT count() FROM holder_deltas) = 0;
 
 -- Which wallets exchanged a token directly (both directions): the entity rule
 -- (core/domain/holder-labels.ts) follows the off-market edges of the wallets it labels by key.
@@ -92,12 +85,13 @@ WHERE from_address != to_address
   AND (SELECT count() FROM token_wallet_links) = 0
 GROUP BY chain_id, token, wallet, peer;
 
--- A token's pools by key (pools is ordered by pool): pools are not holders.
+-- A token's pools by key (pools is ordered by pool): pools are not holders. A v4 pool is an id;
+-- its tokens sit in the PoolManager, which is listed instead.
 CREATE TABLE IF NOT EXISTS token_pools
 (
     chain_id     UInt32 COMMENT 'chain id (4663)',
     token        String COMMENT 'one side of the pool, lowercase 0x hex',
-    pool         String COMMENT 'pool address, lowercase 0x hex',
+    pool         String COMMENT 'the address holding the pool''s tokens, lowercase 0x hex: the pool (v2, v3) or the PoolManager (v4, whose pools are ids)',
     protocol     LowCardinality(String) COMMENT 'pool protocol (v2, v3, v4)',
     block_number UInt64 COMMENT 'block the pool was created in'
 )
@@ -107,12 +101,12 @@ SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000
 COMMENT 'Pools per token (each pool listed under both of its tokens), kept by a view over pools';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS token_pools_mv TO token_pools AS
-SELECT chain_id, side AS token, pool, protocol, block_number
+SELECT chain_id, side AS token, if(protocol = 'v4', factory, pool) AS pool, protocol, block_number
 FROM pools
 ARRAY JOIN [token0, token1] AS side;
 
 INSERT INTO token_pools
-SELECT chain_id, side AS token, pool, protocol, block_number
+SELECT chain_id, side AS token, if(protocol = 'v4', factory, pool) AS pool, protocol, block_number
 FROM pools FINAL
 ARRAY JOIN [token0, token1] AS side
 WHERE (SELECT count() FROM token_pools) = 0;

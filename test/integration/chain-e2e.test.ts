@@ -11,6 +11,7 @@ import { deployUniswapV2, runScenario, type ScenarioResult, type UniswapV2Deploy
 import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
 import { startHardhatNode, type HardhatNode } from '../../infra/hardhat/node.ts'
 import { tempDir } from '../setup/temp.ts'
+import { expectStructureMatchesChain } from '../setup/structure-expectations.ts'
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 const dir = tempDir()
@@ -145,6 +146,27 @@ describe('chain 4663 end to end on a hardhat node (Uniswap v2, WETH9, ERC20)', (
     expect(badge.body).toContain(`${popDeployer.band} ${popDeployer.score}`)
   })
 
+  it('/structure: holders, balances and the 24 h diff equal a replay of the Transfer logs and balanceOf at both blocks; pre-swap recipients of the deployer carry insider', async () => {
+    const head = await caughtUp()
+    const pop = scenario.tokens.find((t) => t.popular)!
+    for (const t of scenario.tokens) {
+      const r = await expectStructureMatchesChain(node.client, t, BigInt(head), (url) => get(url))
+      if (t === pop) {
+        // The scenario's allocations: trader #10 (1% of supply, round), the wallet it passed
+        // some on to, and another fresh wallet; the late rounds fall inside the window.
+        expect(r.insiders.sort()).toEqual([node.accounts[14], ...scenario.allocations.filter((a) => a.token === pop.address).map((a) => a.to)].map((a) => a.toLowerCase()).filter((a, i, all) => all.indexOf(a) === i).sort())
+        expect(r.window.full).toBe(true)
+        expect(r.classes.added + r.classes.trimmed).toBeGreaterThan(5)
+        expect(r.classes.frozen).toBeGreaterThan(0)
+        expect(r.newHolders).toBeGreaterThan(0)
+        expect(r.labels.get(node.accounts[14].toLowerCase())).toEqual(expect.arrayContaining(['insider', 'round_allocation']))
+        expect(r.labels.get(pop.deployer.toLowerCase())).toContain('deployer')
+      }
+    }
+    // as_of_block: the same answer with the window ending earlier.
+    await expectStructureMatchesChain(node.client, pop, BigInt(head - 3), (url) => get(url))
+  })
+
   it('a reorg (evm_snapshot / evm_revert, then a different chain) leaves no orphaned rows', async () => {
     const snap = await node.snapshot()
     const before = await caughtUp()
@@ -188,9 +210,23 @@ describe('chain 4663 end to end on a hardhat node (Uniswap v2, WETH9, ERC20)', (
             + (SELECT count() FROM liquidity_events WHERE block_number NOT IN (SELECT number FROM chain_blocks))
             + (SELECT count() FROM contract_creations WHERE block_number NOT IN (SELECT number FROM chain_blocks))
             + (SELECT count() FROM transfers_by_token WHERE block_number NOT IN (SELECT number FROM chain_blocks))
-            + (SELECT count() FROM launch_feed WHERE block_number NOT IN (SELECT number FROM chain_blocks)) AS n`,
+            + (SELECT count() FROM launch_feed WHERE block_number NOT IN (SELECT number FROM chain_blocks))
+            + (SELECT count() FROM holder_deltas WHERE block_number NOT IN (SELECT number FROM chain_blocks))
+            + (SELECT count() FROM token_pools WHERE block_number NOT IN (SELECT number FROM chain_blocks))
+            + (SELECT count() FROM block_times WHERE number NOT IN (SELECT number FROM chain_blocks)) AS n`,
     )
     expect(Number(orphanRows[0]!.n)).toBe(0)
+    // Holder balances and per-block deltas equal a recount over the surviving transfers.
+    const balanceMismatches = await queryRows(
+      rt.ch,
+      `SELECT token, wallet FROM (SELECT token, wallet, sum(balance) AS b FROM holder_balances GROUP BY token, wallet HAVING b != 0) AS h
+       FULL OUTER JOIN (SELECT token, w AS wallet, sum(d) AS b FROM
+          (SELECT token, to_address AS w, toInt256(value) AS d FROM erc20_transfers FINAL UNION ALL SELECT token, from_address AS w, -toInt256(value) AS d FROM erc20_transfers FINAL)
+          WHERE w != '0x0000000000000000000000000000000000000000' GROUP BY token, w HAVING b != 0) AS r USING (token, wallet)
+       WHERE h.b != r.b SETTINGS join_use_nulls = 0`,
+    )
+    expect(balanceMismatches).toEqual([])
+    for (const t of replacement.tokens) await expectStructureMatchesChain(node.client, t, BigInt(head), (url) => get(url))
     // The serving state has no orphan either: its tokens are the current chain's, its deployer
     // counts are a recount.
     const servedOrphans = await queryRows(

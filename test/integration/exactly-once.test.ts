@@ -84,5 +84,30 @@ describe('chain processor killed in the middle of a batch (Kafka + chDB)', () =>
     )
     expect(mismatches).toEqual([])
     expect(Number(await one('SELECT sum(swaps) AS v FROM token_activity'))).toBe(expected.swaps)
+
+    // Holder balances (migration 018; the crashed batches' transfers went in before their
+    // swaps, so they were inserted twice): every balance, every per-block delta and every
+    // transfer link equals a recount over the raw transfers.
+    const recount = (keys: string, extra = '') =>
+      `SELECT ${keys}, sum(d) AS v FROM
+         (SELECT token, block_number, to_address AS wallet, toInt256(value) AS d FROM erc20_transfers FINAL
+          UNION ALL SELECT token, block_number, from_address AS wallet, -toInt256(value) AS d FROM erc20_transfers FINAL)
+       WHERE wallet != '0x0000000000000000000000000000000000000000' ${extra} GROUP BY ${keys} HAVING v != 0`
+    const holderMismatches = await queryRows(
+      ch,
+      `SELECT token, wallet FROM (SELECT token, wallet, sum(balance) AS v FROM holder_balances GROUP BY token, wallet HAVING v != 0) AS h
+       FULL OUTER JOIN (${recount('token, wallet')}) AS r USING (token, wallet) WHERE h.v != r.v SETTINGS join_use_nulls = 0`,
+    )
+    expect(holderMismatches).toEqual([])
+    const deltaMismatches = await queryRows(
+      ch,
+      `SELECT token, block_number, wallet FROM (SELECT token, block_number, wallet, sum(delta) AS v FROM holder_deltas GROUP BY token, block_number, wallet HAVING v != 0) AS h
+       FULL OUTER JOIN (${recount('token, block_number, wallet')}) AS r USING (token, block_number, wallet) WHERE h.v != r.v SETTINGS join_use_nulls = 0`,
+    )
+    expect(deltaMismatches).toEqual([])
+    expect(Number(await one('SELECT count() AS v FROM (SELECT token, wallet FROM holder_balances GROUP BY token, wallet HAVING sum(balance) != 0)'))).toBeGreaterThan(100)
+    expect(Number(await one('SELECT sum(transfers) AS v FROM token_wallet_links'))).toBe(
+      2 * Number(await one(`SELECT count() AS v FROM erc20_transfers FINAL WHERE from_address != to_address AND from_address != '0x0000000000000000000000000000000000000000' AND to_address != '0x0000000000000000000000000000000000000000'`)),
+    )
   })
 })

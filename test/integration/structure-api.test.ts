@@ -76,11 +76,20 @@ describe('GET /structure/{token}', () => {
     expect(res.json().data.window.to_block).toBe(250)
     const now = await recount(env.rt.ch, token!, 250)
     for (const h of res.json().data.holders.top) expect(h.balance_wei).toBe(now.get(h.address)!.toString())
-    for (const bad of ['abc', '-1', '1.5', String(env.api.watermarks.get(4663)! + 1)]) {
+    for (const bad of ['abc', '-1', '1.5', '0', String(env.api.watermarks.get(4663)! + 1)]) {
       const r = await get(`/structure/${token}?as_of_block=${bad}`)
       expect(r.status).toBe(400)
       expect(r.json().error.details.parameter).toBe('as_of_block')
     }
+  })
+
+  it('OpenAPI documents as_of_block, the verdict rules with their thresholds and the answer schema', async () => {
+    const doc = (await get('/openapi.json')).json()
+    const op = doc.paths['/structure/{token}'].get
+    expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['as_of_block', 'token'])
+    expect(op['x-price-usd']).toBe('0.03')
+    for (const rule of ['insufficient_data: fewer than 10 holders', 'distribution:', 'accumulation:', 'rotation:', '1% of supply']) expect(op.description).toContain(rule)
+    expect(JSON.stringify(op.responses['200'])).toContain('balance_then_wei')
   })
 
   it('an unknown token is found:false; answers are cached until the next served batch', async () => {

@@ -25,6 +25,12 @@ import type { HardhatNode } from '../../infra/hardhat/node.ts'
  * "real" thresholds (50 swaps, 20 traders, 1 WETH) in a block in the middle of the scenario;
  * the others stay small. Each round of trades is mined as one block (automine is paused
  * while the round is sent), so blocks hold several swaps.
+ *
+ * Before any pool exists, deployers hand out supply off-market (`allocations`): POP's deployer
+ * sends 1% of supply to trader #10 (who passes part of it on to a fresh wallet) and an uneven
+ * amount to another fresh wallet; SMA's deployer sends 0.5% to a third. Midway, the clock jumps
+ * 25 hours (`TIME_JUMP_SECONDS`), so the chain has more than 24 h of block timestamps and the
+ * last rounds fall inside the 24 h window that ends at the head.
  */
 
 export interface UniswapV2Deployment {
@@ -54,9 +60,20 @@ export type ScenarioTrade =
   | { kind: 'sell'; trader: Address; token: Address; hash: Hash; block: bigint }
   | { kind: 'route'; trader: Address; from: Address; to: Address; hash: Hash; block: bigint }
 
+/** An off-market transfer of a token before its first swap. */
+export interface ScenarioAllocation {
+  token: Address
+  from: Address
+  to: Address
+  amount: bigint
+  hash: Hash
+}
+
 export interface ScenarioResult {
   v2: UniswapV2Deployment
   tokens: ScenarioToken[]
+  /** Off-market transfers sent before any pool existed, in order. */
+  allocations: ScenarioAllocation[]
   /** Every account that traded, in account order. */
   traders: Address[]
   /** Every swap transaction sent, in mined order. */
@@ -80,6 +97,10 @@ const GAS = {
 }
 
 const TOKEN_SUPPLY = parseEther('1000000000') // 1e9 tokens, 18 decimals
+/** The clock jump between the early and the late rounds: more than 24 h. */
+export const TIME_JUMP_SECONDS = 25 * 3600
+/** Fresh wallets (no key needed: they only receive) that get supply before trading starts. */
+export const ALLOCATION_WALLETS = [getAddress(`0x${'f1'.repeat(20)}`), getAddress(`0x${'f2'.repeat(20)}`), getAddress(`0x${'f3'.repeat(20)}`)] as const
 
 /** Deploys WETH9, UniswapV2Factory(feeToSetter = deployer) and UniswapV2Router02(factory, WETH). */
 export async function deployUniswapV2(node: HardhatNode, from: Address = node.accounts[0]): Promise<UniswapV2Deployment> {
@@ -117,6 +138,17 @@ export async function runScenario(node: HardhatNode, options: ScenarioOptions = 
       popular: l.popular,
     })
   }
+  // Off-market allocations before any pool exists (so before any swap).
+  const allocations: ScenarioAllocation[] = []
+  const allocate = async (token: ScenarioToken, from: Address, to: Address, amount: bigint) => {
+    const r = await sendMined(node, from, token.address, erc20Call('transfer', [to, amount]), 0n, GAS.approve)
+    allocations.push({ token: token.address, from, to, amount, hash: r.transactionHash })
+  }
+  await allocate(tokens[0], tokens[0].deployer, accounts[4 + 10], TOKEN_SUPPLY / 100n)
+  await allocate(tokens[0], accounts[4 + 10], ALLOCATION_WALLETS[0], parseEther('1234567'))
+  await allocate(tokens[0], tokens[0].deployer, ALLOCATION_WALLETS[1], parseEther('777777') + 7n)
+  await allocate(tokens[1], tokens[1].deployer, ALLOCATION_WALLETS[2], TOKEN_SUPPLY / 200n)
+
   for (const [i, l] of launches.entries()) {
     const token = tokens[i]
     await sendMined(node, l.deployer, token.address, erc20Call('approve', [v2.router, maxUint256]), 0n, GAS.approve)
@@ -148,12 +180,13 @@ export async function runScenario(node: HardhatNode, options: ScenarioOptions = 
     traders.map((trader) => ({ kind: 'route', trader, from, to, bps }))
 
   // One entry per block. POP's swap count per round: 8 16 22 28 31 | 39 45 47 53 56.
-  const rounds: Array<Plan[] | { emptyBlocks: number }> = [
+  const rounds: Array<Plan[] | { emptyBlocks: number } | { advanceSeconds: number }> = [
     [...buy(POP, range(0, 7)), ...buy(SMA, range(20, 22))],
     [...buy(POP, range(8, 15)), ...buy(SMB, range(23, 24))],
     [...buy(POP, range(16, 21)), ...buy(SMC, [t(25)])],
     sell(POP, range(0, 5), 5_000n),
     route(SMA, POP, range(20, 22), 10_000n),
+    { advanceSeconds: TIME_JUMP_SECONDS },
     { emptyBlocks: 2 },
     buy(POP, range(0, 7)),
     sell(POP, range(8, 13), 3_000n),
@@ -166,6 +199,10 @@ export async function runScenario(node: HardhatNode, options: ScenarioOptions = 
   const approved = new Set<string>()
   const trades: ScenarioTrade[] = []
   for (const round of rounds) {
+    if ('advanceSeconds' in round) {
+      await client.increaseTime({ seconds: round.advanceSeconds })
+      continue
+    }
     if ('emptyBlocks' in round) {
       await node.mine(round.emptyBlocks)
       continue
@@ -222,6 +259,7 @@ export async function runScenario(node: HardhatNode, options: ScenarioOptions = 
   return {
     v2,
     tokens,
+    allocations,
     traders: accounts.filter((a) => traderSet.has(a)),
     trades,
     fromBlock,

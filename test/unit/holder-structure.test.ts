@@ -159,6 +159,22 @@ describe('holder balances (migration 018) and structureReport()', () => {
     expect(labels.get(INSIDER)).not.toContain('round_allocation')
   })
 
+  it('a v4 pool is an id: its tokens sit in the PoolManager, which is listed with the pools and is no holder', async () => {
+    const token = addr(0xbbbb)
+    const pm = addr(0x4444)
+    await ch.insert({ table: 'pools', format: 'JSONEachRow', values: [{ chain_id: CHAIN, pool: `0x${'9'.repeat(64)}`, protocol: 'v4', factory: pm, token0: token, token1: ZERO, block_number: 2, log_index: 0, created_at: T0 }] })
+    await ch.insert({
+      table: 'erc20_transfers', format: 'JSONEachRow',
+      values: [
+        { chain_id: CHAIN, block_number: 2, log_index: 500, tx_hash: '0xv4', token, from_address: ZERO, to_address: FRIEND_A, value: '1000', block_time: T0 + 2 * 3600 },
+        { chain_id: CHAIN, block_number: 3, log_index: 500, tx_hash: '0xv4', token, from_address: FRIEND_A, to_address: pm, value: '600', block_time: T0 + 3 * 3600 },
+      ],
+    })
+    const r = await structureReport(ch, CHAIN, token, 60)
+    expect(r.data.pools).toEqual([{ address: pm, balance_wei: '600' }])
+    expect(r.data.holders).toEqual({ count: 1, top: [{ address: FRIEND_A, balance_wei: '400', share: '0.4', labels: [] }] })
+  })
+
   it('a replayed batch (same deduplication token) counts once, and a reorg leaves no orphaned delta', async () => {
     const row = { chain_id: CHAIN, block_number: 58, log_index: 9_999, tx_hash: '0xdup', token: TOKEN, from_address: addr(0x201), to_address: addr(0x300), value: '5', block_time: T0 + 58 * 3600 }
     for (let i = 0; i < 2; i++) await ch.insert({ table: 'erc20_transfers', format: 'JSONEachRow', values: [row], clickhouse_settings: { insert_deduplication_token: 'batch-58-test', deduplicate_blocks_in_dependent_materialized_views: 1 } })
