@@ -241,3 +241,20 @@ describe('a reorg', () => {
     expect((await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM transfers_by_wallet WHERE block_number >= 45'))[0]!.n).toBe('0')
   })
 })
+
+describe('a daily scan that fails', () => {
+  it('ends failed with its reason, and is queued again only a period of chain time later', async () => {
+    const unknown = address(0x7f)
+    expect((await call('POST', `/watchlist/${unknown}`, world.keys.a)).statusCode).toBe(200)
+    expect(await env.scans.daily.runOnce()).toEqual([unknown])
+    const job = await until('the failed daily job', async () => {
+      const j = await env.api.deps.scans.latest('structure', unknown)
+      return j?.state === 'failed' ? j : undefined
+    })
+    expect(job).toMatchObject({ trigger: 'daily', reason: expect.stringMatching(/no creation, transfer or pool of 0x7f/) })
+    expect(await env.scans.daily.runOnce()).toEqual([])
+    // A chain day later it is tried again.
+    await chain().blocks(45, 45 + 24)
+    expect(await env.scans.daily.runOnce()).toContain(unknown)
+  })
+})
