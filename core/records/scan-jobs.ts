@@ -3,8 +3,8 @@ import { queryRows } from '../clickhouse.ts'
 import type { ScanJob, ScanKind, ScanState, ScanTrigger } from '../domain/scan-job.ts'
 
 /**
- * Scan jobs in `scan_jobs` (migration 020): one row per transition, the newest version is the
- * job's state. A token's jobs of one kind are one keyed read on (chain, kind, token).
+ * Scan jobs in `scan_jobs` (migration 020): one row per transition, all kept (a job's log); the
+ * newest version is the job's state. A token's jobs of one kind are one keyed read on (chain, kind, token).
  */
 
 interface JobRow {

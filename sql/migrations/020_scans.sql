@@ -18,10 +18,10 @@ CREATE TABLE IF NOT EXISTS scan_jobs
     measured_through_block UInt64 COMMENT 'block the stored result is measured through (done); 0 otherwise',
     version                UInt64 COMMENT 'microseconds of the transition; the row with the highest version is the job state'
 )
-ENGINE = ReplacingMergeTree(version)
-ORDER BY (chain_id, kind, token, job_id)
+ENGINE = MergeTree
+ORDER BY (chain_id, kind, token, job_id, version)
 SETTINGS index_granularity = 256
-COMMENT 'One row per scan-job transition; a job is (kind, token, job_id) and its newest version is its state. Read by (chain, kind, token).';
+COMMENT 'One row per scan-job transition, kept (the log of each job); a job is (kind, token, job_id) and its newest version is its state. Read by (chain, kind, token).';
 
 CREATE TABLE IF NOT EXISTS forensics_results
 (

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScansRole } from '../../bin/scans-role.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import { moveJob } from '../../core/domain/scan-job.ts'
+import { writeScanJob } from '../../core/records/scan-jobs.ts'
+import { TOPICS } from '../../pipelines/topics.ts'
 import type { ScansWorker } from '../../pipelines/scans/scans-worker.ts'
 import { shareOf } from '../../core/domain/holder-labels.ts'
 import { address, createConstructedChain, ZERO, type Transfer } from '../setup/constructed-chain.ts'
@@ -60,6 +63,25 @@ describe('scan jobs', () => {
     const next = (await call('POST', `/forensics/${token}`)).json().data
     expect(next.id).not.toBe(job.id)
     expect(['queued', 'running', 'failed']).toContain(next.state)
+  })
+
+  it('a job left running by a stopped worker runs again when the bus hands it out again; a finished job handed out again is skipped', async () => {
+    const token = address(0xf2)
+    const queued = await env.api.deps.scans.request('forensics', token, 'request')
+    await until('the job to finish', async () => ((await jobStates(queued.id)).includes('failed') ? true : undefined))
+    // As if a worker had taken a second job and stopped mid-scan: it is running, and its message comes again.
+    const job = { ...queued, id: `${queued.id}-2` }
+    await writeScanJob(env.rt.ch, 4663, job)
+    await writeScanJob(env.rt.ch, 4663, moveJob(job, 'running', new Date()))
+    const message = (id: string) => ({ key: token, value: JSON.stringify({ job_id: id, chain_id: 4663, kind: 'forensics', token }) })
+    await env.rt.bus.publish(TOPICS.scanJobs, [message(job.id)])
+    await until('the rerun to finish', async () => ((await jobStates(job.id)).includes('failed') ? true : undefined))
+    expect(await jobStates(job.id)).toEqual(['queued', 'running', 'running', 'failed'])
+    // The first job's message again: nothing changes.
+    await env.rt.bus.publish(TOPICS.scanJobs, [message(queued.id), message(job.id)])
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(await jobStates(queued.id)).toEqual(['queued', 'running', 'failed'])
+    expect(await jobStates(job.id)).toEqual(['queued', 'running', 'running', 'failed'])
   })
 
   it('POST /structure/{token} answers a job in the same states', async () => {
