@@ -4,9 +4,9 @@ import { ScanRefused, type ScanJob, type Scanner } from '../../core/domain/scan-
 import { isStructureFlip } from '../../core/domain/structure-flip.ts'
 import { structureSnapshots, writeStructureSnapshot, type SnapshotHolding, type StructureSnapshot } from '../../core/records/scan-results.ts'
 import { watchersByToken } from '../../core/records/watchers.ts'
-import type { AlertEvent } from '../records/alert.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
 import { structureReport, type StructureAnswer } from '../../core/structure/structure-report.ts'
+import type { AlertEvent } from '../records/alert.ts'
 
 /** Computes the structure answer of a token now. */
 export type StructureReportFn = (token: string) => Promise<StructureAnswer>
@@ -26,7 +26,8 @@ export function structureReportNow(deps: { ch: ClickHouseClient; chainId: number
   }
 }
 
-const seconds = (t: string | number) => (typeof t === 'number' ? t : Math.floor(Date.parse(t) / 1000))
+/** Unix seconds of an ISO time of the answer's window. */
+const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000)
 
 /** The snapshot of one structure answer, and the wallets it names (top holders and the diff's wallets, balance at the snapshot). */
 export function snapshotOf(answer: StructureAnswer, job: ScanJob, takenAt: Date): { snapshot: StructureSnapshot; holdings: SnapshotHolding[] } {
