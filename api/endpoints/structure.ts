@@ -10,7 +10,7 @@ import { StructureDataView } from '../views/structure.ts'
 
 const CHAIN = 4663
 
-export const structureEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermarks'>>()({
+export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks'>>()({
   method: 'GET',
   path: '/structure/{token}',
   summary: 'Holder-structure diff',

@@ -314,3 +314,69 @@ export async function tokenFacts(
     firstSwapBlock: act[0] && Number(act[0].n) > 0 ? Number(act[0].first) : null,
   }
 }
+
+/** What a structure answer needs to know about a token and its window end, read in one round trip. */
+export interface StructureInputs {
+  /** The window end, or null when that block is not ingested. */
+  to: BlockRef | null
+  deployer: string | null
+  decimals: number | null
+  createdBlock: number | null
+  firstSwapBlock: number | null
+  /** The token's pools created at or before the window end, sorted. */
+  pools: string[]
+}
+
+/**
+ * The window end's timestamp, the token's creation (contract_creations), first swap
+ * (token_activity) and pools (token_pools), each by key, in one query: every chDB query costs
+ * a few milliseconds of planning, so the small reads travel together.
+ */
+export async function structureInputs(ch: ClickHouseClient, chainId: number, token: string, toBlock: number): Promise<StructureInputs> {
+  const [r] = await queryRows<{ to_ts: string[]; creation: Array<[string, number | null, string]>; first_swaps: string[]; pools: string[] }>(
+    ch,
+    `SELECT
+        (SELECT groupArray(toUnixTimestamp(timestamp)) FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number = {to:UInt64}) AS to_ts,
+        (SELECT groupArray((deployer, decimals, block_number)) FROM contract_creations WHERE chain_id = {chain:UInt32} AND address = {token:String}) AS creation,
+        (SELECT groupArray(first_swap_block) FROM token_activity WHERE chain_id = {chain:UInt32} AND token = {token:String}) AS first_swaps,
+        (SELECT arraySort(groupUniqArray(pool)) FROM token_pools WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number <= {to:UInt64}) AS pools`,
+    { chain: chainId, token, to: toBlock },
+  )
+  const c = r!.creation[0]
+  const swaps = r!.first_swaps.map(Number)
+  return {
+    to: r!.to_ts.length ? { number: toBlock, timestamp: Number(r!.to_ts[0]) } : null,
+    deployer: c ? c[0] : null,
+    decimals: c ? c[1] : null,
+    createdBlock: c ? Number(c[2]) : null,
+    firstSwapBlock: swaps.length ? Math.min(...swaps) : null,
+    pools: r!.pools,
+  }
+}
+
+/** Balances of some wallets of `token` at two blocks (from <= to), in one read: their current rows by key, minus their deltas after each. */
+export async function balancesBetween(
+  ch: ClickHouseClient,
+  chainId: number,
+  token: string,
+  range: { fromBlock: number; toBlock: number },
+  wallets: string[],
+): Promise<Map<string, { then: bigint; now: bigint }>> {
+  const out = new Map<string, { then: bigint; now: bigint }>(wallets.map((w) => [w, { then: 0n, now: 0n }]))
+  if (wallets.length === 0) return out
+  const rows = await queryRows<{ wallet: string; now: string; win: string }>(
+    ch,
+    `SELECT wallet, toString(sum(now_part)) AS now, toString(sum(win_part)) AS win FROM
+     (
+        SELECT wallet, balance AS now_part, toInt256(0) AS win_part FROM holder_balances
+        WHERE chain_id = {chain:UInt32} AND token = {token:String} AND wallet IN {wallets:Array(String)}
+        UNION ALL
+        SELECT wallet, if(block_number > {to:UInt64}, -delta, toInt256(0)), if(block_number > {to:UInt64}, toInt256(0), delta) FROM holder_deltas
+        WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number > {from:UInt64} AND wallet IN {wallets:Array(String)}
+     )
+     GROUP BY wallet`,
+    { chain: chainId, token, from: range.fromBlock, to: range.toBlock, wallets },
+  )
+  for (const r of rows) out.set(r.wallet, { then: BigInt(r.now) - BigInt(r.win), now: BigInt(r.now) })
+  return out
+}

@@ -11,14 +11,13 @@ import {
 } from '../domain/holder-labels.ts'
 import { STRUCTURE_LARGE_HOLDERS, structureVerdict, type StructureVerdict } from '../domain/structure-verdict.ts'
 import {
-  balancesAt,
+  balancesBetween,
   blockAt,
   DAY_SECONDS,
   firstIngestedBlock,
   holderWindow,
   latestBlockAtOrBefore,
-  tokenFacts,
-  tokenPools,
+  structureInputs,
   transfersBefore,
   walletLinks,
   type BlockRef,
@@ -89,8 +88,8 @@ export function classOf(then: bigint, now: bigint): WalletClass {
  * most 86,400 s before toBlock's (`full`); without one (less than 24 h of history) the window
  * starts at the first ingested block and is not full.
  */
-export async function structureWindow(ch: ClickHouseClient, chainId: number, toBlock: number): Promise<{ from: BlockRef; to: BlockRef; full: boolean }> {
-  const to = await blockAt(ch, chainId, toBlock)
+export async function structureWindow(ch: ClickHouseClient, chainId: number, toBlock: number, end?: BlockRef): Promise<{ from: BlockRef; to: BlockRef; full: boolean }> {
+  const to = end ?? (await blockAt(ch, chainId, toBlock))
   if (!to) throw new StructureBlockMissing(toBlock)
   const baseline = await latestBlockAtOrBefore(ch, chainId, to.timestamp - DAY_SECONDS)
   if (baseline) return { from: baseline, to, full: true }
@@ -143,19 +142,18 @@ export async function entityLabels(
  */
 export async function structureReport(ch: ClickHouseClient, chainId: number, token: string, toBlock: number): Promise<StructureAnswer> {
   token = token.toLowerCase()
-  const [window, facts, poolRows] = await Promise.all([
-    structureWindow(ch, chainId, toBlock),
-    tokenFacts(ch, chainId, token),
-    tokenPools(ch, chainId, token, toBlock),
-  ])
-  const pools = poolRows.map((p) => p.pool)
+  const facts = await structureInputs(ch, chainId, token, toBlock)
+  if (!facts.to) throw new StructureBlockMissing(toBlock)
+  const window = await structureWindow(ch, chainId, toBlock, facts.to)
+  const pools = facts.pools
   const poolSet = new Set(pools)
-  const w = await holderWindow(ch, chainId, token, { fromBlock: window.from.number, toBlock }, { pools, top: STRUCTURE_TOP_HOLDERS, diffLimit: STRUCTURE_DIFF_LIMIT })
-
-  // Insiders and round allocations: the token's off-market transfers before its first swap.
   const deployer = facts.deployer && (facts.createdBlock ?? 0) <= toBlock ? facts.deployer : null
   const firstSwap = facts.firstSwapBlock !== null && facts.firstSwapBlock <= toBlock ? facts.firstSwapBlock : toBlock + 1
-  const preSwap = await transfersBefore(ch, chainId, token, firstSwap)
+  const [w, preSwap] = await Promise.all([
+    holderWindow(ch, chainId, token, { fromBlock: window.from.number, toBlock }, { pools, top: STRUCTURE_TOP_HOLDERS, diffLimit: STRUCTURE_DIFF_LIMIT }),
+    // Insiders and round allocations: the token's off-market transfers before its first swap.
+    transfersBefore(ch, chainId, token, firstSwap),
+  ])
   const insiders = insidersOf(deployer, poolSet, preSwap)
   const rounds = roundAllocationsOf(deployer, poolSet, preSwap, w.supply, facts.decimals)
 
@@ -164,11 +162,15 @@ export async function structureReport(ch: ClickHouseClient, chainId: number, tok
   const largeWallets = [...new Set([...w.topThen.slice(0, STRUCTURE_LARGE_HOLDERS).map((h) => h.wallet), ...insiders.keys()])].filter((x) => !poolSet.has(x))
   const topNowWallets = w.top.slice(0, STRUCTURE_LARGE_HOLDERS).map((h) => h.wallet)
   const judged = [...new Set([...largeWallets, ...topNowWallets])]
-  const [thenB, nowB] = await Promise.all([
-    balancesAt(ch, chainId, token, window.from.number, judged),
-    balancesAt(ch, chainId, token, toBlock, judged),
+  // Labels of every listed wallet, read together with the judged balances.
+  const listed = [...new Set([...w.top.map((h) => h.wallet), ...w.wallets.map((x) => x.wallet)])]
+  const [judgedBalances, entities, handles, smart] = await Promise.all([
+    balancesBetween(ch, chainId, token, { fromBlock: window.from.number, toBlock }, judged),
+    entityLabels(ch, chainId, token, listed, toBlock, pools, deployer),
+    identityHandles(ch, chainId, listed),
+    smartHolderRecords(ch, chainId, listed),
   ])
-  const both = (x: string) => ({ then: thenB.get(x) ?? 0n, now: nowB.get(x) ?? 0n })
+  const both = (x: string) => judgedBalances.get(x) ?? { then: 0n, now: 0n }
   const judgement = structureVerdict({
     holders: w.holders,
     fullWindow: window.full,
@@ -181,13 +183,6 @@ export async function structureReport(ch: ClickHouseClient, chainId: number, tok
     newHolders: w.newHolders,
   })
 
-  // Labels of every listed wallet.
-  const listed = [...new Set([...w.top.map((h) => h.wallet), ...w.wallets.map((x) => x.wallet)])]
-  const [entities, handles, smart] = await Promise.all([
-    entityLabels(ch, chainId, token, listed, toBlock, pools, deployer),
-    identityHandles(ch, chainId, listed),
-    smartHolderRecords(ch, chainId, listed),
-  ])
   const labelsOf = (x: string): HolderLabel[] => {
     const out: HolderLabel[] = []
     if (x === deployer) out.push({ kind: 'deployer' })
