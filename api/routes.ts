@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import type { AccessGate } from './access/gate.ts'
 import { ADDRESS_MESSAGE } from './catalog/schemas.ts'
-import type { RequestInfo } from './catalog/types.ts'
+import type { AnyEndpoint, RequestInfo } from './catalog/types.ts'
 import type { ApiDeps, ServedEndpoint } from './deps.ts'
 import { ApiError } from './errors.ts'
 
@@ -12,6 +12,26 @@ const KEY_PARAMS = new Set(['key', 'api_key', 'apikey', 'x-svc-key', 'access_tok
 /** `/token/{address}` → `/token/:address` */
 export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1')
+}
+
+/**
+ * The methods each declared path answers, as a lookup from a request path: what a 405 lists in
+ * `Allow` (HEAD with GET: Fastify answers it for every GET route). Empty for an undeclared path.
+ */
+export function allowedMethods(catalog: Array<Pick<AnyEndpoint, 'method' | 'path'>>): (path: string) => string[] {
+  const byPattern = new Map<string, { re: RegExp; methods: Set<string> }>()
+  for (const e of catalog) {
+    const entry = byPattern.get(e.path) ?? { re: new RegExp(`^${e.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}$`), methods: new Set<string>() }
+    entry.methods.add(e.method)
+    if (e.method === 'GET') entry.methods.add('HEAD')
+    byPattern.set(e.path, entry)
+  }
+  const order = ['GET', 'HEAD', 'POST', 'DELETE']
+  return (path) => {
+    const methods = new Set<string>()
+    for (const { re, methods: m } of byPattern.values()) if (re.test(path)) for (const x of m) methods.add(x)
+    return order.filter((x) => methods.has(x))
+  }
 }
 
 /** Parse one part of a request with its zod schema, turning failures into our 400 errors. */
