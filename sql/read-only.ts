@@ -111,8 +111,8 @@ export function prepareReadOnly(query: string, opts: PrepareOptions): PreparedQu
   }
   const outside = OUTSIDE_FUNCTIONS.find((f) => new RegExp(`\\b${f}\\s*\\(`, 'i').test(text))
   if (outside) throw refuse('ACCESS_DENIED', `Not enough privileges: the table function ${outside}() is not available here.`)
-  if (/\breadonly\b/i.test(text)) throw refuse('READONLY', "Cannot modify 'readonly' setting in readonly mode.")
-  if (/\bSETTINGS\b/i.test(text)) throw refuse('READONLY', 'A SETTINGS clause is not accepted in the query: pass settings as parameters beside it (they are capped by your limits).')
+  if (!probe && /\breadonly\b/i.test(text)) throw refuse('READONLY', "Cannot modify 'readonly' setting in readonly mode.")
+  if (/\bSETTINGS\s+[A-Za-z_]\w*\s*=/i.test(text)) throw refuse('READONLY', 'A SETTINGS clause is not accepted in the query: pass settings as parameters beside it (they are capped by your limits).')
   const settings = Object.entries(opts.settings)
     .map(([k, v]) => `${k} = ${typeof v === 'number' ? v : `'${String(v).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`}`)
     .join(', ')
