@@ -65,6 +65,8 @@ export interface PrepareOptions {
   defaultFormat: string
   /** Queries a client sends on connecting that may read a harmless system table (normalized text). */
   probes?: ReadonlySet<string>
+  /** The operator's SQL may read the system databases (the analysts' may not). */
+  allowSystem?: boolean
 }
 
 /** Whitespace collapsed, a trailing `;` dropped: how probes are compared. */
@@ -93,10 +95,10 @@ export function prepareReadOnly(query: string, opts: PrepareOptions): PreparedQu
     throw refuse('READONLY', `Cannot execute query in readonly mode: only SELECT (or WITH … SELECT), SHOW, DESCRIBE, EXISTS and EXPLAIN queries are allowed; ${verb || 'this statement'} is not a read.`)
   }
   const probe = opts.probes?.has(normalizeSql(body)) ?? false
-  if (!probe && /\b(system|information_schema)\s*\.|`(system|information_schema)`\s*\.|"(system|information_schema)"\s*\./i.test(text)) {
+  if (!probe && !opts.allowSystem && /\b(system|information_schema)\s*\.|`(system|information_schema)`\s*\.|"(system|information_schema)"\s*\./i.test(text)) {
     throw refuse('ACCESS_DENIED', 'Not enough privileges: the system and information_schema databases are not readable through this door (docs/tables.md lists the tables that are).')
   }
-  if (verb === 'SHOW') {
+  if (verb === 'SHOW' && !opts.allowSystem) {
     // The catalogue only (SHOW PROCESSLIST, GRANTS, USERS … read the server's own state).
     if (!/^SHOW\s+(FULL\s+)?(TABLES|DATABASES|COLUMNS|CREATE(\s+(TABLE|VIEW))?)\b/i.test(text)) {
       throw refuse('ACCESS_DENIED', 'Not enough privileges: SHOW answers TABLES, DATABASES, COLUMNS and CREATE TABLE here.')
@@ -122,7 +124,7 @@ export function prepareReadOnly(query: string, opts: PrepareOptions): PreparedQu
 
 /** Run one read-only query for the operator (POST /admin/sql) and answer its rows. */
 export async function runReadOnlySql(ch: ClickHouseClient, query: string): Promise<Record<string, unknown>[]> {
-  const prepared = prepareReadOnly(query, { settings: READ_ONLY_LIMITS, defaultFormat: 'JSONEachRow' })
+  const prepared = prepareReadOnly(query, { settings: READ_ONLY_LIMITS, defaultFormat: 'JSONEachRow', allowSystem: true })
   if (prepared.format !== 'JSONEachRow') throw new Error('FORMAT is not accepted here: /admin/sql answers JSON rows')
   const rs = await ch.exec({ query: prepared.sql })
   return (await streamText(rs.stream))

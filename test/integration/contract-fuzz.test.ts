@@ -30,6 +30,8 @@ let svc: SvcServer
 beforeAll(async () => {
   svc = await startSvcServer(['start'], await freePort(), {
     DATA_DIR: dir.path, SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', KAFKA_BROKERS: '', REDIS_URL: '', X402_LOCAL_CHAIN: 'off',
+    // A short history: the fuzzing exercises the contract, not the backfill (which would take the CPU).
+    SIMULATOR_BACKFILL_BLOCKS: '300',
   }, 120_000)
 })
 
@@ -59,12 +61,14 @@ interface RunResult {
 }
 
 /** `st run` over the service's /openapi.json with extra headers; the NDJSON event report parsed. */
-function schemathesis(headers: string[], label: string): Promise<RunResult> {
+function schemathesis(headers: string[], label: string, extra: string[] = []): Promise<RunResult> {
   const reportDir = join(dir.path, `st-${label}`)
   const args = [
     '--config-file', CONFIG,
     'run', `${svc.base}/openapi.json`,
     '--checks', 'all',
+    // Response times are not asserted in tests (bench/ measures them); on a shared machine they vary.
+    '--exclude-checks', 'max_response_time',
     // The stateful phase follows links it infers between operations; here it only inferred one
     // from the x402 catalog's URL templates (/token/{address} taken literally), so it is left out.
     '--phases', 'examples,coverage,fuzzing',
@@ -76,6 +80,7 @@ function schemathesis(headers: string[], label: string): Promise<RunResult> {
     '--no-color',
     '--report', 'ndjson', '--report-dir', reportDir,
     ...headers.flatMap((h) => ['--header', h]),
+    ...extra,
   ]
   return new Promise((resolve, reject) => {
     const child = spawn(join(requirePythonToolsBin(), 'st'), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SCHEMATHESIS_HOOKS: '' } })
@@ -146,7 +151,7 @@ function statuses(run: RunResult): Map<number, number> {
 
 function expectClean(run: RunResult): void {
   // The run happened: requests were answered, across operations.
-  expect(run.scenarios.length, run.output.slice(-3000)).toBeGreaterThan(50)
+  expect(run.scenarios.length, run.output.slice(-3000)).toBeGreaterThan(30)
   const found = failures(run)
   expect(found, `schemathesis failures (operation — check):\n${found.join('\n')}`).toEqual([])
   const shapes = errorBodiesOutOfShape(run)
@@ -173,7 +178,8 @@ describe('schemathesis over /openapi.json', () => {
     })
     expect(res.status).toBe(200)
     const { key } = (await res.json()) as { key: string }
-    const run = await schemathesis([`x-svc-key: ${key}`], 'key')
+    // Free endpoints answer the same with or without a key: the anonymous run covered them.
+    const run = await schemathesis([`x-svc-key: ${key}`], 'key', ['--exclude-by', "/x-access == 'free'"])
     expectClean(run)
     // The key opened the key endpoints: some answered 200.
     const watchlist = run.scenarios.filter((s) => s.recorder.label === 'GET /watchlist')
