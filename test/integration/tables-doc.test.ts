@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { analystAccessSql, analystAccessStatements } from '../../sql/analyst-access.ts'
+import { streamBytes } from '../../sql/read-only.ts'
 import { missingComments, readCatalogue, renderCatalogue } from '../../sql/tables-doc.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
@@ -54,5 +56,18 @@ describe('the example queries of docs/data-team.md', () => {
     }
     // The chain examples (launches, volume, hourly swaps, totals) find the simulated chain's data.
     expect(rowCounts.slice(0, 4).every((n) => n > 0), `rows per example: ${rowCounts.join(', ')}`).toBe(true)
+  })
+})
+
+describe('infra/clickhouse/analyst-access.sql (the distributed mode)', () => {
+  const explain = async (statement: string) => (await streamBytes((await env.rt.ch.exec({ query: `EXPLAIN AST ${statement}` })).stream)).toString('utf8')
+
+  it('is what sql/analyst-access.ts generates, and ClickHouse parses every statement', async () => {
+    expect(readFileSync(join(DOCS, '../infra/clickhouse/analyst-access.sql'), 'utf8'), 'stale: run `npm run docs:tables`').toBe(analystAccessSql())
+    const statements = analystAccessStatements()
+    expect(statements.map((s) => s.split(' ')[0])).toEqual(expect.arrayContaining(['CREATE', 'GRANT', 'REVOKE']))
+    for (const s of statements) expect(await explain(s), s).toMatch(/Query/)
+    // A statement ClickHouse does not accept fails the same check.
+    await expect(explain("CREATE ROLE analyst SETTINGS PROFILE")).rejects.toThrow()
   })
 })
