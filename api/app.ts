@@ -81,6 +81,31 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
     throw unrouted(req)
   })
 
+  // Request text must be UTF-8: a query or JSON body that is not is refused, not read as U+FFFD.
+  const utf8 = new TextDecoder('utf-8', { fatal: true })
+  const notUtf8 = (where: 'query' | 'body') =>
+    new ApiError('invalid_parameter', `The request ${where === 'query' ? "URL's query" : 'body'} is not valid UTF-8.`, { parameter: where, in: where })
+  app.addHook('onRequest', async (req) => {
+    const q = req.url.indexOf('?')
+    if (q < 0) return
+    try {
+      decodeURIComponent(req.url.slice(q + 1).replace(/\+/g, ' '))
+    } catch {
+      throw notUtf8('query')
+    }
+  })
+  const json = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    let text: string
+    try {
+      text = utf8.decode(body as Buffer)
+    } catch {
+      return done(notUtf8('body'), undefined)
+    }
+    json(req, text, done)
+  })
+
   // OAuth clients post the token request as a form (/mcp/account/token); it parses to the same object as JSON.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
