@@ -21,7 +21,7 @@ import { tempDir } from '../setup/temp.ts'
 const ADMIN = 'contract-fuzz-admin-token-01'
 const CONFIG = join(import.meta.dirname, '../fuzz/schemathesis.toml')
 /** Generated cases per operation and phase: bounded so that both runs stay within a few minutes. */
-const MAX_EXAMPLES = 6
+const MAX_EXAMPLES = 4
 const SEED = 20261123
 /** schemathesis 4.32.5's checks (`st run --help`), all of them but max_response_time. */
 const CHECKS = [
@@ -192,7 +192,7 @@ describe('schemathesis over /openapi.json', () => {
     expectClean(run)
     // The key opened the key endpoints: some answered 200.
     const watchlist = run.scenarios.filter((s) => s.recorder.label === 'GET /watchlist')
-    expect(watchlist.some((s) => Object.values(s.recorder.interactions).some((i) => i.response?.status_code === 200))).toBe(true)
+    expect(watchlist.some((s) => Object.values(s.recorder.interactions ?? {}).some((i) => i.response?.status_code === 200))).toBe(true)
     expect((await fetch(`${svc.base}/health`)).status, svc.output()).toBe(200)
   })
 })
