@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { AccessGate } from './access/gate.ts'
@@ -6,7 +6,7 @@ import type { AnyEndpoint } from './catalog/types.ts'
 import type { ApiDeps, ServedEndpoint } from './deps.ts'
 import { ApiError, unavailableAsApiError } from './errors.ts'
 import { buildOpenApi } from './openapi.ts'
-import { registerCatalogRoutes } from './routes.ts'
+import { allowedMethods, registerCatalogRoutes } from './routes.ts'
 
 /** Largest accepted request body: the identify screenshot (base64) is the biggest input. */
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024
@@ -59,16 +59,51 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
     // A store or ClickHouse that does not answer is a 503 the client may retry, not our failure.
     const unavailable = unavailableAsApiError(err)
     if (unavailable) logger.warn({ err: err.message, url: req.url }, 'dependency unavailable')
-    const apiErr = err instanceof ApiError ? err : (unavailable ?? fromFastifyError(err))
+    const undeclared = !req.routeOptions.url && !(err instanceof ApiError) && !unavailable ? unrouted(req) : null
+    const apiErr = err instanceof ApiError ? err : (unavailable ?? undeclared ?? fromFastifyError(err))
     if (apiErr.status >= 500 && !(err instanceof ApiError) && !unavailable) logger.error({ err, url: req.url }, 'request failed')
     if (apiErr.headers) reply.headers(apiErr.headers)
     if (apiErr.code === 'rate_limited' && !reply.getHeader('retry-after')) reply.header('retry-after', '60')
     reply.status(apiErr.status).send(apiErr.body())
   })
 
-  app.setNotFoundHandler((req, reply) => {
-    const err = new ApiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}.`)
-    reply.status(err.status).send(err.body())
+  // A declared path called with another method is 405 with Allow (RFC 9110), before any access
+  // check and before its body is read (Fastify may fail on the body of an unmatched route first).
+  const allowed = allowedMethods(catalog)
+  const unrouted = (req: FastifyRequest): ApiError => {
+    const path = req.url.split('?')[0]!
+    const methods = allowed(path)
+    return methods.length
+      ? new ApiError('method_not_allowed', `${req.method} is not allowed on ${path}; use ${methods.join(', ')}.`, { allow: methods }, { allow: methods.join(', ') })
+      : new ApiError('not_found', `No route ${req.method} ${path}.`)
+  }
+  app.setNotFoundHandler((req) => {
+    throw unrouted(req)
+  })
+
+  // Request text must be UTF-8: a query or JSON body that is not is refused, not read as U+FFFD.
+  const utf8 = new TextDecoder('utf-8', { fatal: true })
+  const notUtf8 = (where: 'query' | 'body') =>
+    new ApiError('invalid_parameter', `The request ${where === 'query' ? "URL's query" : 'body'} is not valid UTF-8.`, { parameter: where, in: where })
+  app.addHook('onRequest', async (req) => {
+    const q = req.url.indexOf('?')
+    if (q < 0) return
+    try {
+      decodeURIComponent(req.url.slice(q + 1).replace(/\+/g, ' '))
+    } catch {
+      throw notUtf8('query')
+    }
+  })
+  const json = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    let text: string
+    try {
+      text = utf8.decode(body as Buffer)
+    } catch {
+      return done(notUtf8('body'), undefined)
+    }
+    json(req, text, done)
   })
 
   // OAuth clients post the token request as a form (/mcp/account/token); it parses to the same object as JSON.

@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   forbidden: { status: 403, message: 'The credentials given do not allow this call.' },
   not_found: { status: 404, message: 'No such route.' },
   method_not_allowed: { status: 405, message: 'The route exists but not with this method.' },
+  not_acceptable: { status: 406, message: 'The Accept header names no content type this endpoint answers with.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   payload_too_large: { status: 413, message: 'The request body is larger than allowed.' },
   unsupported_media_type: { status: 415, message: 'The request body has an unsupported content type.' },

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { DEFINITIONS_MARKDOWN } from './definitions.ts'
-import { ERROR_CODES } from './errors.ts'
+import { ERROR_CODES, type ErrorCode } from './errors.ts'
 import { PAYMENT_NETWORK } from './access/x402/constants.ts'
 import { usdToAtomic } from './catalog/pricing.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
@@ -32,25 +32,36 @@ function errorResponse(codes: string[]): Json {
   }
 }
 
-/** Which error statuses an endpoint can answer, by its declaration. */
+/** Whether a schema (a part of the request) has an EVM-address field (refused with invalid_address). */
+function hasAddress(schema: z.ZodObject | undefined): boolean {
+  if (!schema) return false
+  const props = (jsonSchema(schema, 'input').properties ?? {}) as Record<string, Json>
+  return Object.values(props).some((p) => typeof p.pattern === 'string' && p.pattern.startsWith('^0x'))
+}
+
+/**
+ * Every error status an endpoint can answer, by its declaration: the route layer (a credential
+ * in the URL, a body on POST/DELETE: 400/413/415), its parameters, its access kind, the rate
+ * caps and dependencies every call has, and the codes its handler declares (`errors`).
+ */
+export function errorCodesOf(e: AnyEndpoint): ErrorCode[] {
+  const codes: ErrorCode[] = ['key_in_url']
+  if (e.params || e.query || e.body || e.method !== 'GET') codes.push('invalid_parameter')
+  if (hasAddress(e.params) || hasAddress(e.query) || (e.body instanceof z.ZodObject && hasAddress(e.body))) codes.push('invalid_address')
+  // Fastify reads a body on every POST and DELETE, declared or not.
+  if (e.method !== 'GET') codes.push('payload_too_large', 'unsupported_media_type')
+  if (e.access.kind === 'paid' || e.access.kind === 'mixed') codes.push('invalid_key', 'payment_required')
+  if (e.access.kind === 'key') codes.push('missing_key', 'invalid_key', 'forbidden')
+  if (e.access.kind === 'admin') codes.push('missing_key', 'forbidden')
+  codes.push(...(e.errors ?? []), 'rate_limited', 'internal_error', 'dependency_unavailable')
+  if (!e.handler && !e.mountedBy) codes.push('not_implemented')
+  return [...new Set(codes)]
+}
+
 function errorResponses(e: AnyEndpoint): Record<string, Json> {
-  const out: Record<string, Json> = {}
-  const byStatus = (codes: Array<keyof typeof ERROR_CODES>) => {
-    for (const c of codes) {
-      const s = String(ERROR_CODES[c].status)
-      const list = ((out[s] as { description?: string })?.description ?? '').split(', ').filter(Boolean)
-      out[s] = errorResponse([...list, c])
-    }
-  }
-  if (e.params || e.query || e.body) byStatus(['invalid_parameter'])
-  if (e.params && Object.keys(e.params.shape).some((k) => k === 'token' || k === 'address')) byStatus(['invalid_address'])
-  if (e.body) byStatus(['payload_too_large', 'unsupported_media_type'])
-  if (e.access.kind === 'paid' || e.access.kind === 'mixed') byStatus(['payment_required'])
-  if (e.access.kind === 'key') byStatus(['missing_key', 'invalid_key', 'forbidden'])
-  if (e.access.kind === 'admin') byStatus(['missing_key', 'forbidden'])
-  byStatus(['rate_limited', 'internal_error', 'dependency_unavailable'])
-  if (!e.handler) byStatus(['not_implemented'])
-  return out
+  const byStatus = new Map<number, string[]>()
+  for (const c of errorCodesOf(e)) byStatus.set(ERROR_CODES[c].status, [...(byStatus.get(ERROR_CODES[c].status) ?? []), c])
+  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, codes]) => [String(status), errorResponse(codes)]))
 }
 
 function priceText(e: AnyEndpoint): string {
@@ -85,13 +96,14 @@ export function buildOpenApi(catalog: AnyEndpoint[]): Json {
           description: 'Success',
           content: { [e.produces ?? 'application/json']: { schema: jsonSchema(e.response, 'output') } },
         },
+        ...Object.fromEntries(Object.entries(e.emptyResponses ?? {}).map(([status, description]) => [status, { description }])),
         ...errorResponses(e),
       },
       'x-access': e.access.kind,
       ...(price ? { 'x-price-usd': price, 'x-price-atomic': usdToAtomic(price), 'x-payment-network': PAYMENT_NETWORK } : {}),
       ...(e.access.kind === 'mixed' ? { 'x-free-per-day': e.access.freePerDay } : {}),
       ...(e.tool ? { 'x-mcp-tool': e.tool.name } : {}),
-      ...(e.handler ? {} : { 'x-status': 'planned' }),
+      ...(e.handler || e.mountedBy ? {} : { 'x-status': 'planned' }),
       ...(e.access.kind === 'key' ? { security: [{ svcKey: [] }, { bearerKey: [] }] } : e.access.kind === 'admin' ? { security: [{ bearerKey: [] }] } : {}),
     }
     if (e.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(e.body, 'input') } } }

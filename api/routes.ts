@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { z } from 'zod'
+import { z } from 'zod'
 import type { AccessGate } from './access/gate.ts'
 import { ADDRESS_MESSAGE } from './catalog/schemas.ts'
-import type { RequestInfo } from './catalog/types.ts'
+import type { AnyEndpoint, RequestInfo } from './catalog/types.ts'
 import type { ApiDeps, ServedEndpoint } from './deps.ts'
 import { ApiError } from './errors.ts'
 
@@ -14,9 +14,48 @@ export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1')
 }
 
+/**
+ * The methods each declared path answers, as a lookup from a request path: what a 405 lists in
+ * `Allow` (HEAD with GET: Fastify answers it for every GET route). Empty for an undeclared path.
+ */
+export function allowedMethods(catalog: Array<Pick<AnyEndpoint, 'method' | 'path'>>): (path: string) => string[] {
+  const byPattern = new Map<string, { re: RegExp; methods: Set<string> }>()
+  for (const e of catalog) {
+    const entry = byPattern.get(e.path) ?? { re: new RegExp(`^${e.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}$`), methods: new Set<string>() }
+    entry.methods.add(e.method)
+    if (e.method === 'GET') entry.methods.add('HEAD')
+    byPattern.set(e.path, entry)
+  }
+  const order = ['GET', 'HEAD', 'POST', 'DELETE']
+  return (path) => {
+    const methods = new Set<string>()
+    for (const { re, methods: m } of byPattern.values()) if (re.test(path)) for (const x of m) methods.add(x)
+    return order.filter((x) => methods.has(x))
+  }
+}
+
+const numericKeyCache = new WeakMap<object, Set<string>>()
+
+/** The parameters of a query schema that are numbers (or integers). */
+function numericKeys(schema: z.ZodType): Set<string> {
+  let keys = numericKeyCache.get(schema)
+  if (!keys) {
+    const props = ((z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { type?: unknown }> }).properties ?? {})
+    keys = new Set(Object.entries(props).filter(([, p]) => p.type === 'integer' || p.type === 'number').map(([k]) => k))
+    numericKeyCache.set(schema, keys)
+  }
+  return keys
+}
+
 /** Parse one part of a request with its zod schema, turning failures into our 400 errors. */
 export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.output<S> {
   if (!schema) return {} as z.output<S>
+  // `?limit=` is not a number (zod's coercion would read it as 0).
+  if (where === 'query' && value && typeof value === 'object') {
+    const numeric = numericKeys(schema)
+    const empty = Object.entries(value).find(([k, v]) => v === '' && numeric.has(k))
+    if (empty) throw new ApiError('invalid_parameter', `${empty[0]}: expected a number, got an empty value.`, { parameter: empty[0], in: where, expected: 'a number' })
+  }
   const r = schema.safeParse(value ?? {})
   if (r.success) return r.data
   const issue = r.error.issues[0]!

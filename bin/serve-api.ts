@@ -15,6 +15,7 @@ import { createSocialServing } from '../api/serving/social-serving.ts'
 import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { mcpPlugin } from '../mcp/http.ts'
+import { clickhouseDoor } from '../api/clickhouse-door.ts'
 import { isDependencyUnavailable } from '../core/dependency.ts'
 import { publishAlert } from '../pipelines/alerts/publish.ts'
 import { createScanQueue } from '../pipelines/scans/scan-queue.ts'
@@ -80,7 +81,7 @@ export async function createApiServer(
     connector: deps.connector,
     payments: payments.enabled ? x402PaymentMethod(payments) : undefined,
   })
-  const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate)] })
+  const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate), clickhouseDoor(deps).plugin] })
   return {
     app,
     watermarks,

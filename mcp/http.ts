@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance } from 'fastify'
 import type { AccessGate } from '../api/access/gate.ts'
@@ -5,7 +6,7 @@ import type { AnyEndpoint } from '../api/catalog/types.ts'
 import type { ApiDeps, ServedEndpoint } from '../api/deps.ts'
 import { mcpEndpoint } from '../api/endpoints/meta.ts'
 import { ApiError } from '../api/errors.ts'
-import { originOf, requestInfo } from '../api/routes.ts'
+import { originOf, parsePart, requestInfo } from '../api/routes.ts'
 import { createMcpServer } from './server.ts'
 
 /**
@@ -14,14 +15,12 @@ import { createMcpServer } from './server.ts'
  */
 export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate) {
   return async (app: FastifyInstance) => {
+    // POST only (stateless: no standalone SSE stream and no sessions to delete); GET and DELETE
+    // answer 405 with Allow from the app's not-found handler, like any undeclared method.
     app.route({
-      method: ['POST', 'GET', 'DELETE'],
+      method: 'POST',
       url: '/mcp',
       async handler(req, reply) {
-        if (req.method !== 'POST') {
-          // Stateless server: no standalone SSE stream and no sessions to delete.
-          return reply.status(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: use POST.' }, id: null })
-        }
         // /mcp is a key endpoint: a key, a connector's connection token or the operator token.
         // Without one: 401 naming where an assistant that cannot send headers gets a token.
         const info = requestInfo(req)
@@ -35,6 +34,16 @@ export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: Access
             .header('www-authenticate', `Bearer resource_metadata="${metadata}"${err.code === 'invalid_key' ? ', error="invalid_token"' : ''}`)
             .send(err.body())
         }
+        // What the transport would refuse in JSON-RPC's shape is refused here in ours, first.
+        // Answers are JSON (enableJsonResponse): any Accept that admits JSON is served, and the
+        // transport (which wants both types named) is shown the one it expects.
+        const accept = String(req.headers.accept ?? '').trim()
+        if (accept && !/\*\/\*|application\/\*|application\/json/i.test(accept)) {
+          throw new ApiError('not_acceptable', 'This endpoint answers application/json: send Accept: application/json, text/event-stream.', { parameter: 'accept', in: 'header' })
+        }
+        setRawHeader(req.raw, 'accept', 'application/json, text/event-stream')
+        if (!/^application\/json\s*(;|$)/i.test(String(req.headers['content-type'] ?? ''))) throw new ApiError('unsupported_media_type', 'Send the JSON-RPC message as application/json.')
+        parsePart(mcpEndpoint.body, req.body, 'body')
         const server = createMcpServer(catalog, deps, gate, info)
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
         reply.hijack()
@@ -47,4 +56,12 @@ export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: Access
       },
     })
   }
+}
+
+/** Replace a header of a Node request (both views of it: the transport reads the raw list). */
+function setRawHeader(raw: IncomingMessage, name: string, value: string): void {
+  raw.headers[name] = value
+  const list = raw.rawHeaders
+  for (let i = list.length - 2; i >= 0; i -= 2) if (list[i]!.toLowerCase() === name) list.splice(i, 2)
+  list.push(name, value)
 }

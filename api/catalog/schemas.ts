@@ -32,7 +32,41 @@ export const IsoCursor = z
   .string()
   .max(40, 'expected an ISO 8601 timestamp')
   .refine((s) => isoToMicros(s) !== null, 'expected an ISO 8601 timestamp such as 2026-01-01T00:00:00.000000Z')
-  .meta({ description: 'ISO 8601 timestamp cursor from a prior call' })
+  .meta({ description: 'RFC 3339 date-time cursor from a prior call (e.g. 2026-01-01T00:00:00.000000Z)', format: 'date-time', example: '2026-01-01T00:00:00.000000Z' })
+
+/** A host name or an IPv4 literal as it may appear in a URL we accept (no IP-looking names, no IPv6). */
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)'
+const HOST = `(?:(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*|${OCTET}(?:\\.${OCTET}){3})(?::[1-9]\\d{0,3})?`
+/** Path and query in RFC 3986 characters (what `format: uri` admits), percent-escapes well formed. */
+const PATH = "(?:[/?](?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?"
+
+/** An https URL (a webhook target): the host is checked further when it is set. */
+export const HttpsUrl = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(new RegExp(`^https://${HOST}${PATH}$`), 'expected an https URL')
+    .meta({ description: 'an https URL', format: 'uri' })
+
+/** An OAuth redirect URI: https, or http on the loopback host (RFC 8252 native apps). */
+export const RedirectUri = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(new RegExp(`^(?:https://${HOST}|http://(?:127\\.0\\.0\\.1|localhost)(?::[1-9]\\d{0,3})?)${PATH}$`), 'expected an https URL (or http on the loopback host)')
+    .meta({ description: 'https URL, or http on the loopback host', format: 'uri' })
+
+/** Base64 (RFC 4648, padded) or a base64 data: URL of an image. */
+export const Base64Image = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(
+      /^(?:data:image\/(?:png|jpeg|webp|gif);base64,)?(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/,
+      'expected base64 (raw or a data: URL)',
+    )
+    .meta({ description: 'the image, base64 (padded) or a data:image/...;base64, URL', contentEncoding: 'base64' })
 
 /** An exact wei amount: a decimal string (never a JSON number, which loses precision). */
 export const Wei = z.string().regex(/^\d+$/).meta({ description: 'exact amount in wei, as a decimal string' })

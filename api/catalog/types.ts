@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { Feature } from '../../core/domain/plans.ts'
 import type { AccessGrant } from '../access/grant.ts'
+import type { ErrorCode } from '../errors.ts'
 
 /** How a call to an endpoint is paid for (DESIGN §5). Prices are USD decimal strings. */
 export type Access =
@@ -66,6 +67,13 @@ export interface Endpoint<
   access: Access
   /** The MCP tool this endpoint is exposed as (name carries the svc_ prefix). */
   tool?: { name: string; description?: string }
+  /**
+   * Error codes the handler itself can answer beyond those its declaration implies (parameters,
+   * body, access, rate caps, dependencies): e.g. `conflict`, `not_found`. OpenAPI documents each.
+   */
+  errors?: ErrorCode[]
+  /** Other success statuses answered with an empty body, by status: their description. */
+  emptyResponses?: Record<string, string>
   /** Served by a plugin of its own (the MCP transport), not by a catalog route; documented here. */
   mountedBy?: 'mcp'
   /**

@@ -46,6 +46,7 @@ export const revokeKeyEndpoint = defineEndpoint<Uses<'keys'>>()({
   params: z.object({ prefix: z.string().regex(/^svc_live_[0-9A-Za-z]{4}$/, 'expected svc_live_ followed by 4 letters or digits') }),
   response: z.object({ revoked: z.number().int() }),
   access: { kind: 'admin' },
+  errors: ['not_found'],
   async handler({ params, deps }) {
     const revoked = await deps.keys.revoke(params.prefix)
     if (revoked === 0) throw new ApiError('not_found', `No live key with prefix ${params.prefix}.`)
@@ -89,6 +90,7 @@ export const faucetEndpoint = defineEndpoint<Uses<'faucet'>>()({
   }),
   response: z.object({ address: z.string(), amount: z.string(), balance: z.string(), transaction: z.string(), asset: z.string(), network: z.string(), rpc_url: z.string() }),
   access: { kind: 'admin' },
+  errors: ['not_found'],
   async handler({ body, deps }) {
     const faucet = deps.faucet
     if (!faucet) throw new ApiError('not_found', 'No faucet here: it exists only on the local payments chain that `svc start` runs when neither X402_FACILITATOR_URL nor X402_NETWORK_RPC_URL is set.')

@@ -5,6 +5,7 @@ import { checkWebhookUrl, WebhookUrlError } from '../alerts/webhook-url.ts'
 import { defineEndpoint, type HandlerContext } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
+import { HttpsUrl } from '../catalog/schemas.ts'
 
 /** How many recent deliveries GET /alerts/webhook lists. */
 const RECENT_DELIVERIES = 20
@@ -37,7 +38,7 @@ export const setWebhookEndpoint = defineEndpoint<Uses<'alerts'>>()({
   description:
     'Sets the key\'s https webhook URL (replacing any previous one) and returns its signing secret, once. The host must resolve only to public addresses (no private, loopback, link-local, CGNAT, multicast or unspecified ones). Deliveries are POSTs of {id, kind, created_at, data} signed with X-Svc-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
   tags: ['account'],
-  body: z.object({ url: z.url().max(2048) }),
+  body: z.object({ url: HttpsUrl(2048) }),
   response: z.object({ data: z.object({ url: z.string(), secret: z.string(), created_at: z.string(), signature_header: z.string(), retry: Retry }) }),
   access: { kind: 'key', feature: 'webhook' },
   async handler(ctx) {
@@ -103,6 +104,7 @@ export const testAlertEndpoint = defineEndpoint<Uses<'alerts'>>()({
   tags: ['account'],
   response: z.object({ data: z.object({ event_id: z.string(), kind: z.literal('test'), queued: z.boolean() }) }),
   access: { kind: 'key', feature: 'webhook' },
+  errors: ['conflict'],
   async handler(ctx) {
     const { keyHash, alerts } = scope(ctx)
     if (!(await alerts.webhooks.get(keyHash))) throw new ApiError('conflict', 'No webhook is set for this key: POST /alerts/webhook first.')

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { identifyChart, PRICE_BAND, readChart, type ChartCandidate, type ChartMatch } from '../../core/domain/chart-read.ts'
-import { Measured } from '../catalog/schemas.ts'
+import { Base64Image, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
@@ -92,7 +92,7 @@ export const identifyEndpoint = defineEndpoint<Uses<'textReader' | 'tokens'>>()(
   ].join(' '),
   tags: ['token'],
   body: z.object({
-    image: z.string().min(1).max(7_000_000),
+    image: Base64Image(7_000_000),
     media_type: z.enum(IMAGE_TYPES).optional(),
   }),
   response: z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { acceptableRedirectUri, CONNECTION_TTL_SECONDS, type McpConnector } from '../access/mcp-connector.ts'
+import { RedirectUri } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
@@ -71,7 +72,7 @@ export const registerClientEndpoint = defineEndpoint<Uses<'connector'>>()({
   description: 'RFC 7591 dynamic registration of a public client (no secret). Redirect URIs must be https, or http on the loopback host.',
   tags: ['account'],
   body: z.object({
-    redirect_uris: z.array(z.string().max(2000)).min(1).max(5),
+    redirect_uris: z.array(RedirectUri(2000)).min(1).max(5),
     client_name: z.string().max(200).optional(),
   }),
   response: z.object({
@@ -104,7 +105,7 @@ export const registerClientEndpoint = defineEndpoint<Uses<'connector'>>()({
 /** What an authorization request carries (in the page's query, then in the key holder's POST). */
 const AuthorizationParams = z.object({
   client_id: z.string().min(1).max(100),
-  redirect_uri: z.string().min(1).max(2000),
+  redirect_uri: RedirectUri(2000),
   code_challenge: z.string().regex(/^[A-Za-z0-9_-]{43,128}$/, 'a PKCE S256 challenge (43-128 base64url characters)'),
   code_challenge_method: z.literal('S256', { error: 'S256' }),
   state: z.string().max(500).optional(),
@@ -186,7 +187,7 @@ export const connectionTokenEndpoint = defineEndpoint<Uses<'connector'>>()({
   body: z.object({
     grant_type: z.literal('authorization_code', { error: 'authorization_code' }),
     code: z.string().min(1).max(200),
-    redirect_uri: z.string().min(1).max(2000),
+    redirect_uri: RedirectUri(2000),
     client_id: z.string().min(1).max(100),
     code_verifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/, 'a PKCE code verifier (43-128 characters)'),
     resource: z.string().max(2000).optional(),

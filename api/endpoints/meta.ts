@@ -84,8 +84,19 @@ export const mcpEndpoint = defineEndpoint()({
   summary: 'MCP server',
   description: 'Model Context Protocol server (streamable HTTP, JSON-RPC 2.0, protocol 2025-06-18, server version 0.6.1). Tools are generated from this catalog (x-mcp-tool on each operation) and go through the same access rules as their endpoints.',
   tags: ['service'],
-  body: z.object({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional(), params: z.unknown().optional() }),
+  // The transport's own message schema (strict JSON-RPC 2.0): what passes here it accepts.
+  body: z.strictObject({
+    jsonrpc: z.literal('2.0'),
+    method: z.string(),
+    id: z.union([z.string(), z.number().int()]).optional(),
+    params: z
+      .object({ _meta: z.object({ progressToken: z.union([z.string(), z.number()]).optional() }).catchall(z.unknown()).optional() })
+      .catchall(z.unknown())
+      .optional(),
+  }),
   response: Document,
   access: { kind: 'key', note: 'a subscription key (x-svc-key or Bearer), or a connection token from the /mcp/account connector; 401 without, with WWW-Authenticate naming the OAuth metadata. Each tool call then runs like its endpoint: paid tools included in the plan run without payment' },
+  errors: ['not_acceptable'],
+  emptyResponses: { '202': 'A JSON-RPC notification or response was accepted (no body).' },
   mountedBy: 'mcp',
 })

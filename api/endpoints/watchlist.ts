@@ -35,6 +35,7 @@ export const watchTokenEndpoint = defineEndpoint<Uses<'ch' | 'store'>>()({
   params: z.object({ token: Address }),
   response: Watchlist,
   access: { kind: 'key', feature: 'watchlist' },
+  errors: ['conflict'],
   async handler(ctx) {
     const keyHash = await ownerOf(ctx)
     const token = ctx.params.token
