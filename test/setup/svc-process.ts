@@ -97,3 +97,44 @@ export async function startSvcServer(
     await new Promise((r) => setTimeout(r, 200))
   }
 }
+
+export interface SvcChild {
+  child: ChildProcess
+  /** Resolves with the exit code and signal (already resolved when it has exited). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** SIGTERM (SIGKILL after 20 s) and wait for the exit. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** The last lines the process printed. */
+  output(): string
+}
+
+/** `svc <args>` as a long-running child without an HTTP port (sim, pipeline roles). */
+export function spawnSvc(args: string[], env: Record<string, string>): SvcChild {
+  const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let tail = ''
+  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-8000))
+  child.stdout!.on('data', keep)
+  child.stderr!.on('data', keep)
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      process.removeListener('exit', killOnExit)
+      resolve({ code, signal })
+    }),
+  )
+  return {
+    child,
+    exited,
+    output: () => tail,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const hard = setTimeout(() => child.kill('SIGKILL'), 20_000)
+        child.kill('SIGTERM')
+        await exited
+        clearTimeout(hard)
+      }
+      return exited
+    },
+  }
+}
