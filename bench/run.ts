@@ -2,6 +2,7 @@ import { benchAccess } from './access.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
+import { benchLoadMix } from './load-mix.bench.ts'
 import { benchCallers } from './callers.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchMomentum, benchSocialIngest } from './social.bench.ts'
@@ -16,10 +17,11 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['momentum', benchMomentum],
   ['access', benchAccess],
 ]
-/** Run only when named (`npm run bench -- scale`, `-- callers`): they build large synthetic data and take minutes. */
+/** Run only when named (`npm run bench -- scale`, `-- callers`, `-- load`): they build large synthetic data and take minutes. */
 const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['scale', benchScale],
   ['callers', benchCallers],
+  ['load', benchLoadMix],
 ]
 
 const only = process.argv.slice(2)

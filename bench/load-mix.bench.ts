@@ -1,0 +1,148 @@
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { x402Client } from '@x402/fetch'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import autocannon from 'autocannon'
+import { PAYMENT_NETWORK } from '../api/access/x402/constants.ts'
+import { queryRows } from '../core/clickhouse.ts'
+import { startPaymentsChain } from '../infra/payments-chain/chain.ts'
+import { startEmbedded, TEST_ADMIN_TOKEN } from '../test/setup/embedded.ts'
+import type { BenchResult } from './result.ts'
+
+const SECONDS = Number(process.env.LOAD_SECONDS ?? 8)
+const X402_CALLS = Number(process.env.LOAD_X402_CALLS ?? 150)
+
+type Options = Parameters<typeof autocannon>[0]
+type Result = Awaited<ReturnType<typeof autocannon>>
+
+/** Per connection: the feed cursor it follows. */
+interface Cursor {
+  since?: string
+}
+
+interface ClassRun {
+  name: string
+  what: string
+  options: Omit<Options, 'url'> & { path: string }
+}
+
+/**
+ * The load mix (`npm run bench -- load`): on one embedded service with the local payments
+ * chain, five classes of callers run at the same time under autocannon: free calls, paid calls
+ * with a subscription key, x402-paid calls (each with its own signed authorization, settled on
+ * the chain), feed polling that follows next_since per connection, and MCP tool calls. Each is
+ * reported as requests/s, p50/p99/p99.9 and errors, against GET /health alone in the same run.
+ * In the embedded mode every class shares one event loop and chDB answers on it: the mix's
+ * latencies are those of one process serving all of them.
+ */
+export async function benchLoadMix(): Promise<BenchResult[]> {
+  const chain = await startPaymentsChain()
+  const payTo = chain.node.accounts[1]!
+  const env = await startEmbedded({ LOG_LEVEL: 'warn', X402_PAY_TO: payTo, X402_NETWORK_RPC_URL: chain.node.rpcUrl, X402_ASSET: chain.usdc })
+  try {
+    await env.ingestThrough(400)
+    const base = await env.api.app.listen({ port: 0, host: '127.0.0.1' })
+    const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
+    const issued = await fetch(`${base}/admin/keys`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'founders' }) })
+    const { key } = (await issued.json()) as { key: string }
+    const tokens = (await queryRows<{ token: string }>(env.rt.ch, 'SELECT token FROM launches ORDER BY visible_at LIMIT 50')).map((r) => r.token)
+    if (tokens.length < 10) throw new Error(`only ${tokens.length} launches ingested`)
+
+    // x402: authorizations signed beforehand, one per call (each is spent once).
+    const client = x402Client.fromConfig({
+      schemes: [{ network: PAYMENT_NETWORK, client: new ExactEvmScheme(chain.signer(2)) }],
+      spendControls: { allowedAssets: [{ network: PAYMENT_NETWORK, asset: chain.usdc }] },
+    })
+    const paidPath = `/token/${tokens[0]}`
+    const required = decodePaymentRequiredHeader((await fetch(base + paidPath)).headers.get('payment-required')!)
+    const signatures: string[] = []
+    for (let i = 0; i < X402_CALLS; i++) signatures.push(encodePaymentSignatureHeader(await client.createPaymentPayload(required)))
+
+    const keyed = { 'x-svc-key': key }
+    let tokenTurn = 0
+    const mcpBody = (id: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'svc_token', arguments: { address: tokens[id % tokens.length] } } })
+    const classes: ClassRun[] = [
+      { name: 'free', what: 'GET /stats and /search, no key', options: { path: '/stats', connections: 8, requests: [{ path: '/stats' }, { path: '/search?q=pepe' }] } },
+      {
+        name: 'paid with a key',
+        what: 'GET /token/{address} over 50 launched tokens, x-svc-key',
+        options: { path: paidPath, connections: 8, headers: keyed, requests: [{ setupRequest: (req) => ({ ...req, path: `/token/${tokens[tokenTurn++ % tokens.length]}` }) }] },
+      },
+      {
+        name: 'x402-paid',
+        what: `GET /token/{address} paid per call over x402 (${X402_CALLS} authorizations, verified and settled on the local chain)`,
+        options: {
+          path: paidPath,
+          connections: 4,
+          amount: X402_CALLS,
+          requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'payment-signature': signatures.pop() ?? 'exhausted' } }) }],
+        },
+      },
+      {
+        name: 'feed polling',
+        what: 'GET /feed/new (realtime, x-svc-key) following next_since per connection',
+        options: {
+          path: '/feed/new',
+          connections: 8,
+          headers: keyed,
+          requests: [
+            {
+              setupRequest: (req, context) => {
+                const since = (context as Cursor).since
+                return { ...req, path: since ? `/feed/new?limit=20&since=${encodeURIComponent(since)}` : '/feed/new?limit=20' }
+              },
+              onResponse: (status, body, context) => {
+                const c = context as Cursor
+                if (status === 200) c.since = (JSON.parse(body) as { data: { next_since: string | null } }).data.next_since ?? c.since
+              },
+            },
+          ],
+        },
+      },
+      {
+        name: 'MCP tool calls',
+        what: 'POST /mcp tools/call svc_token, x-svc-key',
+        options: {
+          path: '/mcp',
+          connections: 4,
+          method: 'POST',
+          headers: { ...keyed, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body: mcpBody(tokenTurn++) }) }],
+        },
+      },
+    ]
+
+    // Every class answers 200 once before the load (a wrong setup would only show as errors).
+    const first = await Promise.all([
+      fetch(`${base}/stats`),
+      fetch(base + paidPath, { headers: keyed }),
+      fetch(`${base}/feed/new`, { headers: keyed }),
+      fetch(`${base}/mcp`, { method: 'POST', headers: { ...keyed, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: mcpBody(0) }),
+    ])
+    for (const r of first) if (r.status !== 200) throw new Error(`${r.url}: ${r.status} ${await r.text()}`)
+
+    const run = (path: string, options: Omit<Options, 'url'>): Promise<Result> =>
+      autocannon({ url: base + path, duration: SECONDS, ...options } as Options)
+    // The baseline alone, then the mix at once.
+    const health = await run('/health', { connections: 8 })
+    const results = await Promise.all(classes.map((c) => run(c.options.path, c.options)))
+    const settled = X402_CALLS - signatures.length
+
+    const fmt = (r: Result) =>
+      `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, p99.9 ${r.latency.p99_9} ms; ${r.requests.total} requests, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`
+    return classes.map((c, i) => {
+      const r = results[i]!
+      return {
+        name: `load mix: ${c.name} (${c.what}), ${c.options.connections} connections, all five classes at once`,
+        baseline: 'GET /health alone, 8 connections, same run',
+        ours: { value: Math.round(r.requests.average), unit: 'req/s' },
+        base: { value: Math.round(health.requests.average), unit: 'req/s' },
+        ratio: r.requests.average / health.requests.average,
+        notes: `${fmt(r)}${c.name === 'x402-paid' ? `; ${settled} authorizations used` : ''} | baseline ${fmt(health)}`,
+      }
+    })
+  } finally {
+    await env.close()
+    await chain.stop()
+  }
+}
