@@ -1,11 +1,7 @@
-import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { x402Client } from '@x402/fetch'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import autocannon from 'autocannon'
-import { PAYMENT_NETWORK } from '../api/access/x402/constants.ts'
 import { queryRows } from '../core/clickhouse.ts'
-import { startPaymentsChain } from '../infra/payments-chain/chain.ts'
-import { startEmbedded, TEST_ADMIN_TOKEN } from '../test/setup/embedded.ts'
+import { startPaidService } from './paid-service.ts'
 import type { BenchResult } from './result.ts'
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 8)
@@ -30,32 +26,24 @@ interface ClassRun {
  * chain, five classes of callers run at the same time under autocannon: free calls, paid calls
  * with a subscription key, x402-paid calls (each with its own signed authorization, settled on
  * the chain), feed polling that follows next_since per connection, and MCP tool calls. Each is
- * reported as requests/s, p50/p99/p99.9 and errors, against GET /health alone in the same run.
+ * reported as requests/s, p50/p99/p99.9 and errors in the mix and alone, against GET /health
+ * alone in the same run.
  * In the embedded mode every class shares one event loop and chDB answers on it: the mix's
  * latencies are those of one process serving all of them.
  */
 export async function benchLoadMix(): Promise<BenchResult[]> {
-  const chain = await startPaymentsChain()
-  const payTo = chain.node.accounts[1]!
-  const env = await startEmbedded({ LOG_LEVEL: 'warn', X402_PAY_TO: payTo, X402_NETWORK_RPC_URL: chain.node.rpcUrl, X402_ASSET: chain.usdc })
+  const { env, base, key, payer, close } = await startPaidService(400)
   try {
-    await env.ingestThrough(400)
-    const base = await env.api.app.listen({ port: 0, host: '127.0.0.1' })
-    const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
-    const issued = await fetch(`${base}/admin/keys`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'founders' }) })
-    const { key } = (await issued.json()) as { key: string }
     const tokens = (await queryRows<{ token: string }>(env.rt.ch, 'SELECT token FROM launches ORDER BY visible_at LIMIT 50')).map((r) => r.token)
     if (tokens.length < 10) throw new Error(`only ${tokens.length} launches ingested`)
 
     // x402: authorizations signed beforehand, one per call (each is spent once).
-    const client = x402Client.fromConfig({
-      schemes: [{ network: PAYMENT_NETWORK, client: new ExactEvmScheme(chain.signer(2)) }],
-      spendControls: { allowedAssets: [{ network: PAYMENT_NETWORK, asset: chain.usdc }] },
-    })
+    const client = payer(2)
     const paidPath = `/token/${tokens[0]}`
     const required = decodePaymentRequiredHeader((await fetch(base + paidPath)).headers.get('payment-required')!)
+    // Each class runs alone, then in the mix: two rounds of authorizations.
     const signatures: string[] = []
-    for (let i = 0; i < X402_CALLS; i++) signatures.push(encodePaymentSignatureHeader(await client.createPaymentPayload(required)))
+    for (let i = 0; i < 2 * X402_CALLS; i++) signatures.push(encodePaymentSignatureHeader(await client.createPaymentPayload(required)))
 
     const keyed = { 'x-svc-key': key }
     let tokenTurn = 0
@@ -123,10 +111,12 @@ export async function benchLoadMix(): Promise<BenchResult[]> {
 
     const run = (path: string, options: Omit<Options, 'url'>): Promise<Result> =>
       autocannon({ url: base + path, duration: SECONDS, ...options } as Options)
-    // The baseline alone, then the mix at once.
+    // The baseline alone, each class alone, then the mix at once.
     const health = await run('/health', { connections: 8 })
+    const alone: Result[] = []
+    for (const c of classes) alone.push(await run(c.options.path, c.options))
     const results = await Promise.all(classes.map((c) => run(c.options.path, c.options)))
-    const settled = X402_CALLS - signatures.length
+    const settled = 2 * X402_CALLS - signatures.length
 
     const fmt = (r: Result) =>
       `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, p99.9 ${r.latency.p99_9} ms; ${r.requests.total} requests, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`
@@ -138,11 +128,10 @@ export async function benchLoadMix(): Promise<BenchResult[]> {
         ours: { value: Math.round(r.requests.average), unit: 'req/s' },
         base: { value: Math.round(health.requests.average), unit: 'req/s' },
         ratio: r.requests.average / health.requests.average,
-        notes: `${fmt(r)}${c.name === 'x402-paid' ? `; ${settled} authorizations used` : ''} | baseline ${fmt(health)}`,
+        notes: `in the mix: ${fmt(r)}${c.name === 'x402-paid' ? `; ${settled} authorizations used in both rounds` : ''} | alone: ${Math.round(alone[i]!.requests.average)} req/s, ${fmt(alone[i]!)} | baseline: ${fmt(health)}`,
       }
     })
   } finally {
-    await env.close()
-    await chain.stop()
+    await close()
   }
 }

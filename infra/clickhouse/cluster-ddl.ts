@@ -261,30 +261,14 @@ function shardingOf(columns: string[], orderBy: string[], engine: string): Pick<
   return { shardColumn: null, shardKey: key.length ? `cityHash64(${key.join(', ')})` : 'rand()' }
 }
 
-function matchingParen(text: string, open: number): number {
+/**
+ * Visit each character of `text` from `from` that is outside quotes, with the parenthesis depth
+ * after it; `visit` returning true stops the walk and returns that index (else -1).
+ */
+function walkUnquoted(text: string, from: number, visit: (ch: string, i: number, depth: number) => boolean): number {
   let depth = 0
   let quote: string | null = null
-  for (let i = open; i < text.length; i++) {
-    const ch = text[i]!
-    if (quote) {
-      if (ch === '\\') i++
-      else if (ch === quote) quote = null
-      continue
-    }
-    if (ch === "'" || ch === '"' || ch === '`') quote = ch
-    else if (ch === '(') depth++
-    else if (ch === ')' && --depth === 0) return i
-  }
-  throw new Error(`unbalanced parentheses in ${text.slice(open, open + 60)}`)
-}
-
-/** Split on commas outside parentheses and quotes. */
-function splitTopLevel(text: string): string[] {
-  const parts: string[] = []
-  let depth = 0
-  let quote: string | null = null
-  let start = 0
-  for (let i = 0; i < text.length; i++) {
+  for (let i = from; i < text.length; i++) {
     const ch = text[i]!
     if (quote) {
       if (ch === '\\') i++
@@ -294,11 +278,28 @@ function splitTopLevel(text: string): string[] {
     if (ch === "'" || ch === '"' || ch === '`') quote = ch
     else if (ch === '(') depth++
     else if (ch === ')') depth--
-    else if (ch === ',' && depth === 0) {
+    if (visit(ch, i, depth)) return i
+  }
+  return -1
+}
+
+function matchingParen(text: string, open: number): number {
+  const close = walkUnquoted(text, open, (ch, _i, depth) => ch === ')' && depth === 0)
+  if (close < 0) throw new Error(`unbalanced parentheses in ${text.slice(open, open + 60)}`)
+  return close
+}
+
+/** Split on commas outside parentheses and quotes. */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = []
+  let start = 0
+  walkUnquoted(text, 0, (ch, i, depth) => {
+    if (ch === ',' && depth === 0) {
       parts.push(text.slice(start, i))
       start = i + 1
     }
-  }
+    return false
+  })
   parts.push(text.slice(start))
   return parts.filter((p) => p.trim())
 }
