@@ -41,9 +41,14 @@ export async function benchLoadMix(): Promise<BenchResult[]> {
     const client = payer(2)
     const paidPath = `/token/${tokens[0]}`
     const required = decodePaymentRequiredHeader((await fetch(base + paidPath)).headers.get('payment-required')!)
-    // Each class runs alone, then in the mix: two rounds of authorizations.
+    // Authorizations are valid for a short window: each round signs its own just before it.
     const signatures: string[] = []
-    for (let i = 0; i < 2 * X402_CALLS; i++) signatures.push(encodePaymentSignatureHeader(await client.createPaymentPayload(required)))
+    let signed = 0
+    const sign = async () => {
+      signatures.length = 0
+      for (let i = 0; i < X402_CALLS; i++) signatures.push(encodePaymentSignatureHeader(await client.createPaymentPayload(required)))
+      signed += X402_CALLS
+    }
 
     const keyed = { 'x-svc-key': key }
     let tokenTurn = 0
@@ -114,12 +119,21 @@ export async function benchLoadMix(): Promise<BenchResult[]> {
     // The baseline alone, each class alone, then the mix at once.
     const health = await run('/health', { connections: 8 })
     const alone: Result[] = []
-    for (const c of classes) alone.push(await run(c.options.path, c.options))
+    for (const c of classes) {
+      if (c.name === 'x402-paid') await sign()
+      alone.push(await run(c.options.path, c.options))
+    }
+    await sign()
     const results = await Promise.all(classes.map((c) => run(c.options.path, c.options)))
-    const settled = 2 * X402_CALLS - signatures.length
+    const used = signed - signatures.length
 
+    const statuses = (r: Result) =>
+      Object.entries(r.statusCodeStats ?? {})
+        .filter(([code]) => !code.startsWith('2'))
+        .map(([code, v]) => `${code}x${(v as { count: number }).count}`)
+        .join(' ')
     const fmt = (r: Result) =>
-      `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, p99.9 ${r.latency.p99_9} ms; ${r.requests.total} requests, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`
+      `p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, p99.9 ${r.latency.p99_9} ms; ${r.requests.total} requests, ${r.non2xx} non-2xx${r.non2xx ? ` (${statuses(r)})` : ''}, ${r.errors} errors, ${r.timeouts} timeouts`
     return classes.map((c, i) => {
       const r = results[i]!
       return {
@@ -128,7 +142,7 @@ export async function benchLoadMix(): Promise<BenchResult[]> {
         ours: { value: Math.round(r.requests.average), unit: 'req/s' },
         base: { value: Math.round(health.requests.average), unit: 'req/s' },
         ratio: r.requests.average / health.requests.average,
-        notes: `in the mix: ${fmt(r)}${c.name === 'x402-paid' ? `; ${settled} authorizations used in both rounds` : ''} | alone: ${Math.round(alone[i]!.requests.average)} req/s, ${fmt(alone[i]!)} | baseline: ${fmt(health)}`,
+        notes: `in the mix: ${fmt(r)}${c.name === 'x402-paid' ? `; ${used} authorizations used in both rounds` : ''} | alone: ${Math.round(alone[i]!.requests.average)} req/s, ${fmt(alone[i]!)} | baseline: ${fmt(health)}`,
       }
     })
   } finally {
