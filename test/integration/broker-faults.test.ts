@@ -187,11 +187,13 @@ describe('Kafka broker faults with svc sim, svc pipeline and svc api', () => {
     await new Promise((r) => setTimeout(r, OUTAGE_MS))
     await kafka.start()
     phase = 'after'
+    const backAt = Date.now()
     // Resumed by itself: catches up to the blocks the simulator produced meanwhile.
     const dueAtRestart = Math.floor(Date.now() / 1000) - genesis
     await until('the pipeline resumed and caught up', async () => ((await measuredThrough(base)) ?? 0) >= dueAtRestart || undefined, 120_000).catch(async (err: Error) => {
       throw new Error(`${err.message} (through ${await measuredThrough(base)}, due ${dueAtRestart})\n--- sim:\n${sim.output().slice(-3000)}\n--- svc start:\n${svc!.output().slice(-3000)}`)
     })
+    console.log(`[broker-faults] caught up with the simulator ${((Date.now() - backAt) / 1000).toFixed(1)} s after the broker answered again`)
     polling = false
     await poller
 

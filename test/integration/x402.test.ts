@@ -78,7 +78,7 @@ beforeAll(async () => {
 
 /** The API over the embedded service with x402 as the payment method; `overrides` change its configuration. */
 async function startEmbeddedApp(overrides: { X402_FACILITATOR_PRIVATE_KEY?: string }) {
-  const p = createX402Payments({ config: { ...env.rt.config, ...overrides }, store: env.rt.store, logger: env.rt.logger })
+  const p = createX402Payments({ config: { ...env.rt.config, ...overrides }, store: env.rt.store, logger: env.rt.logger, metrics: env.rt.metrics })
   const a = await buildApp({
     deps: env.api.deps,
     gate: createAccessGate({ adminToken: TEST_ADMIN_TOKEN, store: env.rt.store, keys: env.api.deps.keys, payments: x402PaymentMethod(p) }),
