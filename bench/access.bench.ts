@@ -1,12 +1,9 @@
-import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
+import { wrapFetchWithPayment } from '@x402/fetch'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import autocannon from 'autocannon'
-import { PAYMENT_NETWORK } from '../api/access/x402/constants.ts'
 import { createX402Payments } from '../api/access/x402/payments.ts'
 import { tokenEndpoint } from '../api/endpoints/token.ts'
-import { startEmbedded, TEST_ADMIN_TOKEN } from '../test/setup/embedded.ts'
-import { startPaymentsChain } from '../infra/payments-chain/chain.ts'
+import { startPaidService } from './paid-service.ts'
 import type { BenchResult } from './result.ts'
 
 const TOKEN_PATH = `/token/0x${'ab'.repeat(20)}`
@@ -25,15 +22,8 @@ async function meanMs(n: number, fn: () => Promise<unknown>): Promise<number> {
  * calls/s with a key under autocannon against the operator-token baseline.
  */
 export async function benchAccess(): Promise<BenchResult[]> {
-  const chain = await startPaymentsChain()
-  const payTo = chain.node.accounts[1]!
-  const env = await startEmbedded({ LOG_LEVEL: 'warn', X402_PAY_TO: payTo, X402_NETWORK_RPC_URL: chain.node.rpcUrl, X402_ASSET: chain.usdc })
+  const { env, base, admin, key, payer, close } = await startPaidService(50)
   try {
-    await env.ingestThrough(50)
-    const base = await env.api.app.listen({ port: 0, host: '127.0.0.1' })
-    const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
-    const issued = await fetch(`${base}/admin/keys`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'founders' }) })
-    const { key } = (await issued.json()) as { key: string }
     const get = (headers: Record<string, string>) => async () => {
       const r = await fetch(base + TOKEN_PATH, { headers })
       if (r.status !== 200) throw new Error(`status ${r.status}`)
@@ -50,11 +40,7 @@ export async function benchAccess(): Promise<BenchResult[]> {
     const baselineMs = Math.min(...rounds.map((r) => r[0]))
     const keyMs = Math.min(...rounds.map((r) => r[1]))
 
-    const signer = chain.signer(2)
-    const client = x402Client.fromConfig({
-      schemes: [{ network: PAYMENT_NETWORK, client: new ExactEvmScheme(signer) }],
-      spendControls: { allowedAssets: [{ network: PAYMENT_NETWORK, asset: chain.usdc }] },
-    })
+    const client = payer(2)
     const pay = wrapFetchWithPayment(fetch, client)
     const paidMs = await meanMs(20, async () => {
       const r = await pay(base + TOKEN_PATH)
@@ -111,7 +97,6 @@ export async function benchAccess(): Promise<BenchResult[]> {
       },
     ]
   } finally {
-    await env.close()
-    await chain.stop()
+    await close()
   }
 }

@@ -2,6 +2,7 @@ import { benchAccess } from './access.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
+import { benchLoadMix } from './load-mix.bench.ts'
 import { benchCallers } from './callers.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchStructure } from './structure.bench.ts'
@@ -17,11 +18,12 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['momentum', benchMomentum],
   ['access', benchAccess],
 ]
-/** Run only when named (`npm run bench -- scale`, `-- callers`, `-- structure`): they build large synthetic data and take minutes. */
+/** Run only when named (`npm run bench -- scale`, `-- structure`, ...): they build large synthetic data or load the service for minutes. */
 const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['scale', benchScale],
   ['callers', benchCallers],
   ['structure', benchStructure],
+  ['load', benchLoadMix],
 ]
 
 const only = process.argv.slice(2)

@@ -257,7 +257,7 @@ export async function benchScale(): Promise<BenchResult[]> {
       const leaderboardMs: number[] = []
       const searchMs: number[] = []
       for (let i = 0; i < LIVE_BLOCKS; i++) {
-        const before = env.rt.metrics.servingRefresh.totals({ chain: '4663' })
+        const before = await env.rt.metrics.servingRefresh.totals({ chain: '4663' })
         block++
         await env.rt.bus.publish(chainTopic(4663), [{ key: '4663', value: JSON.stringify(liveBlock(p, block, tokens, block)) }])
         const deadline = Date.now() + 60_000
@@ -265,7 +265,7 @@ export async function benchScale(): Promise<BenchResult[]> {
           if (Date.now() > deadline) throw new Error(`live block ${block} not ingested`)
           await new Promise((r) => setTimeout(r, 2))
         }
-        const after = env.rt.metrics.servingRefresh.totals({ chain: '4663' })
+        const after = await env.rt.metrics.servingRefresh.totals({ chain: '4663' })
         refreshMs.push((after.sum - before.sum) * 1000)
         // The first leaderboard after a block computes it; the next ones are served from memory.
         for (let j = 0; j < 5; j++) leaderboardMs.push(await timed(`${base}/leaderboard`))

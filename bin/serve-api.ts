@@ -73,7 +73,7 @@ export async function createApiServer(
   }
   // x402 when a pay-to address and a facilitator (URL or payments-chain RPC) are configured;
   // otherwise paid calls without a key fail closed with a plain 402.
-  const payments = createX402Payments({ config: rt.config, store: rt.store, logger: rt.logger })
+  const payments = createX402Payments({ config: rt.config, store: rt.store, logger: rt.logger, metrics: rt.metrics })
   const gate = createAccessGate({
     adminToken: rt.config.SVC_ADMIN_TOKEN,
     store: rt.store,

@@ -24,6 +24,7 @@ import { PLAN_NAMES, type PlanName } from '../core/domain/plans.ts'
 import { runReadOnlySql } from '../sql/read-only.ts'
 import { followed4663 } from './follow.ts'
 import { createRuntime, type Runtime } from './runtime.ts'
+import { startRoleHealth } from './role-health.ts'
 import { startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
@@ -43,6 +44,21 @@ const USAGE = `usage: svc <command>
   sql "<query>"         run one read-only query and print JSON rows
   keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)
   pay <path|url>        call a paid endpoint, paying over x402  [--fund USDC] [--max USDC] [--base URL] [--method M] [--data JSON]`
+
+/** The runtime of a role without an API, with its /health and /metrics on HEALTH_PORT (closed with it). */
+async function createRoleRuntime(config: Config, role: string): Promise<Runtime> {
+  const rt = await createRuntime(config, role)
+  const health = await startRoleHealth(rt, role)
+  const close = rt.close
+  return {
+    ...rt,
+    async close() {
+      health?.closeAllConnections()
+      await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()))
+      await close()
+    },
+  }
+}
 
 /** Stop cleanly on SIGTERM/SIGINT: each closer runs once, in order. */
 function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | void>): void {
@@ -198,13 +214,13 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'exit-at-block': { type: 'string' } } })
   if (positionals[0] === 'source-4663') {
     if (!config.CHAIN_4663_RPC_URL) throw new ConfigError('pipeline source-4663 needs CHAIN_4663_RPC_URL')
-    const rt = await createRuntime(config, 'pipeline-source-4663')
+    const rt = await createRoleRuntime(config, 'pipeline-source-4663')
     const source = await startRpcSource(rt)
     onShutdown(rt, [() => source.stop()])
     return
   }
   if (positionals[0] === 'social') {
-    const rt = await createRuntime(config, 'pipeline-social')
+    const rt = await createRoleRuntime(config, 'pipeline-social')
     const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
     await social.start()
     await catchUpCallerState(rt.ch, rt.logger)
@@ -214,14 +230,14 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     return
   }
   if (positionals[0] === 'prices') {
-    const rt = await createRuntime(config, 'pipeline-prices')
+    const rt = await createRoleRuntime(config, 'pipeline-prices')
     const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
     await prices.start()
     onShutdown(rt, [() => prices.stop()])
     return
   }
   if (positionals[0] === 'alerts') {
-    const rt = await createRuntime(config, 'pipeline-alerts')
+    const rt = await createRoleRuntime(config, 'pipeline-alerts')
     // Its own view of the serving state, following the watermark by polling (the chain runs elsewhere).
     const watermarks = createWatermarks(rt.ch, [4663])
     await watermarks.refresh()
@@ -241,7 +257,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
   }
   if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663, prices, social, alerts or scans`)
   const exitAt = values['exit-at-block'] !== undefined ? Number(values['exit-at-block']) : undefined
-  const rt = await createRuntime(config, `pipeline-${positionals[0]}`)
+  const rt = await createRoleRuntime(config, `pipeline-${positionals[0]}`)
   let processor: ChainProcessor | undefined
   const done = async () => {
     await processor?.stop()
@@ -257,7 +273,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
 
 async function commandSim(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { from: { type: 'string' }, until: { type: 'string' }, genesis: { type: 'string' } } })
-  const rt = await createRuntime(config, 'sim')
+  const rt = await createRoleRuntime(config, 'sim')
   // Resuming from the stored chain, the social world resumes from its checkpoint too (stored
   // once the bus took the records: `svc sim` publishes to Kafka).
   const resume = Boolean(config.CLICKHOUSE_URL && values.from === undefined)

@@ -18,6 +18,8 @@ const nonNegInt = (def: number) => z.coerce.number({ error: 'an integer' }).int(
 const EnvSchema = z.object({
   PORT: z.coerce.number({ error: 'a port number' }).int().min(0, 'a port 0-65535').max(65535, 'a port 0-65535').default(8080),
   HOST: z.string().min(1, 'a host name or address').default('127.0.0.1'),
+  /** The pipeline and sim roles serve GET /health and GET /metrics on this port (on HOST); unset: none. */
+  HEALTH_PORT: z.coerce.number({ error: 'a port number' }).int().min(0, 'a port 0-65535').max(65535, 'a port 0-65535').optional(),
   DATA_DIR: z.string().min(1, 'a directory path').default('./data'),
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (quotas and rate caps are

@@ -1,107 +1,144 @@
+import { collectDefaultMetrics, Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry } from 'prom-client'
+
 /**
- * A small Prometheus registry: counters, gauges and histograms with labels, rendered in the
- * text exposition format for GET /metrics. Written here rather than pulled in because we need
- * four metric shapes and no push gateway, cluster aggregation or default process metrics.
+ * The metrics one process exposes on GET /metrics, kept by prom-client (the Prometheus client
+ * of the Node ecosystem): its default process metrics (event-loop lag, heap, GC, handles, CPU)
+ * plus ours. Pipelines and the API write into the same registry. The small classes below keep
+ * the call sites free of prom-client's types: `inc(labels, by)`, `set(labels, v)`,
+ * `observe(labels, seconds)`.
  */
 
 type Labels = Record<string, string>
 
-function labelKey(labels: Labels): string {
-  const keys = Object.keys(labels).sort()
-  return keys.map((k) => `${k}="${String(labels[k]).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`).join(',')
-}
-
-function fmt(name: string, key: string, value: number): string {
-  return `${name}${key ? `{${key}}` : ''} ${Number.isFinite(value) ? value : 0}`
-}
-
-interface Metric {
-  render(): string[]
-}
-
-export class Counter implements Metric {
-  private values = new Map<string, number>()
-  constructor(readonly name: string, readonly help: string) {}
+export class Counter {
+  readonly metric: PromCounter<string>
+  constructor(registry: Registry, readonly name: string, help: string, labelNames: readonly string[]) {
+    this.metric = new PromCounter({ name, help, labelNames, registers: [registry] })
+  }
   inc(labels: Labels = {}, by = 1): void {
-    const k = labelKey(labels)
-    this.values.set(k, (this.values.get(k) ?? 0) + by)
+    this.metric.inc(labels, by)
   }
-  get(labels: Labels = {}): number {
-    return this.values.get(labelKey(labels)) ?? 0
-  }
-  render(): string[] {
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.values].map(([k, v]) => fmt(this.name, k, v))]
+  /** The value counted for exactly these labels (0 when none). */
+  async get(labels: Labels = {}): Promise<number> {
+    return valueOf((await this.metric.get()).values, labels)
   }
 }
 
-export class Gauge implements Metric {
-  private values = new Map<string, number>()
+export class Gauge {
+  readonly metric: PromGauge<string>
   private collectors: Array<() => void> = []
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(registry: Registry, readonly name: string, help: string, labelNames: readonly string[]) {
+    const collectors = this.collectors
+    this.metric = new PromGauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        for (const c of collectors) c()
+      },
+    })
+  }
   set(labels: Labels, value: number): void {
-    this.values.set(labelKey(labels), value)
+    this.metric.set(labels, Number.isFinite(value) ? value : 0)
   }
   /** Register a function that sets the gauge's values just before each scrape. */
   onCollect(fn: () => void): void {
     this.collectors.push(fn)
   }
-  render(): string[] {
-    for (const c of this.collectors) c()
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, ...[...this.values].map(([k, v]) => fmt(this.name, k, v))]
-  }
 }
 
-const DEFAULT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
-export class Histogram implements Metric {
-  private series = new Map<string, { counts: number[]; sum: number; count: number }>()
-  constructor(readonly name: string, readonly help: string, readonly buckets = DEFAULT_BUCKETS) {}
+export class Histogram {
+  readonly metric: PromHistogram<string>
+  constructor(registry: Registry, readonly name: string, help: string, labelNames: readonly string[], buckets = LATENCY_BUCKETS) {
+    this.metric = new PromHistogram({ name, help, labelNames, buckets, registers: [registry] })
+  }
   observe(labels: Labels, seconds: number): void {
-    const k = labelKey(labels)
-    let s = this.series.get(k)
-    if (!s) this.series.set(k, (s = { counts: this.buckets.map(() => 0), sum: 0, count: 0 }))
-    for (let i = 0; i < this.buckets.length; i++) if (seconds <= this.buckets[i]!) s.counts[i]!++
-    s.sum += seconds
-    s.count++
+    this.metric.observe(labels, seconds)
   }
   /** Sum and count observed so far for these labels (benchmarks read per-step costs from them). */
-  totals(labels: Labels): { sum: number; count: number } {
-    const s = this.series.get(labelKey(labels))
-    return { sum: s?.sum ?? 0, count: s?.count ?? 0 }
-  }
-  render(): string[] {
-    const out = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`]
-    for (const [k, s] of this.series) {
-      const sep = k ? ',' : ''
-      this.buckets.forEach((b, i) => out.push(`${this.name}_bucket{${k}${sep}le="${b}"} ${s.counts[i]}`))
-      out.push(`${this.name}_bucket{${k}${sep}le="+Inf"} ${s.count}`)
-      out.push(fmt(`${this.name}_sum`, k, s.sum), fmt(`${this.name}_count`, k, s.count))
-    }
-    return out
+  async totals(labels: Labels): Promise<{ sum: number; count: number }> {
+    const values = (await this.metric.get()).values
+    return { sum: valueOf(values, labels, `${this.name}_sum`), count: valueOf(values, labels, `${this.name}_count`) }
   }
 }
 
-/** The metrics one process exposes. Pipelines and the API write into the same registry. */
-export function createMetrics() {
+function valueOf(values: Array<{ labels: Partial<Record<string, string | number>>; value: number; metricName?: string }>, labels: Labels, metricName?: string): number {
+  const keys = Object.keys(labels)
+  const found = values.find(
+    (v) =>
+      (metricName === undefined || v.metricName === metricName) &&
+      Object.keys(v.labels).length === keys.length &&
+      keys.every((k) => String(v.labels[k]) === labels[k]),
+  )
+  return found?.value ?? 0
+}
+
+/**
+ * Lookups of the in-process caches, by cache name, counted where the caches live (they take no
+ * metrics object) and read by every registry's `svc_cache_lookups_total` at scrape time.
+ */
+const cacheLookups = new Map<string, { hit: number; miss: number }>()
+
+export function countCacheLookup(cache: string, hit: boolean, n = 1): void {
+  let c = cacheLookups.get(cache)
+  if (!c) cacheLookups.set(cache, (c = { hit: 0, miss: 0 }))
+  if (hit) c.hit += n
+  else c.miss += n
+}
+
+export interface MetricsOptions {
+  /** prom-client's default process metrics (event loop, heap, GC, handles). Default true. */
+  processMetrics?: boolean
+  /** Prefix of the default process metrics. Default 'svc_'. */
+  prefix?: string
+}
+
+/** The metrics one process exposes. */
+export function createMetrics(options: MetricsOptions = {}) {
+  const registry = new Registry()
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: options.prefix ?? 'svc_' })
+  const r = registry
   const metrics = {
-    ingestRows: new Counter('svc_ingest_rows_total', 'Rows inserted into ClickHouse raw tables, by table'),
-    ingestRowsPerSecond: new Gauge('svc_ingest_rows_per_second', 'Rows inserted per second over the last 10 seconds, by consumer'),
-    busLag: new Gauge('svc_bus_lag_messages', 'Messages not yet processed, by consumer'),
-    batchLatency: new Histogram('svc_batch_duration_seconds', 'Time to decode and insert one batch, by consumer'),
-    servingRefresh: new Histogram('svc_serving_refresh_duration_seconds', 'Time to refresh the serving state a batch touched, by chain'),
-    batches: new Counter('svc_batches_total', 'Batches processed, by consumer and outcome'),
-    deadLetters: new Counter('svc_dead_letters_total', 'Records sent to a dead-letter topic, by topic, reason and step'),
-    stepResults: new Counter('svc_consumer_step_results_total', 'Records by consumer, step and result (ok, drop, dlq, hold, failed)'),
-    stepDuration: new Histogram('svc_consumer_step_duration_seconds', 'Time spent in one step over one batch, by consumer and step'),
-    consumerRetries: new Counter('svc_consumer_retries_total', 'Failed attempts that were retried, by consumer, step and class (retryable, fatal)'),
-    watermark: new Gauge('svc_measured_through_block', 'Last block fully ingested, by chain'),
-    requests: new Counter('svc_http_requests_total', 'HTTP requests, by route and status'),
-    requestLatency: new Histogram('svc_http_request_duration_seconds', 'HTTP request latency, by route'),
+    ingestRows: new Counter(r, 'svc_ingest_rows_total', 'Rows inserted into ClickHouse raw tables, by table', ['table']),
+    ingestRowsPerSecond: new Gauge(r, 'svc_ingest_rows_per_second', 'Rows inserted per second over the last 10 seconds, by consumer', ['consumer']),
+    busLag: new Gauge(r, 'svc_bus_lag_messages', 'Messages not yet processed, by consumer', ['consumer']),
+    ingestLagBlocks: new Gauge(r, 'svc_ingest_lag_blocks', 'Blocks published on the chain topic and not yet ingested, by chain', ['chain']),
+    batchLatency: new Histogram(r, 'svc_batch_duration_seconds', 'Time to decode and insert one batch, by consumer', ['consumer']),
+    servingRefresh: new Histogram(r, 'svc_serving_refresh_duration_seconds', 'Time to refresh the serving state a batch touched, by chain', ['chain']),
+    batches: new Counter(r, 'svc_batches_total', 'Batches processed, by consumer and outcome', ['consumer', 'outcome']),
+    deadLetters: new Counter(r, 'svc_dead_letters_total', 'Records sent to a dead-letter topic, by topic, reason and step', ['topic', 'reason', 'step']),
+    stepResults: new Counter(r, 'svc_consumer_step_results_total', 'Records by consumer, step and result (ok, drop, dlq, hold, failed)', ['consumer', 'step', 'result']),
+    stepDuration: new Histogram(r, 'svc_consumer_step_duration_seconds', 'Time spent in one step over one batch, by consumer and step', ['consumer', 'step']),
+    consumerRetries: new Counter(r, 'svc_consumer_retries_total', 'Failed attempts that were retried, by consumer, step and class (retryable, fatal)', ['consumer', 'step', 'class']),
+    watermark: new Gauge(r, 'svc_measured_through_block', 'Last block fully ingested, by chain', ['chain']),
+    requests: new Counter(r, 'svc_http_requests_total', 'HTTP requests, by route and status', ['route', 'status']),
+    requestLatency: new Histogram(r, 'svc_http_request_duration_seconds', 'HTTP request latency, by route', ['route']),
+    x402: new Counter(r, 'svc_x402_payments_total', 'x402 payments by step (verify, settle) and outcome (valid, settled, a refusal reason, error)', ['step', 'outcome']),
+    x402Duration: new Histogram(r, 'svc_x402_facilitator_duration_seconds', 'Time the facilitator took to verify or settle one payment, by step', ['step']),
   }
+  new PromCounter({
+    name: 'svc_cache_lookups_total',
+    help: 'In-process cache lookups, by cache and result (hit, miss)',
+    labelNames: ['cache', 'result'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const [cache, c] of cacheLookups) {
+        this.inc({ cache, result: 'hit' }, c.hit)
+        this.inc({ cache, result: 'miss' }, c.miss)
+      }
+    },
+  })
   return {
     ...metrics,
-    render(): string {
-      return Object.values(metrics).flatMap((m) => m.render()).join('\n') + '\n'
+    registry,
+    contentType: registry.contentType,
+    /** The text exposition of every metric. */
+    render(): Promise<string> {
+      return registry.metrics()
     },
   }
 }

@@ -34,3 +34,37 @@ export function namespaced(namespace: string, name: string): string {
 export function chainTopic(chainId: number): string {
   return `chain.${chainId}.logs`
 }
+
+/**
+ * How each topic is laid out on a Kafka cluster (`infra/kafka/topics.ts` applies it). The key
+ * is what publishers put in the message key: Kafka keeps order per partition and a key always
+ * maps to one partition, so the order that matters (a chain's blocks, a token's sightings and
+ * trades, an author's posts) holds whatever the partition count. Partitions bound how many
+ * consumers of one group share a topic.
+ */
+export interface TopicSpec {
+  partitions: number
+  /** What the message key is. */
+  key: string
+  retentionHours: number
+}
+
+const DAY = 24
+
+export const TOPIC_SPECS: Record<TopicName, TopicSpec> = {
+  // One sequence per chain: blocks in order, a reorg after what it replaces.
+  [TOPICS.chain4663Logs]: { partitions: 1, key: 'chain id (all blocks of a chain in order)', retentionHours: 7 * DAY },
+  [TOPICS.chain5042Logs]: { partitions: 1, key: 'chain id (all blocks of a chain in order)', retentionHours: 7 * DAY },
+  [TOPICS.socialPosts]: { partitions: 6, key: 'author handle', retentionHours: 7 * DAY },
+  [TOPICS.socialFollows]: { partitions: 6, key: 'account', retentionHours: 7 * DAY },
+  [TOPICS.tgSightings]: { partitions: 6, key: 'token address (per-token order)', retentionHours: 7 * DAY },
+  [TOPICS.callerMirrors]: { partitions: 3, key: 'caller handle', retentionHours: 7 * DAY },
+  [TOPICS.solanaTrades]: { partitions: 6, key: 'token mint (per-token order)', retentionHours: 7 * DAY },
+  [TOPICS.pricesEthUsd]: { partitions: 1, key: 'pair (candles in minute order)', retentionHours: 30 * DAY },
+  [TOPICS.pricesSolUsd]: { partitions: 1, key: 'pair (candles in minute order)', retentionHours: 30 * DAY },
+  [TOPICS.leaderboardClaims]: { partitions: 3, key: 'claimant handle', retentionHours: 7 * DAY },
+  [TOPICS.alerts]: { partitions: 6, key: 'webhook target, else the alert kind', retentionHours: 3 * DAY },
+}
+
+/** Dead letters are kept longer than their topic: someone has to look at them. */
+export const DEAD_LETTER_RETENTION_HOURS = 30 * DAY

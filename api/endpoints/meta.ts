@@ -74,7 +74,7 @@ export const metricsEndpoint = defineEndpoint<Uses<'metrics'>>()({
   produces: 'text/plain; version=0.0.4',
   access: { kind: 'free' },
   async handler({ deps }) {
-    return { raw: deps.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' }
+    return { raw: await deps.metrics.render(), contentType: deps.metrics.contentType }
   },
 })
 

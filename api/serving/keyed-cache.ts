@@ -1,3 +1,5 @@
+import { countCacheLookup } from '../../core/metrics.ts'
+
 /**
  * Values kept by key, bounded by an entry count (least recently used evicted first), dropped one
  * key at a time when the pipeline says that key changed. Concurrent misses for one key share one
@@ -13,7 +15,8 @@ export interface KeyedCache<V> {
   size(): number
 }
 
-export function createKeyedCache<V>(maxEntries: number): KeyedCache<V> {
+/** `name` labels its hits and misses in `svc_cache_lookups_total`. */
+export function createKeyedCache<V>(maxEntries: number, name = 'keyed'): KeyedCache<V> {
   const entries = new Map<string, Promise<V>>()
 
   function keep(key: string, value: Promise<V>): void {
@@ -39,6 +42,7 @@ export function createKeyedCache<V>(maxEntries: number): KeyedCache<V> {
   return {
     get(key, load) {
       const cached = hit(key)
+      countCacheLookup(name, cached !== undefined)
       if (cached) return cached
       const value = load()
       keep(key, value)
@@ -54,6 +58,8 @@ export function createKeyedCache<V>(maxEntries: number): KeyedCache<V> {
         if (cached) pending.push([k, cached])
         else missing.push(k)
       }
+      countCacheLookup(name, true, unique.length - missing.length)
+      countCacheLookup(name, false, missing.length)
       if (missing.length) {
         const loaded = loadMany(missing)
         for (const k of missing) {

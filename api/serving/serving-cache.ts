@@ -1,3 +1,4 @@
+import { countCacheLookup } from '../../core/metrics.ts'
 import type { Store } from '../../core/store/types.ts'
 
 /**
@@ -28,6 +29,7 @@ export function createServingCache(opts: { maxEntries?: number; store?: Store; s
     // The shared store only saves work: when it fails (Redis down or silent) the answer is
     // computed here and not shared, instead of failing the request.
     const hit = await opts.store.get(storeKey).catch(() => null)
+    countCacheLookup('answers_shared_store', hit !== null)
     if (hit !== null) return JSON.parse(hit) as T
     const value = await load()
     await opts.store.set(storeKey, JSON.stringify(value), opts.storeTtlMs ?? 60_000).catch(() => {})
@@ -37,6 +39,7 @@ export function createServingCache(opts: { maxEntries?: number; store?: Store; s
   return {
     get<T>(key: string, version: string, load: () => Promise<T>): Promise<T> {
       const e = entries.get(key)
+      countCacheLookup('answers', e !== undefined && e.version === version)
       if (e && e.version === version) return e.value as Promise<T>
       const value = loadThroughStore(key, version, load)
       // A failed load must not stay cached: the next call retries.

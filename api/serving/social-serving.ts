@@ -75,9 +75,9 @@ function chunks<T>(xs: T[], n = CHUNK): T[][] {
 
 export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger; maxEntries: number }): SocialServing {
   const { ch, watermarks } = deps
-  const callerRows = createKeyedCache<CallerRecord | null>(deps.maxEntries)
-  const clusterRows = createKeyedCache<string | null>(deps.maxEntries)
-  const perVersion = createKeyedCache<unknown>(16)
+  const callerRows = createKeyedCache<CallerRecord | null>(deps.maxEntries, 'caller_rows')
+  const clusterRows = createKeyedCache<string | null>(deps.maxEntries, 'cluster_rows')
+  const perVersion = createKeyedCache<unknown>(16, 'social_per_version')
   let synced = { version: '', seq: -1, at: 0 }
   let syncing: Promise<void> | undefined
 

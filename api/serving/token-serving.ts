@@ -71,8 +71,8 @@ export function createTokenServing(
   chainId = 4663,
 ): TokenServing {
   const { ch, watermarks } = deps
-  const tokenRows = createKeyedCache<TokenStateRow | null>(deps.maxEntries)
-  const deployerRows = createKeyedCache<DeployerStateRow | null>(deps.maxEntries)
+  const tokenRows = createKeyedCache<TokenStateRow | null>(deps.maxEntries, 'token_rows')
+  const deployerRows = createKeyedCache<DeployerStateRow | null>(deps.maxEntries, 'deployer_rows')
   let identity: Promise<string> | undefined
   // The database's identity (migration 013) keeps rows of another deployment on the same Redis apart.
   const prefix = (kind: string) => () =>
@@ -97,8 +97,8 @@ export function createTokenServing(
       return found
     }
   }
-  const histories = createKeyedCache<TokenStateRow[]>(Math.max(100, Math.floor(deps.maxEntries / 100)))
-  const perBatch = createKeyedCache<unknown>(64)
+  const histories = createKeyedCache<TokenStateRow[]>(Math.max(100, Math.floor(deps.maxEntries / 100)), 'token_histories')
+  const perBatch = createKeyedCache<unknown>(64, 'token_per_batch')
   let synced = { seq: 0, block: null as number | null, chainTime: 0 }
   let syncing: Promise<void> | undefined
 

@@ -64,15 +64,27 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   let closed = false
 
   async function ensureTopics(topics: string[]): Promise<void> {
-    const a = await admin.get()
-    const existing = new Set(await a.listTopics())
-    const missing = [...new Set(topics)].filter((t) => !existing.has(t))
-    if (missing.length === 0) return
-    // Returns false (no throw) when another process created them first.
-    await a.createTopics({
-      topics: missing.map((topic) => ({ topic, numPartitions: options.partitions ?? 1 })),
-      waitForLeaders: true,
-    })
+    // Two processes starting together (a simulator and a pipeline) create the same topics at
+    // once: the loser's wait for leaders can see a topic whose partitions are not hosted yet.
+    // That settles within a moment; try again from the listing.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const a = await admin.get()
+        const existing = new Set(await a.listTopics())
+        const missing = [...new Set(topics)].filter((t) => !existing.has(t))
+        if (missing.length === 0) return
+        // Returns false (no throw) when another process created them first.
+        await a.createTopics({
+          topics: missing.map((topic) => ({ topic, numPartitions: options.partitions ?? 1 })),
+          waitForLeaders: true,
+        })
+        return
+      } catch (err) {
+        if (attempt >= 5 || closed) throw err
+        options.logger?.warn({ err: err instanceof Error ? err.message : String(err), attempt }, 'creating topics failed; retrying')
+        await new Promise((r) => setTimeout(r, 500 * attempt))
+      }
+    }
   }
 
   async function subscribe(opts: SubscribeOptions): Promise<Subscription> {

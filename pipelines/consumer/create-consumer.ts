@@ -53,6 +53,8 @@ export interface ConsumerOptions<S extends z.ZodType, T = z.output<S>> {
   maxBatchSize?: number
   /** Where a group with no committed offset starts (default: the beginning). */
   fromBeginning?: boolean
+  /** Called with the lag in messages each time it is measured (every 2 s). */
+  onLag?: (messages: number) => void
   /** Attempts at a record or batch failing with a fatal error before it is dead-lettered (default 3). */
   maxAttempts?: number
   /** First wait after a failure, doubling (default 100 ms), up to `maxBackoffMs` (default 10 s). */
@@ -198,7 +200,10 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
         },
       })
       lagTimer = setInterval(() => {
-        subscription?.lag().then((l) => metrics.busLag.set({ consumer }, l), () => {})
+        subscription?.lag().then((l) => {
+          metrics.busLag.set({ consumer }, l)
+          opts.onLag?.(l)
+        }, () => {})
       }, 2000)
       lagTimer.unref()
     },

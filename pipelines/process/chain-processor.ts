@@ -219,6 +219,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         schema: ChainBlock,
         steps: [createChainIdStep(chainId)],
         sink: { name: 'chain-writer', write: writeBlocks },
+        // One message per block on the chain topic: the lag in messages is the lag in blocks.
+        onLag: (messages) => metrics.ingestLagBlocks.set({ chain: String(chainId) }, messages),
         maxBatchSize: Math.max(maxBatchBlocks, pending ? pending.lastBlock - pending.firstBlock + 1 : 0) * 2,
       })
       await running.start()

@@ -139,6 +139,28 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   let wake: (() => void) | undefined
   const blockDue = () => Math.floor((Date.now() / 1000 - start.genesis) / blockSeconds)
 
+  /**
+   * One publish, retried while the bus refuses it (a broker down or restarting): the records
+   * wait in this process, in order, and nothing after them is published first. A chain does
+   * not stop producing blocks because the broker is away; the pipeline dedupes a resend.
+   */
+  async function publish(to: string, records: BusRecord[]): Promise<void> {
+    let waitMs = 250
+    let failures = 0
+    for (;;) {
+      try {
+        await bus.publish(to, records)
+        if (failures > 0) logger.info({ chainId, topic: to, failures }, 'bus takes records again; publishing resumed')
+        return
+      } catch (err) {
+        if (stopped && failures > 0) throw err
+        if (failures++ === 0) logger.warn({ chainId, topic: to, err: err instanceof Error ? err.message : String(err) }, 'publish failed; holding the records and retrying until the bus takes them')
+        await sleep(waitMs)
+        waitMs = Math.min(waitMs * 2, 5_000)
+      }
+    }
+  }
+
   function socialRecords(s: SocialBatch): Record<keyof SocialBatch, BusRecord[]> {
     return {
       posts: s.posts.map((p) => ({ key: p.author, value: JSON.stringify(p) })),
@@ -151,7 +173,7 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   async function publishSocial(out: Record<keyof SocialBatch, BusRecord[]>): Promise<void> {
     for (const k of Object.keys(out) as Array<keyof SocialBatch>) {
       if (out[k].length === 0) continue
-      await bus.publish(socialTopics[k], out[k])
+      await publish(socialTopics[k], out[k])
       counts[k] += out[k].length
     }
   }
@@ -198,8 +220,8 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
         if (withSocial) feedSocial(b, sim.launched, out)
       }
       // Candles first: a block's quote finds the minute it was observed in.
-      if (candles.length) await bus.publish(priceTopic, candles)
-      await bus.publish(topic, records)
+      if (candles.length) await publish(priceTopic, candles)
+      await publish(topic, records)
       await publishSocial(out)
       await checkpoint(false)
       // Generating is synchronous work: let the pipeline and the API run between chunks.

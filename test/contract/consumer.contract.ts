@@ -85,8 +85,8 @@ export function consumerContract(name: string, makeBus: () => Bus | Promise<Bus>
         expect(Number.isNaN(Date.parse(m.headers!.at!))).toBe(false)
       }
       expect(dead[0]!.headers?.source_offset).toBe('2')
-      expect(metrics.stepResults.get({ consumer: 'poison-test', step: 'refuse-3', result: 'failed' })).toBe(1)
-      expect(metrics.deadLetters.get({ topic, reason: 'failed', step: 'refuse-3' })).toBe(1)
+      expect(await metrics.stepResults.get({ consumer: 'poison-test', step: 'refuse-3', result: 'failed' })).toBe(1)
+      expect(await metrics.deadLetters.get({ topic, reason: 'failed', step: 'refuse-3' })).toBe(1)
       // Committed: nothing is left to deliver.
       await until('lag 0', async () => ((await c.lag()) === 0 ? true : undefined), 30_000)
     })
@@ -128,7 +128,7 @@ export function consumerContract(name: string, makeBus: () => Bus | Promise<Bus>
       expect({ count: Number(r!.c), distinct: Number(r!.u), sum: Number(r!.s) }).toEqual({ count: 50, distinct: 50, sum: (50 * 51) / 2 })
       expect(failures).toBe(2)
       // maxAttempts 1 would dead-letter a fatal failure at once: these were retried as retryable.
-      expect(metrics.consumerRetries.get({ consumer: 'retry-test', step: 'flaky-insert', class: 'retryable' })).toBe(2)
+      expect(await metrics.consumerRetries.get({ consumer: 'retry-test', step: 'flaky-insert', class: 'retryable' })).toBe(2)
       expect(await collect(deadLetterTopic(topic)).then(async (d) => (await new Promise((res) => setTimeout(res, 300)), d.length))).toBe(0)
     })
 

@@ -212,6 +212,13 @@ describe('operations', () => {
     expect(text).toContain('svc_ingest_rows_per_second')
     expect(text).toMatch(/svc_http_request_duration_seconds_count\{route="\/stats"\} \d+/)
     expect(text).toMatch(/svc_measured_through_block\{chain="4663"\} \d+/)
+    // prom-client's process metrics, the chain's lag in blocks and the caches' lookups.
+    for (const name of ['svc_nodejs_eventloop_lag_p99_seconds', 'svc_nodejs_heap_size_used_bytes', 'svc_nodejs_gc_duration_seconds_bucket', 'svc_nodejs_active_handles_total', 'svc_process_cpu_seconds_total']) {
+      expect(text).toContain(name)
+    }
+    expect(text).toMatch(/svc_consumer_step_duration_seconds_count\{consumer="chain-4663",step="chain-writer"\} [1-9]/)
+    expect(text).toMatch(/svc_cache_lookups_total\{cache="[a-z_]+",result="hit"\} [1-9]/)
+    expect(text).toContain('svc_ingest_lag_blocks')
   })
 })
 

@@ -1,31 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createClickHouse, queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
-import { decodeLog } from '../../pipelines/decode/index.ts'
-import { createChainSimulator, DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { requireKafkaBrokers } from '../setup/services.ts'
 import { runSvc } from '../setup/svc-process.ts'
+import { independentCounts } from '../setup/sim-counts.ts'
 import { tempDir } from '../setup/temp.ts'
 
 const BLOCKS = 600
-
-/** Counts computed from the simulator's own blocks, without the pipeline. */
-function independentCounts() {
-  const sim = createChainSimulator({ chainId: 4663, seed: 4663, startTime: DEFAULT_START_TIME, blockTimeSec: 2 })
-  let swaps = 0
-  let transfers = 0
-  let creations = 0
-  for (let i = 1; i <= BLOCKS; i++) {
-    const b = sim.nextBlock()
-    creations += b.creations.length
-    for (const log of b.logs) {
-      const ev = decodeLog(log)
-      if (ev?.type === 'v2_swap' || ev?.type === 'v3_swap' || ev?.type === 'v4_swap') swaps++
-      if (ev?.type === 'erc20_transfer') transfers++
-    }
-  }
-  return { swaps, transfers, creations }
-}
 
 describe('chain processor killed in the middle of a batch (Kafka + chDB)', () => {
   const data = tempDir()
@@ -63,7 +44,7 @@ describe('chain processor killed in the middle of a batch (Kafka + chDB)', () =>
 
     ch = await createClickHouse({ DATA_DIR: data.path } as never)
     const one = async (q: string) => (await queryRows<{ v: string }>(ch!, q))[0]!.v
-    const expected = independentCounts()
+    const expected = independentCounts(BLOCKS)
     expect(expected.swaps).toBeGreaterThan(100)
 
     // Raw tables: as many rows as the chain has events, and no key twice.

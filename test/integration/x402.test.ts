@@ -78,7 +78,7 @@ beforeAll(async () => {
 
 /** The API over the embedded service with x402 as the payment method; `overrides` change its configuration. */
 async function startEmbeddedApp(overrides: { X402_FACILITATOR_PRIVATE_KEY?: string }) {
-  const p = createX402Payments({ config: { ...env.rt.config, ...overrides }, store: env.rt.store, logger: env.rt.logger })
+  const p = createX402Payments({ config: { ...env.rt.config, ...overrides }, store: env.rt.store, logger: env.rt.logger, metrics: env.rt.metrics })
   const a = await buildApp({
     deps: env.api.deps,
     gate: createAccessGate({ adminToken: TEST_ADMIN_TOKEN, store: env.rt.store, keys: env.api.deps.keys, payments: x402PaymentMethod(p) }),
@@ -188,6 +188,12 @@ describe('x402 v2 payments', () => {
       expect(decodePaymentRequiredHeader(again.headers.get('payment-required')!).error).toBe('replayed')
     }
     expect(await chain.balanceOf(payTo)).toBe(before.payTo + AMOUNT)
+    // The operators see the outcomes and the facilitator's time.
+    const metrics = await (await fetch(`${base}/metrics`)).text()
+    expect(metrics).toMatch(/^svc_x402_payments_total\{step="verify",outcome="valid"\} [1-9]/m)
+    expect(metrics).toMatch(/^svc_x402_payments_total\{step="settle",outcome="settled"\} [1-9]/m)
+    expect(metrics).toMatch(/^svc_x402_payments_total\{step="verify",outcome="replayed"\} [2-9]/m)
+    expect(metrics).toMatch(/^svc_x402_facilitator_duration_seconds_count\{step="settle"\} [1-9]/m)
   })
 
   it('accepts the legacy X-Payment header', async () => {

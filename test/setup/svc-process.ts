@@ -60,16 +60,7 @@ export async function startSvcServer(
   timeoutMs = 90_000,
   ready: (status: number) => boolean = (status) => status === 200,
 ): Promise<SvcServer> {
-  const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  // Both pipes drained for the child's whole life (a full pipe would block it); the tail is kept.
-  let tail = ''
-  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-4000))
-  child.stdout!.on('data', keep)
-  child.stderr!.on('data', keep)
-  // A test that times out never runs its cleanup for a server it did not get back: kill on exit.
-  const killOnExit = () => child.kill('SIGKILL')
-  process.once('exit', killOnExit)
-  child.once('exit', () => process.removeListener('exit', killOnExit))
+  const { child, output } = spawnKept(args, { PORT: String(port), ...env })
   const base = `http://127.0.0.1:${port}`
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -84,16 +75,63 @@ export async function startSvcServer(
   const describe = () => `svc ${args.join(' ')} on ${port}`
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${describe()} exited with ${child.exitCode} before listening:\n${tail}`)
+    if (child.exitCode !== null) throw new Error(`${describe()} exited with ${child.exitCode} before listening:\n${output()}`)
     try {
-      if (ready((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) })).status)) return { base, child, stop, output: () => tail }
+      if (ready((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) })).status)) return { base, child, stop, output }
     } catch {
       // not listening (or not answering) yet
     }
     if (Date.now() > deadline) {
       await stop()
-      throw new Error(`${describe()} did not start in ${timeoutMs} ms:\n${tail}`)
+      throw new Error(`${describe()} did not start in ${timeoutMs} ms:\n${output()}`)
     }
     await new Promise((r) => setTimeout(r, 200))
   }
+}
+
+export interface SvcChild {
+  child: ChildProcess
+  /** Resolves with the exit code and signal (already resolved when it has exited). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** SIGTERM (SIGKILL after 20 s) and wait for the exit. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** The last lines the process printed. */
+  output(): string
+}
+
+/** `svc <args>` as a long-running child without an HTTP port (sim, pipeline roles). */
+export function spawnSvc(args: string[], env: Record<string, string>): SvcChild {
+  const { child, output } = spawnKept(args, env)
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  return {
+    child,
+    exited,
+    output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const hard = setTimeout(() => child.kill('SIGKILL'), 20_000)
+        child.kill('SIGTERM')
+        await exited
+        clearTimeout(hard)
+      }
+      return exited
+    },
+  }
+}
+
+/**
+ * `svc <args>` as a child whose pipes are drained for its whole life (a full pipe would block it),
+ * keeping the last 8000 characters printed, and killed if the test process exits first (a test
+ * that times out never runs its cleanup).
+ */
+function spawnKept(args: string[], env: Record<string, string>): { child: ChildProcess; output(): string } {
+  const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let tail = ''
+  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-8000))
+  child.stdout!.on('data', keep)
+  child.stderr!.on('data', keep)
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  child.once('exit', () => process.removeListener('exit', killOnExit))
+  return { child, output: () => tail }
 }

@@ -11,6 +11,7 @@ import type { Store } from '../../../core/store/types.ts'
 import { usdToAtomic } from '../../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../../catalog/types.ts'
 import { ApiError } from '../../errors.ts'
+import type { Metrics } from '../../../core/metrics.ts'
 import type { AccessGrant } from '../grant.ts'
 import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_EIP712, X402_SCHEME, X402_VERSION } from './constants.ts'
 
@@ -82,6 +83,8 @@ export interface X402PaymentsDeps {
   config: Pick<Config, 'X402_PAY_TO' | 'X402_FACILITATOR_URL' | 'X402_NETWORK_RPC_URL' | 'X402_ASSET' | 'X402_FACILITATOR_PRIVATE_KEY'>
   store: Store
   logger: Logger
+  /** Where verify and settle outcomes and the facilitator's time are counted. */
+  metrics?: Pick<Metrics, 'x402' | 'x402Duration'>
 }
 
 export interface X402Payments {
@@ -211,8 +214,17 @@ function localFacilitator(rpcUrl: string, network: string, privateKey: Hex | und
 }
 
 export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?: Facilitator } = {}): X402Payments {
-  const { config, store, logger } = deps
+  const { config, store, logger, metrics } = deps
   const network = PAYMENT_NETWORK
+  /** A facilitator call, timed. */
+  const timed = async <T>(step: 'verify' | 'settle', call: () => Promise<T>): Promise<T> => {
+    const started = performance.now()
+    try {
+      return await call()
+    } finally {
+      metrics?.x402Duration.observe({ step }, (performance.now() - started) / 1000)
+    }
+  }
   const asset = (config.X402_ASSET ?? USDC_BASE).toLowerCase()
   const payTo = config.X402_PAY_TO ? getAddress(config.X402_PAY_TO) : undefined
   const facilitator: Facilitator | undefined =
@@ -259,6 +271,7 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
     const raw = headerOf(request, 'payment-signature') ?? headerOf(request, 'x-payment')
     if (raw === undefined) return null
     const refuse = (reason: PaymentRefusal, extra?: Record<string, unknown>) => {
+      metrics?.x402.inc({ step: reason === 'settlement_failed' ? 'settle' : 'verify', outcome: reason })
       if (extra) logger.info({ path: endpoint.path, reason, ...extra }, 'x402 payment refused')
       return paymentRequiredError(endpoint, price, resourceUrl, reason)
     }
@@ -299,14 +312,16 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
     const required: PaymentRequirements = { ...accepted(price), amount: value.toString() }
     let verified: VerifyResponse
     try {
-      verified = await facilitator.verify(payload, required)
+      verified = await timed('verify', () => facilitator.verify(payload, required))
     } catch (error) {
+      metrics?.x402.inc({ step: 'verify', outcome: 'error' })
       logger.warn({ err: error, path: endpoint.path }, 'x402 verification failed to run')
       throw new ApiError('dependency_unavailable', 'The payment facilitator could not verify the payment; retry shortly.')
     }
     if (!verified.isValid) {
       throw refuse(refusalFromFacilitator(verified.invalidReason), { facilitatorReason: verified.invalidReason, payer: verified.payer })
     }
+    metrics?.x402.inc({ step: 'verify', outcome: 'valid' })
     if (!(await store.setIfAbsent(spentKey, JSON.stringify({ at: Date.now(), path: endpoint.path }), spentTtlMs))) throw refuse('replayed')
 
     return {
@@ -315,7 +330,7 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
       async settle() {
         let settled: SettleResponse
         try {
-          settled = await facilitator.settle(payload, required)
+          settled = await timed('settle', () => facilitator.settle(payload, required))
         } catch (error) {
           logger.error({ err: error, path: endpoint.path, payer: auth.from }, 'x402 settlement failed to run')
           throw refuse('settlement_failed')
@@ -323,6 +338,7 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
         if (!settled.success) {
           throw refuse('settlement_failed', { facilitatorReason: settled.errorReason, payer: auth.from, transaction: settled.transaction })
         }
+        metrics?.x402.inc({ step: 'settle', outcome: 'settled' })
         logger.info({ path: endpoint.path, payer: settled.payer, transaction: settled.transaction as Hex, amount: value.toString() }, 'x402 payment settled')
         return { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settled) }
       },
