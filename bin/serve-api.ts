@@ -37,7 +37,7 @@ export async function createApiServer(
   rt: Runtime,
   opts: { pollMs?: number; alerts?: ApiAlertOptions; faucet?: ApiDeps['faucet'] } = {},
 ): Promise<ApiServer> {
-  const watermarks = createWatermarks(rt.ch, [4663], opts.pollMs ?? 500)
+  const watermarks = createWatermarks(rt.ch, [4663, 5042], opts.pollMs ?? 500)
   // A ClickHouse server down at start: the poller fills the watermarks once it answers.
   await watermarks.refresh().catch((err: unknown) => {
     if (!isDependencyUnavailable(err)) throw err
