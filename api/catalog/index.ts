@@ -21,6 +21,7 @@ import { walletEndpoint } from '../endpoints/wallet.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
+import { arcEndpoints } from '../endpoints/arc.ts'
 import type { ServedEndpoint } from '../deps.ts'
 
 /**
@@ -61,6 +62,7 @@ export const catalog: ServedEndpoint[] = [
   reportEndpoint,
   identifyEndpoint,
   ...mcpAccountEndpoints,
+  ...arcEndpoints,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

@@ -13,7 +13,8 @@ import type { FollowedContracts, PoolRegistry } from './pool-registry.ts'
  * factory when that transaction was sent to it or holds a log it emitted; its deployer is the
  * transaction's `from`. Its first pool is the first PairCreated (v2) or PoolCreated (v3) of a
  * configured factory naming it. Activity: its Transfer events, balance changes (holders), and
- * swaps and token volume on the pools of configured factories.
+ * swaps and token volume on the pools of configured factories. The pools themselves are not
+ * launches, although their liquidity shares are minted ERC20 supply.
  *
  * What the source must capture for this (pipelines/sources/rpc/rpc-source.ts `attribution`):
  * each log's transaction `to`, every log the pads and factories emit whatever its event, and
@@ -214,7 +215,8 @@ export function arcRows(chainId: number, blocks: ChainBlock[], follow: FollowedC
           if (!ev || ev.type === 'malformed') return
           switch (ev.type) {
             case 'erc20_transfer': {
-              if (ev.from === ZERO && !token(ev.address)) launch(ev.address, log.txHash.toLowerCase(), minted.get(ev.address) ?? undefined)
+              // A pool of a followed factory mints its liquidity shares: a pool, not a launch.
+              if (ev.from === ZERO && !token(ev.address) && !pools.get(ev.address)) launch(ev.address, log.txHash.toLowerCase(), minted.get(ev.address) ?? undefined)
               const s = token(ev.address)
               if (!s) return
               s.transfers++
