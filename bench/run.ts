@@ -1,4 +1,5 @@
 import { benchAccess } from './access.bench.ts'
+import { benchArc } from './arc.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
@@ -20,6 +21,7 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
 const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['scale', benchScale],
   ['callers', benchCallers],
+  ['arc', benchArc],
 ]
 
 const only = process.argv.slice(2)

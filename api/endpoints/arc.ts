@@ -206,9 +206,11 @@ export const arcFeedEndpoint = defineEndpoint<Uses<'arc'>>()({
   async handler({ query, deps }) {
     const key = `feed:${query.limit}:${query.via ?? ''}:${query.min_transfers ?? 0}:${query.before_block ?? ''}`
     const { value, through } = await deps.arc.at(key, async (edge) => {
-      const cov = await coverage(deps.arc, edge)
-      if (!edge) return { tokens: [], matched: 0, next_before_block: 0, coverage: cov }
-      const page = await deps.arc.feed(edge, { limit: query.limit, via: query.via, minTransfers: query.min_transfers, beforeBlock: query.before_block })
+      if (!edge) return { tokens: [], matched: 0, next_before_block: 0, coverage: await coverage(deps.arc, edge) }
+      const [page, cov] = await Promise.all([
+        deps.arc.feed(edge, { limit: query.limit, via: query.via, minTransfers: query.min_transfers, beforeBlock: query.before_block }),
+        coverage(deps.arc, edge),
+      ])
       return { tokens: page.tokens.map(arcTokenView), matched: page.matched, next_before_block: page.nextBeforeBlock, coverage: cov }
     })
     return { data: value, chain_id: ARC_CHAIN, measured_through_block: through }
