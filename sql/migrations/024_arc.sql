@@ -33,28 +33,28 @@ ENGINE = ReplacingMergeTree ORDER BY (chain_id, block_number, tx_index, token)
 SETTINGS non_replicated_deduplication_window = 10000
 COMMENT 'arc_launches in launch order (block, tx index, token): /arc/feed/new pages by before_block';
 
-CREATE MATERIALIZED VIEW IF NOT EXISTS arc_launches_by_block_mv TO arc_launches_by_block AS SELECT * FROM arc_launches;
+CREATE MATERIALIZED VIEW IF NOT EXISTS arc_launches_by_block_mv TO arc_launches_by_block AS SELECT * FROM arc_launches COMMENT 'keeps arc_launches_by_block (a copy of arc_launches for another access path) as rows arrive';
 
 CREATE TABLE IF NOT EXISTS arc_launches_by_via AS arc_launches
 ENGINE = ReplacingMergeTree ORDER BY (chain_id, via, block_number, tx_index, token)
 SETTINGS non_replicated_deduplication_window = 10000
 COMMENT 'arc_launches per launchpad or factory in launch order: /arc/feed/new?via=';
 
-CREATE MATERIALIZED VIEW IF NOT EXISTS arc_launches_by_via_mv TO arc_launches_by_via AS SELECT * FROM arc_launches;
+CREATE MATERIALIZED VIEW IF NOT EXISTS arc_launches_by_via_mv TO arc_launches_by_via AS SELECT * FROM arc_launches COMMENT 'keeps arc_launches_by_via (a copy of arc_launches for another access path) as rows arrive';
 
 CREATE TABLE IF NOT EXISTS arc_launches_by_deployer AS arc_launches
 ENGINE = ReplacingMergeTree ORDER BY (chain_id, deployer, block_number, tx_index, token)
 SETTINGS non_replicated_deduplication_window = 10000
 COMMENT 'arc_launches per deployer in launch order: /arc/deployer';
 
-CREATE MATERIALIZED VIEW IF NOT EXISTS arc_launches_by_deployer_mv TO arc_launches_by_deployer AS SELECT * FROM arc_launches;
+CREATE MATERIALIZED VIEW IF NOT EXISTS arc_launches_by_deployer_mv TO arc_launches_by_deployer AS SELECT * FROM arc_launches COMMENT 'keeps arc_launches_by_deployer (a copy of arc_launches for another access path) as rows arrive';
 
 CREATE TABLE IF NOT EXISTS arc_launches_by_symbol AS arc_launches
 ENGINE = ReplacingMergeTree ORDER BY (chain_id, symbol_lower, token)
 SETTINGS non_replicated_deduplication_window = 10000
 COMMENT 'arc_launches per lower-cased symbol: same_symbol of /arc/report';
 
-CREATE MATERIALIZED VIEW IF NOT EXISTS arc_launches_by_symbol_mv TO arc_launches_by_symbol AS SELECT * FROM arc_launches;
+CREATE MATERIALIZED VIEW IF NOT EXISTS arc_launches_by_symbol_mv TO arc_launches_by_symbol AS SELECT * FROM arc_launches COMMENT 'keeps arc_launches_by_symbol (a copy of arc_launches for another access path) as rows arrive';
 
 CREATE TABLE IF NOT EXISTS arc_first_pools
 (
@@ -96,7 +96,7 @@ ENGINE = ReplacingMergeTree ORDER BY (chain_id, block_number, token)
 SETTINGS non_replicated_deduplication_window = 10000
 COMMENT 'arc_token_activity in block order: which tokens traded in a recent window (tokens still trading)';
 
-CREATE MATERIALIZED VIEW IF NOT EXISTS arc_activity_by_block_mv TO arc_activity_by_block AS SELECT * FROM arc_token_activity;
+CREATE MATERIALIZED VIEW IF NOT EXISTS arc_activity_by_block_mv TO arc_activity_by_block AS SELECT * FROM arc_token_activity COMMENT 'keeps arc_activity_by_block (a copy of arc_token_activity for another access path) as rows arrive';
 
 CREATE TABLE IF NOT EXISTS arc_balance_deltas
 (
