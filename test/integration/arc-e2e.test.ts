@@ -9,6 +9,7 @@ import { createRpcSource, resolveRpcStart, type RpcSource } from '../../pipeline
 import { startHardhatNode, type HardhatNode } from '../../infra/hardhat/node.ts'
 import { addPool, buy, deployArc, launch, launchInOneBlock, transfer, type ArcDeployment, type ArcLaunchFact } from '../setup/arc-scenario.ts'
 import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
+import { queryRows } from '../../core/clickhouse.ts'
 import { tempDir } from '../setup/temp.ts'
 
 /**
@@ -344,6 +345,50 @@ describe('chain 5042 over JSON-RPC (hardhat, chain id 5042)', () => {
     }
     expect((await api.app.inject({ method: 'GET', url: '/arc/report/0x12', headers: admin })).statusCode).toBe(400)
   })
+
+  it('a reorg (evm_snapshot / evm_revert, then a different chain) leaves no orphaned arc rows, and the answers equal the new chain', async () => {
+    const snap = await node.snapshot()
+    const before = await caughtUp()
+    const kept = launches.length
+    const [padA, padB] = d.pads
+    const a = node.accounts
+    // Blocks the service ingests, then loses: a launch, a pool, a buy, a transfer.
+    const lost = await launch(node, d, { kind: 'pad', pad: padA, from: a[12], symbol: 'LOST' })
+    launches.push(lost)
+    await addPool(node, d, lost.token, a[12], '1')
+    await buy(node, d, lost.token, a[13])
+    await transfer(node, launches[2]!.token, a[2], a[14], parseEther('1'))
+    const orphanHead = await caughtUp()
+    expect(orphanHead).toBeGreaterThan(before)
+    expect((await get(`/arc/report/${lost.token}`)).data.found).toBe(true)
+    await node.revert(snap)
+    launches.splice(kept)
+    launches.push(await launch(node, d, { kind: 'pad', pad: padB, from: a[15], symbol: 'NEW' }))
+    await buy(node, d, launches[1]!.token, a[16])
+    await node.mine(6)
+    const deadline = Date.now() + 30_000
+    while (Number((await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM chain_reorgs WHERE chain_id = 5042'))[0]!.n) === 0) {
+      if (Date.now() > deadline) throw new Error('no reorg was recorded')
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    await caughtUp()
+    const feed = await get('/arc/feed/new?limit=200')
+    const c = await chainAt(feed.measured_through_block)
+    expect(feed.data.tokens).toEqual(c.newestFirst.map(c.view))
+    expect(feed.data.tokens.some((t: { symbol: string }) => t.symbol === 'LOST')).toBe(false)
+    const pads = await get('/arc/pads')
+    expect(pads.data.totals).toEqual({ ...c.venue('*', 'all'), direct: c.venue(null, 'direct') })
+    expect((await get(`/arc/report/${lost.token}`)).data.found).toBe(false)
+    const r = await get(`/arc/report/${launches[1]!.token}`)
+    const t = c.tokens.get(lc(launches[1]!.token))!
+    expect(r.data.activity).toEqual({ ...t.activity, holders: t.holders })
+    const orphans = await queryRows<{ n: string }>(
+      rt.ch,
+      `SELECT ${['arc_launches', 'arc_launches_by_block', 'arc_first_pools', 'arc_token_activity', 'arc_balance_deltas', 'arc_venue_stats', 'arc_deployer_venues']
+        .map((x) => `(SELECT count() FROM ${x} WHERE chain_id = 5042 AND block_number NOT IN (SELECT number FROM chain_blocks WHERE chain_id = 5042))`).join(' + ')} AS n`,
+    )
+    expect(Number(orphans[0]!.n)).toBe(0)
+  }, 120_000)
 
   it('the /arc endpoints are paid (402 without a key), at their catalog prices', async () => {
     const prices: Record<string, string> = { '/arc/report/{token}': '0.03', '/arc/deployer/{address}': '0.03', '/arc/pads': '0.01', '/arc/feed/new': '0.02' }
