@@ -182,16 +182,19 @@ export function createArcServing(opts: {
   }
 
   /** Launch candidates in feed order (newest first) with block <= upper, read from the table kept for that order. */
-  async function candidates(upper: number, via: string | undefined, n: number): Promise<ArcLaunch[]> {
+  async function candidates(upper: number, via: string | undefined, n: number): Promise<{ launches: ArcLaunch[]; full: boolean }> {
     const table = via === undefined ? 'arc_launches_by_block' : 'arc_launches_by_via'
+    // Without FINAL, so the read follows the table's order and stops at the limit; a row is
+    // written once per launch (deduplicated inserts), and a duplicate left unmerged is dropped here.
     const rows = await queryRows<LaunchRow>(
       ch,
-      `SELECT ${LAUNCH_COLUMNS} FROM ${table} FINAL
+      `SELECT ${LAUNCH_COLUMNS} FROM ${table}
        WHERE chain_id = {chain:UInt32} ${via === undefined ? '' : 'AND via = {via:String}'} AND block_number <= {upper:UInt64}
        ORDER BY block_number DESC, tx_index DESC, token DESC LIMIT {n:UInt32}`,
       { chain, via: via ?? '', upper, n },
     )
-    return rows.map(launchOf)
+    const seen = new Set<string>()
+    return { launches: rows.map(launchOf).filter((l) => !seen.has(l.token) && seen.add(l.token)), full: rows.length === n }
   }
 
   async function venueCounts(edge: ArcEdge, via: string): Promise<{ launches: number; pooled: number; deployers: number }> {
@@ -304,10 +307,10 @@ export function createArcServing(opts: {
       let chunk = Math.max(2 * q.limit, min > 0 ? 1000 : 0)
       let next = 0
       while (upper >= 0 && q.beforeBlock !== 0) {
-        const rows = await candidates(upper, q.via, chunk)
+        const { launches: rows, full } = await candidates(upper, q.via, chunk)
         let complete = rows
         let more = false
-        if (rows.length === chunk) {
+        if (full) {
           // The chunk may end inside a block: keep whole blocks, read the last one again next time.
           const last = rows[rows.length - 1]!.block
           complete = rows.filter((r) => r.block > last)
