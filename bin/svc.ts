@@ -39,7 +39,7 @@ const USAGE = `usage: svc <command>
   pipeline prices       the ETH/USD candle processor only
   pipeline social       the social processor (posts, follows, room sightings, mirrors) and the call grader
   pipeline alerts       the alert producers and the webhook delivery worker
-  sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
+  sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS] [--chain 4663|5042]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
   keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)
@@ -292,7 +292,9 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
 }
 
 async function commandSim(config: Config, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { from: { type: 'string' }, until: { type: 'string' }, genesis: { type: 'string' } } })
+  const { values } = parseArgs({ args, options: { from: { type: 'string' }, until: { type: 'string' }, genesis: { type: 'string' }, chain: { type: 'string' } } })
+  if (values.chain === '5042') return commandSim5042(config, values)
+  if (values.chain !== undefined && values.chain !== '4663') throw new ConfigError(`svc sim --chain must be 4663 or 5042, not ${JSON.stringify(values.chain)}`)
   const rt = await createRuntime(config, 'sim')
   // Resuming from the stored chain, the social world resumes from its checkpoint too (stored
   // once the bus took the records: `svc sim` publishes to Kafka).
@@ -305,6 +307,21 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
     bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined,
     checkpoints: cps ? { save: cps.save(start.genesis) } : undefined,
+  })
+  onShutdown(rt, [() => sim.stop()])
+  await sim.run()
+  await rt.close()
+}
+
+/** `svc sim --chain 5042`: the chain-5042 world (its pads, no social world or prices), resuming after its stored watermark. */
+async function commandSim5042(config: Config, values: { from?: string; until?: string; genesis?: string }): Promise<void> {
+  const rt = await createRuntime(config, 'sim-5042')
+  const start = config.CLICKHOUSE_URL && values.from === undefined
+    ? await resolveSimStart(rt.ch, 5042, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks)
+    : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
+  const sim = createSimSource({
+    bus: rt.bus, logger: rt.logger, chainId: 5042, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED + 5042, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+    untilBlock: values.until !== undefined ? Number(values.until) : undefined, social: false, prices: false, launchpads: simLaunchpads(5042),
   })
   onShutdown(rt, [() => sim.stop()])
   await sim.run()
