@@ -45,6 +45,12 @@ function deployerRecordView(d: ArcDeployerRecord): z.infer<typeof DeployerRecord
   }
 }
 
+/** The answer envelope: `data` read as one snapshot (cached per key until the 5042 watermark moves) and its edge. */
+async function snapshot<T>(arc: ArcServing, key: string, load: (edge: ArcEdge | null) => Promise<T>) {
+  const { value, through } = await arc.at(key, load)
+  return { data: value, chain_id: ARC_CHAIN, measured_through_block: through }
+}
+
 async function coverage(arc: ArcServing, edge: ArcEdge | null): Promise<z.infer<typeof ArcCoverageView>> {
   return {
     chain_id: ARC_CHAIN,
@@ -81,7 +87,7 @@ export const arcReportEndpoint = defineEndpoint<Uses<'arc'>>()({
   access: { kind: 'paid', price: '0.03' },
   tool: { name: 'svc_arc_report' },
   async handler({ params, deps }) {
-    const { value, through } = await deps.arc.at(`report:${params.token}`, async (edge) => {
+    return snapshot(deps.arc, `report:${params.token}`, async (edge) => {
       const t = edge ? await deps.arc.token(edge, params.token) : null
       if (!edge || !t) {
         return { found: false, symbol: null, launched: null, first_pool: null, activity: null, deployer_record: null, pad_record: null, same_symbol: null, coverage: await coverage(deps.arc, edge) }
@@ -106,7 +112,6 @@ export const arcReportEndpoint = defineEndpoint<Uses<'arc'>>()({
         coverage: cov,
       }
     })
-    return { data: value, chain_id: ARC_CHAIN, measured_through_block: through }
   },
 })
 
@@ -129,7 +134,7 @@ export const arcDeployerEndpoint = defineEndpoint<Uses<'arc'>>()({
   }),
   access: { kind: 'paid', price: '0.03' },
   async handler({ params, deps }) {
-    const { value, through } = await deps.arc.at(`deployer:${params.address}`, async (edge) => {
+    return snapshot(deps.arc, `deployer:${params.address}`, async (edge) => {
       const d = edge ? await deps.arc.deployer(edge, params.address) : null
       const cov = await coverage(deps.arc, edge)
       if (!d) return { found: false, record: null, pads_used: [], tokens: [], coverage: cov }
@@ -141,7 +146,6 @@ export const arcDeployerEndpoint = defineEndpoint<Uses<'arc'>>()({
         coverage: cov,
       }
     })
-    return { data: value, chain_id: ARC_CHAIN, measured_through_block: through }
   },
 })
 
@@ -163,7 +167,7 @@ export const arcPadsEndpoint = defineEndpoint<Uses<'arc'>>()({
   }),
   access: { kind: 'paid', price: '0.01' },
   async handler({ query, deps }) {
-    const { value, through } = await deps.arc.at(`pads:${query.limit}`, async (edge) => {
+    return snapshot(deps.arc, `pads:${query.limit}`, async (edge) => {
       const venues = [...new Set([...deps.arc.venues.pads, ...deps.arc.venues.factories])]
       const zero = (via: string, kind: 'pad' | 'factory' | 'direct' | 'all') => ({ via, kind, launches: 0, pooled: 0, stillTrading: 0, deployers: 0 })
       const read = (via: string, kind: 'pad' | 'factory' | 'direct' | 'all') => (edge ? deps.arc.venue(edge, via) : Promise.resolve(zero(via, kind)))
@@ -176,7 +180,6 @@ export const arcPadsEndpoint = defineEndpoint<Uses<'arc'>>()({
       rows.sort((a, b) => b.launches - a.launches || a.via.localeCompare(b.via))
       return { pads: rows.slice(0, query.limit).map(venueView), totals: { ...venueView(all), direct: venueView(direct) }, coverage: cov }
     })
-    return { data: value, chain_id: ARC_CHAIN, measured_through_block: through }
   },
 })
 
@@ -205,7 +208,7 @@ export const arcFeedEndpoint = defineEndpoint<Uses<'arc'>>()({
   access: { kind: 'paid', price: '0.02' },
   async handler({ query, deps }) {
     const key = `feed:${query.limit}:${query.via ?? ''}:${query.min_transfers ?? 0}:${query.before_block ?? ''}`
-    const { value, through } = await deps.arc.at(key, async (edge) => {
+    return snapshot(deps.arc, key, async (edge) => {
       if (!edge) return { tokens: [], matched: 0, next_before_block: 0, coverage: await coverage(deps.arc, edge) }
       const [page, cov] = await Promise.all([
         deps.arc.feed(edge, { limit: query.limit, via: query.via, minTransfers: query.min_transfers, beforeBlock: query.before_block }),
@@ -213,7 +216,6 @@ export const arcFeedEndpoint = defineEndpoint<Uses<'arc'>>()({
       ])
       return { tokens: page.tokens.map(arcTokenView), matched: page.matched, next_before_block: page.nextBeforeBlock, coverage: cov }
     })
-    return { data: value, chain_id: ARC_CHAIN, measured_through_block: through }
   },
 })
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../../core/config.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../../pipelines/sources/rpc/rpc-source.ts'
 import { startHardhatNode, type HardhatNode } from '../../infra/hardhat/node.ts'
-import { addPool, buy, deployArc, launch, launchInOneBlock, transfer, type ArcDeployment, type ArcLaunchFact } from '../setup/arc-scenario.ts'
+import { addPool, buy, compileLaunchpad, deployArc, launch, launchInOneBlock, transfer, type ArcDeployment, type ArcLaunchFact } from '../setup/arc-scenario.ts'
 import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { tempDir } from '../setup/temp.ts'
@@ -147,6 +147,8 @@ const coverage = (W: number) => ({
 })
 
 beforeAll(async () => {
+  // Compile first: solc-js blocks for seconds, long enough for the node to drop an idle keep-alive connection.
+  compileLaunchpad()
   node = await startHardhatNode({ chainId: 5042 })
   d = await deployArc(node)
   const config = loadConfig({
