@@ -6,6 +6,7 @@ import type { Store } from '../core/store/types.ts'
 import type { ServingCache } from './serving/serving-cache.ts'
 import type { SocialServing } from './serving/social-serving.ts'
 import type { TokenServing } from './serving/token-serving.ts'
+import type { ArcServing } from './serving/arc-serving.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 import type { KeyRegistry } from './access/keys.ts'
@@ -47,6 +48,8 @@ export interface ApiDeps {
   tokens: TokenServing
   /** Caller records and mutual-follow clusters, read by key and cached until the pipeline changes them. */
   social: SocialServing
+  /** Chain-5042 launches, pads and deployers (/arc), read as of the 5042 watermark and cached per key until it moves. */
+  arc: ArcServing
   logger: Logger
   metrics: Metrics
   /** The endpoint catalog (for the documents generated from it). */

@@ -1,4 +1,5 @@
 import { benchAccess } from './access.bench.ts'
+import { benchArc } from './arc.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
@@ -24,6 +25,7 @@ const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['callers', benchCallers],
   ['structure', benchStructure],
   ['load', benchLoadMix],
+  ['arc', benchArc],
 ]
 
 const only = process.argv.slice(2)

@@ -14,6 +14,8 @@ import { createServingCache } from '../api/serving/serving-cache.ts'
 import { createSocialServing } from '../api/serving/social-serving.ts'
 import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
+import { createArcServing } from '../api/serving/arc-serving.ts'
+import { followed5042 } from './follow.ts'
 import { mcpPlugin } from '../mcp/http.ts'
 import { clickhouseDoor } from '../api/clickhouse-door.ts'
 import { isDependencyUnavailable } from '../core/dependency.ts'
@@ -39,7 +41,7 @@ export async function createApiServer(
   rt: Runtime,
   opts: { pollMs?: number; alerts?: ApiAlertOptions; faucet?: ApiDeps['faucet'] } = {},
 ): Promise<ApiServer> {
-  const watermarks = createWatermarks(rt.ch, [4663], opts.pollMs ?? 500)
+  const watermarks = createWatermarks(rt.ch, [4663, 5042], opts.pollMs ?? 500)
   // A ClickHouse server down at start: the poller fills the watermarks once it answers.
   await watermarks.refresh().catch((err: unknown) => {
     if (!isDependencyUnavailable(err)) throw err
@@ -48,11 +50,14 @@ export async function createApiServer(
   const webhooks = createWebhookStore(rt.ch)
   const policy = { allowLoopback: opts.alerts?.allowLoopback ?? loopbackAllowedByEnv() }
   const publish = (e: Parameters<typeof publishAlert>[1]) => publishAlert(rt.bus, e, namespace)
+  const cache = createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined })
+  const attribution = followed5042(rt.config).attribution!
   const deps: ApiDeps = {
     config: rt.config,
     ch: rt.ch,
     store: rt.store,
-    cache: createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined }),
+    cache,
+    arc: createArcServing({ ch: rt.ch, cache, watermarks, venues: { pads: [...attribution.pads].sort(), factories: [...attribution.factories].sort() } }),
     watermarks,
     keys: createKeyRegistry(rt.ch, rt.store),
     tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES, store: rt.config.REDIS_URL ? rt.store : undefined }),

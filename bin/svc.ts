@@ -22,7 +22,8 @@ import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks } from '../api/serving/watermarks.ts'
 import { PLAN_NAMES, type PlanName } from '../core/domain/plans.ts'
 import { runReadOnlySql } from '../sql/read-only.ts'
-import { followed4663 } from './follow.ts'
+import { followedContracts } from './follow.ts'
+import { simLaunchpads } from '../pipelines/sim/launchpads.ts'
 import { createRuntime, type Runtime } from './runtime.ts'
 import { startRoleHealth } from './role-health.ts'
 import { startLocalPayments } from './local-payments.ts'
@@ -30,16 +31,18 @@ import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
 
 const USAGE = `usage: svc <command>
-  start                 embedded, all in one: simulator (unless a chain RPC URL is set), pipelines, alerts, API, MCP
+  start                 embedded, all in one: simulators (each chain without an RPC URL), pipelines, alerts, API, MCP
                         and the local payments chain (unless X402_FACILITATOR_URL or X402_NETWORK_RPC_URL is set)
   api                   the API and MCP server only (publishes test alerts; delivery is the alerts role)
   pipeline chain-4663   the chain-4663 processor only  [--exit-at-block N]
   pipeline source-4663  the chain-4663 JSON-RPC source only (needs CHAIN_4663_RPC_URL)
+  pipeline chain-5042   the chain-5042 processor only (launch attribution, /arc)  [--exit-at-block N]
+  pipeline source-5042  the chain-5042 JSON-RPC source only (needs CHAIN_5042_RPC_URL)
   pipeline prices       the ETH/USD candle processor only
   pipeline social       the social processor (posts, follows, room sightings, mirrors) and the call grader
   pipeline alerts       the alert producers and the webhook delivery worker
   pipeline scans        the structure and forensics scan jobs and the daily scans of watched tokens
-  sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
+  sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS] [--chain 4663|5042]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
   keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)
@@ -81,16 +84,18 @@ function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | void>): vo
   process.on('SIGINT', () => void shutdown('SIGINT'))
 }
 
-async function startProcessor(rt: Runtime, onAdvance?: (b: number, seq: number) => void): Promise<ChainProcessor> {
+type ChainId = 4663 | 5042
+
+async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: (b: number, seq: number) => void): Promise<ChainProcessor> {
   const processor = createChainProcessor({
     ch: rt.ch,
     bus: rt.bus,
     logger: rt.logger,
     metrics: rt.metrics,
-    chainId: 4663,
+    chainId,
     namespace: rt.config.BUS_NAMESPACE,
     maxBatchBlocks: rt.config.PIPELINE_BATCH_BLOCKS,
-    follow: followed4663(rt.config),
+    follow: followedContracts(rt.config, chainId),
     onAdvance,
     sinkHooks: faultHooks(),
   })
@@ -113,13 +118,23 @@ function faultHooks() {
   }
 }
 
-/** The JSON-RPC source of chain 4663, resuming after the last ingested block. */
-async function startRpcSource(rt: Runtime): Promise<RpcSource> {
+/** A chain's JSON-RPC settings (CHAIN_<id>_RPC_URL, _START_BLOCK, _CONFIRMATIONS). */
+function chainRpc(c: Config, chainId: ChainId) {
+  return chainId === 4663
+    ? { rpcUrl: c.CHAIN_4663_RPC_URL, startBlock: c.CHAIN_4663_START_BLOCK, confirmations: c.CHAIN_4663_CONFIRMATIONS }
+    : { rpcUrl: c.CHAIN_5042_RPC_URL, startBlock: c.CHAIN_5042_START_BLOCK, confirmations: c.CHAIN_5042_CONFIRMATIONS }
+}
+
+/** The JSON-RPC source of a chain, resuming after the last ingested block. */
+async function startRpcSource(rt: Runtime, chainId: ChainId): Promise<RpcSource> {
   const c = rt.config
+  const r = chainRpc(c, chainId)
+  const attribution = followedContracts(c, chainId).attribution
   const source = createRpcSource({
-    bus: rt.bus, logger: rt.logger, chainId: 4663, rpcUrl: c.CHAIN_4663_RPC_URL!, namespace: c.BUS_NAMESPACE,
-    confirmations: c.CHAIN_4663_CONFIRMATIONS, start: await resolveRpcStart(rt.ch, 4663, c.CHAIN_4663_START_BLOCK),
+    bus: rt.bus, logger: rt.logger, chainId, rpcUrl: r.rpcUrl!, namespace: c.BUS_NAMESPACE,
+    confirmations: r.confirmations, start: await resolveRpcStart(rt.ch, chainId, r.startBlock),
     pollMs: c.CHAIN_POLL_MS,
+    attribution: attribution ? { addresses: [...new Set([...attribution.pads, ...attribution.factories])] } : undefined,
   })
   source.run().catch((err) => rt.logger.error({ err }, 'rpc source stopped'))
   return source
@@ -169,7 +184,8 @@ async function commandStart(config: Config): Promise<void> {
   const rt: Runtime = payments ? { ...base, config: payments.config } : base
   config = rt.config
   const api = await createApiServer(rt, { pollMs: 0, faucet: payments?.faucet })
-  const processor = await startProcessor(rt, (b, seq) => api.watermarks.advance(4663, b, seq))
+  const processor = await startProcessor(rt, 4663, (b, seq) => api.watermarks.advance(4663, b, seq))
+  const arcProcessor = await startProcessor(rt, 5042, (b, seq) => api.watermarks.advance(5042, b, seq))
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
   await prices.start()
   const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })
@@ -183,11 +199,13 @@ async function commandStart(config: Config): Promise<void> {
   const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, onGraded: (n) => api.watermarks.socialAdvanced(n) })
   grader.start()
   let sim: SimSource | RpcSource | undefined
+  let genesis4663: number | undefined
   if (config.CHAIN_4663_RPC_URL) {
-    sim = await startRpcSource(rt)
+    sim = await startRpcSource(rt, 4663)
   } else if (config.simulatorOn) {
     const cps = simCheckpoints(config, rt.logger, tracker)
     const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps.path, seed: config.SIMULATOR_SEED })
+    genesis4663 = start.genesis
     sim = createSimSource({
       bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       // Two batches ahead keeps the processor fed without holding much history in memory.
@@ -197,7 +215,29 @@ async function commandStart(config: Config): Promise<void> {
     })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
-  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => grader.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
+  // Chain 5042: over JSON-RPC when it has an RPC URL, else simulated (its own world, no social or prices).
+  let arcSource: SimSource | RpcSource | undefined
+  if (config.CHAIN_5042_RPC_URL) {
+    arcSource = await startRpcSource(rt, 5042)
+  } else if (config.simulator5042On) {
+    const seed = config.SIMULATOR_SEED + 5042
+    const start = await resolveSimStart(rt.ch, 5042, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks)
+    const source = createSimSource({
+      bus: rt.bus, logger: rt.logger, chainId: 5042, namespace: config.BUS_NAMESPACE, seed, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+      social: false, prices: false, launchpads: simLaunchpads(5042),
+      ingested: () => arcProcessor.watermark(),
+      maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
+    })
+    arcSource = source
+    // The chain-4663 backfill goes first (2 cores serve both): 5042 starts once 4663 is live.
+    const startWhenLive = async () => {
+      const due4663 = () => (genesis4663 === undefined ? 0 : Math.floor((Date.now() / 1000 - genesis4663) / config.SIMULATOR_BLOCK_SECONDS) - 5)
+      while (processor.watermark() < due4663()) await new Promise((r) => setTimeout(r, 1000))
+      await source.run()
+    }
+    startWhenLive().catch((err) => rt.logger.error({ err }, 'chain-5042 simulator stopped'))
+  }
+  onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => social.stop(), () => grader.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -212,10 +252,12 @@ async function commandApi(config: Config): Promise<void> {
 
 async function commandPipeline(config: Config, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'exit-at-block': { type: 'string' } } })
-  if (positionals[0] === 'source-4663') {
-    if (!config.CHAIN_4663_RPC_URL) throw new ConfigError('pipeline source-4663 needs CHAIN_4663_RPC_URL')
-    const rt = await createRoleRuntime(config, 'pipeline-source-4663')
-    const source = await startRpcSource(rt)
+  const sourceOf = /^source-(4663|5042)$/.exec(positionals[0] ?? '')
+  if (sourceOf) {
+    const chainId = Number(sourceOf[1]) as ChainId
+    if (!chainRpc(config, chainId).rpcUrl) throw new ConfigError(`pipeline source-${chainId} needs CHAIN_${chainId}_RPC_URL`)
+    const rt = await createRoleRuntime(config, `pipeline-source-${chainId}`)
+    const source = await startRpcSource(rt, chainId)
     onShutdown(rt, [() => source.stop()])
     return
   }
@@ -250,12 +292,15 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     return
   }
   if (positionals[0] === 'scans') {
-    const rt = await createRuntime(config, 'pipeline-scans')
+    const rt = await createRoleRuntime(config, 'pipeline-scans')
     const scans = await startScansRole(rt)
     onShutdown(rt, [() => scans.stop()])
     return
   }
-  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663, prices, social, alerts or scans`)
+  if (positionals[0] !== 'chain-4663' && positionals[0] !== 'chain-5042') {
+    throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, chain-5042, source-4663, source-5042, prices, social, alerts or scans`)
+  }
+  const chainId = Number(positionals[0].slice('chain-'.length)) as ChainId
   const exitAt = values['exit-at-block'] !== undefined ? Number(values['exit-at-block']) : undefined
   const rt = await createRoleRuntime(config, `pipeline-${positionals[0]}`)
   let processor: ChainProcessor | undefined
@@ -264,7 +309,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     await rt.close()
     process.exit(0)
   }
-  processor = await startProcessor(rt, (b) => {
+  processor = await startProcessor(rt, chainId, (b) => {
     if (exitAt !== undefined && b >= exitAt) void done()
   })
   if (exitAt !== undefined && processor.watermark() >= exitAt) return done()
@@ -272,7 +317,9 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
 }
 
 async function commandSim(config: Config, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { from: { type: 'string' }, until: { type: 'string' }, genesis: { type: 'string' } } })
+  const { values } = parseArgs({ args, options: { from: { type: 'string' }, until: { type: 'string' }, genesis: { type: 'string' }, chain: { type: 'string' } } })
+  if (values.chain === '5042') return commandSim5042(config, values)
+  if (values.chain !== undefined && values.chain !== '4663') throw new ConfigError(`svc sim --chain must be 4663 or 5042, not ${JSON.stringify(values.chain)}`)
   const rt = await createRoleRuntime(config, 'sim')
   // Resuming from the stored chain, the social world resumes from its checkpoint too (stored
   // once the bus took the records: `svc sim` publishes to Kafka).
@@ -285,6 +332,21 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
     bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined,
     checkpoints: cps ? { save: cps.save(start.genesis) } : undefined,
+  })
+  onShutdown(rt, [() => sim.stop()])
+  await sim.run()
+  await rt.close()
+}
+
+/** `svc sim --chain 5042`: the chain-5042 world (its pads, no social world or prices), resuming after its stored watermark. */
+async function commandSim5042(config: Config, values: { from?: string; until?: string; genesis?: string }): Promise<void> {
+  const rt = await createRoleRuntime(config, 'sim-5042')
+  const start = config.CLICKHOUSE_URL && values.from === undefined
+    ? await resolveSimStart(rt.ch, 5042, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks)
+    : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
+  const sim = createSimSource({
+    bus: rt.bus, logger: rt.logger, chainId: 5042, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED + 5042, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+    untilBlock: values.until !== undefined ? Number(values.until) : undefined, social: false, prices: false, launchpads: simLaunchpads(5042),
   })
   onShutdown(rt, [() => sim.stop()])
   await sim.run()

@@ -113,8 +113,10 @@ type Env = z.infer<typeof EnvSchema>
 
 export type Config = Readonly<
   Env & {
-    /** SIMULATOR resolved: on unless a chain RPC URL is set. */
+    /** Chain 4663 is simulated: it has no RPC URL and SIMULATOR is not off. */
     simulatorOn: boolean
+    /** Chain 5042 is simulated: it has no RPC URL and SIMULATOR is not off. */
+    simulator5042On: boolean
     /** Blocks of history a new simulated world starts with: SIMULATOR_BACKFILL_BLOCKS, else the hours at the block interval. */
     simulatorBackfillBlocks: number
     /** X402_LOCAL_CHAIN resolved: on unless a facilitator URL or payments RPC URL is set. */
@@ -140,10 +142,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid ${name}=${got}: expected ${issue.message}`)
   }
   const e = parsed.data
-  const anyRpc = Boolean(e.CHAIN_4663_RPC_URL || e.CHAIN_5042_RPC_URL)
+  // Each chain without an RPC URL is simulated, unless SIMULATOR=off.
+  const simulated = (rpcUrl: string | undefined) => e.SIMULATOR !== 'off' && !rpcUrl
   return Object.freeze({
     ...e,
-    simulatorOn: e.SIMULATOR ? e.SIMULATOR === 'on' : !anyRpc,
+    simulatorOn: simulated(e.CHAIN_4663_RPC_URL),
+    simulator5042On: simulated(e.CHAIN_5042_RPC_URL),
     simulatorBackfillBlocks: e.SIMULATOR_BACKFILL_BLOCKS ?? Math.ceil((e.SIMULATOR_BACKFILL_HOURS * 3600) / e.SIMULATOR_BLOCK_SECONDS),
     localPaymentsChainOn: e.X402_LOCAL_CHAIN ? e.X402_LOCAL_CHAIN === 'on' : !(e.X402_FACILITATOR_URL || e.X402_NETWORK_RPC_URL),
     mode: Object.freeze({

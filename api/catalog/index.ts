@@ -26,6 +26,7 @@ import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
 import { structureEndpoint } from '../endpoints/structure.ts'
+import { arcEndpoints } from '../endpoints/arc.ts'
 import type { ServedEndpoint } from '../deps.ts'
 
 /**
@@ -73,6 +74,7 @@ export const catalog: ServedEndpoint[] = [
   structureHistoryEndpoint,
   entityEndpoint,
   smartHoldersEndpoint,
+  ...arcEndpoints,
   ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,

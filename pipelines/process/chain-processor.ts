@@ -157,8 +157,9 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
 
     if (selected.length > 0) {
       const blocks = selected.map((x) => x.value)
-      const { tables, rejected } = chainRows(chainId, blocks, state)
+      const { tables, rejected, commit } = chainRows(chainId, blocks, state)
       const rows = await sink.insertBatch(token, tables)
+      commit()
       const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
       await refreshTokenReal(ch, chainId, traded)
       const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })

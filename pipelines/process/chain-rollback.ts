@@ -25,6 +25,18 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
   ['structure_snapshots', 'to_block'],
   ['snapshot_holdings', 'to_block'],
   ['forensics_results', 'measured_through_block'],
+  // Launch attribution (5042, sql/migrations/024_arc.sql): every row carries its block.
+  ['arc_launches', 'block_number'],
+  ['arc_launches_by_block', 'block_number'],
+  ['arc_launches_by_via', 'block_number'],
+  ['arc_launches_by_deployer', 'block_number'],
+  ['arc_launches_by_symbol', 'block_number'],
+  ['arc_first_pools', 'block_number'],
+  ['arc_token_activity', 'block_number'],
+  ['arc_activity_by_block', 'block_number'],
+  ['arc_balance_deltas', 'block_number'],
+  ['arc_venue_stats', 'block_number'],
+  ['arc_deployer_venues', 'block_number'],
   // Deleted last by rollbackChain: a block row is the mark that a block's rows are in.
   ['chain_blocks', 'number'],
 ]

@@ -2,6 +2,7 @@ import { decodeLog } from '../decode/index.ts'
 import type { ChainBlock } from '../records/chain-block.ts'
 import type { TableRows } from '../sink/clickhouse-sink.ts'
 import type { FollowedContracts, PoolInfo, PoolRegistry } from './pool-registry.ts'
+import { arcRows, type ArcState } from './arc-rows.ts'
 
 /** What attribution needs to know beyond the batch itself. */
 export interface ChainRowsState {
@@ -11,6 +12,8 @@ export interface ChainRowsState {
   launched: Set<string>
   /** The next feed position: strictly increasing microseconds since epoch. */
   nextVisibleAt(): number
+  /** Launch attribution state, on a chain whose follow list has `attribution` (5042). */
+  arc?: ArcState
 }
 
 /** A log we could not decode although its event is one we know; it goes to the dead letters. */
@@ -23,6 +26,8 @@ export interface RejectedLog {
 export interface ChainRows {
   tables: TableRows
   rejected: RejectedLog[]
+  /** Apply what the batch changed in state that must only change once its rows are in (arc attribution). */
+  commit(): void
 }
 
 type Row = Record<string, unknown>
@@ -203,6 +208,7 @@ export function chainRows(chainId: number, blocks: ChainBlock[], state: ChainRow
       }
     }
   }
+  const arc = follow.attribution && state.arc ? arcRows(chainId, blocks, follow, pools, state.arc) : undefined
   return {
     tables: [
       ['contract_creations', creations],
@@ -212,8 +218,10 @@ export function chainRows(chainId: number, blocks: ChainBlock[], state: ChainRow
       ['pool_reserves', reserves],
       ['liquidity_events', liquidity],
       ['launches', launches],
+      ...(arc?.tables ?? []),
       ['chain_blocks', blockRows],
     ],
     rejected,
+    commit: () => arc?.commit(),
   }
 }

@@ -3,6 +3,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { ChainRowsState } from './chain-rows.ts'
 import { loadPoolRegistry, type FollowedContracts } from './pool-registry.ts'
 import { reorgEpoch } from './chain-rollback.ts'
+import { loadArcState } from './arc-rows.ts'
 
 /** How many recent block hashes are kept in memory to tell a redelivery from a reorg. */
 const RECENT_HASHES = 4096
@@ -44,6 +45,7 @@ export async function loadChainState(ch: ClickHouseClient, chainId: number, foll
     pools: await loadPoolRegistry(ch, chainId),
     follow,
     launched,
+    ...(follow.attribution ? { arc: await loadArcState(ch, chainId) } : {}),
     nextVisibleAt() {
       // Strictly increasing even when the wall clock stalls or steps back.
       visibleClock = Math.max(visibleClock + 1, Date.now() * 1000)

@@ -13,6 +13,11 @@ export interface FollowedContracts {
   v2Factories: Set<string>
   v3Factories: Set<string>
   v4PoolManagers: Set<string>
+  /**
+   * Launchpads and factories launches are attributed to (chain 5042; pipelines/process/arc-rows.ts).
+   * Absent on a chain without attribution (4663).
+   */
+  attribution?: { pads: Set<string>; factories: Set<string> }
 }
 
 /**

@@ -21,6 +21,12 @@ export const ChainLog = z.object({
   data: z.string().startsWith('0x'),
   /** Set by a source that saw the log removed by a reorg. */
   removed: z.boolean().optional(),
+  /**
+   * The `to` of the log's transaction (null: a contract creation). Set by sources of a chain that
+   * attributes launches to launchpads and factories (5042): a token is launched via a pad when
+   * the transaction creating or first minting it was sent to the pad.
+   */
+  txTo: address.nullable().optional(),
 })
 export type ChainLog = z.infer<typeof ChainLog>
 
@@ -48,6 +54,16 @@ export const ChainBlock = z.object({
   /** Unix seconds. */
   timestamp: z.number().int().nonnegative(),
   creations: z.array(ContractCreation),
+  /**
+   * Logs of the block. On a chain that attributes launches (5042) they also hold every log the
+   * configured launchpads and factories emitted, whatever its event (no ABI is assumed).
+   */
   logs: z.array(ChainLog),
+  /**
+   * ERC20 metadata of contracts that minted (Transfer from the zero address) in this block but
+   * were not created by a top-level transaction of it (a launchpad creates tokens inside its own
+   * transaction). Set by sources of a chain that attributes launches.
+   */
+  minted: z.array(z.object({ address, erc20: ContractCreation.shape.erc20 })).optional(),
 })
 export type ChainBlock = z.infer<typeof ChainBlock>

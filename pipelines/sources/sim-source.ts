@@ -6,6 +6,7 @@ import { chainTopic, namespaced, TOPICS } from '../topics.ts'
 import { createBackfillMeter, formatProgress } from '../sim/backfill-progress.ts'
 import { createChainSimulator, type ChainSimulator, type SimLaunch } from '../sim/chain-sim.ts'
 import { createPriceSimulator } from '../sim/price-sim.ts'
+import { withPadLaunches } from '../sim/launchpads.ts'
 import { readSocialCheckpoint, type SocialCheckpoint } from '../sim/social-checkpoint.ts'
 import { createSocialSimulator, type SocialBatch, type SocialSimBlock, type SocialSimState } from '../sim/social-sim.ts'
 
@@ -65,6 +66,10 @@ export interface SimSourceOptions {
   chunk?: number
   /** Publish the social world too (posts, follows, room sightings, mirrors). Default true. */
   social?: boolean
+  /** Publish ETH/USD candles too (one simulated chain does). Default true. */
+  prices?: boolean
+  /** Launchpads of a chain that attributes launches (5042): a share of the launches goes through them (sim/launchpads.ts). */
+  launchpads?: string[]
   /**
    * The last block the chain processor has ingested, when it runs in this process: catching up
    * stays at most `maxAheadBlocks` ahead of it (the in-process bus holds what is published in
@@ -215,8 +220,8 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
       const out = emptySocial()
       while (records.length < chunk && sim.nextNumber <= last) {
         const b = sim.nextBlock()
-        records.push({ key: String(chainId), value: JSON.stringify(b) })
-        for (; nextMinute <= b.timestamp; nextMinute += 60) candles.push({ key: 'ETH/USD', value: JSON.stringify(prices.candleAt(nextMinute)) })
+        records.push({ key: String(chainId), value: JSON.stringify(opts.launchpads ? withPadLaunches(b, opts.launchpads) : b) })
+        if (opts.prices !== false) for (; nextMinute <= b.timestamp; nextMinute += 60) candles.push({ key: 'ETH/USD', value: JSON.stringify(prices.candleAt(nextMinute)) })
         if (withSocial) feedSocial(b, sim.launched, out)
       }
       // Candles first: a block's quote finds the minute it was observed in.

@@ -57,9 +57,9 @@ interface Counts {
 /** Row counts read straight from the stopped service's data (duplicates would show as count > distinct). */
 async function counts(through: string): Promise<Counts> {
   const q = `SELECT
-      (SELECT max(number) FROM chain_blocks) AS watermark,
-      (SELECT count() FROM chain_blocks) AS blocks,
-      (SELECT uniqExact(number) FROM chain_blocks) AS distinctBlocks,
+      (SELECT max(number) FROM chain_blocks WHERE chain_id = 4663) AS watermark,
+      (SELECT count() FROM chain_blocks WHERE chain_id = 4663) AS blocks,
+      (SELECT uniqExact(number) FROM chain_blocks WHERE chain_id = 4663) AS distinctBlocks,
       (SELECT count() FROM mentions WHERE posted_at <= parseDateTimeBestEffort('${through}')) AS mentionsThrough,
       (SELECT count() FROM mentions) AS mentions,
       (SELECT uniqExact(post_id, token, symbol) FROM mentions) AS distinctMentions,

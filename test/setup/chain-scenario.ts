@@ -307,14 +307,14 @@ async function send(node: HardhatNode, from: Address, to: Address | undefined, d
 }
 
 /** Sends with automine on and checks the receipt. */
-async function sendMined(node: HardhatNode, from: Address, to: Address | undefined, data: Hex, value: bigint, gas: bigint) {
+export async function sendMined(node: HardhatNode, from: Address, to: Address | undefined, data: Hex, value: bigint, gas: bigint) {
   const hash = await send(node, from, to, data, value, gas)
   const receipt = await node.client.getTransactionReceipt({ hash })
   if (receipt.status !== 'success') throw new Error(`transaction ${hash} from ${from} reverted`)
   return receipt
 }
 
-async function deploy(node: HardhatNode, from: Address, artifact: Artifact, args: readonly unknown[]) {
+export async function deploy(node: HardhatNode, from: Address, artifact: Artifact, args: readonly unknown[]) {
   const data = encodeDeployData({ abi: artifact.abi, bytecode: artifact.bytecode, args })
   const receipt = await sendMined(node, from, undefined, data, 0n, 8_000_000n)
   if (!receipt.contractAddress) throw new Error(`deployment ${receipt.transactionHash} created no contract`)

@@ -51,6 +51,13 @@ export interface RpcSourceOptions {
   maxRange?: number
   /** Parallel block and receipt requests. */
   concurrency?: number
+  /**
+   * Launch attribution (chain 5042): the configured launchpads and factories. The source then also
+   * reads every log these addresses emit (any event: no ABI is assumed), states each log's
+   * transaction `to`, and reads the ERC20 metadata of contracts first seen minting, which is what
+   * the ABI-free launch rule needs (pipelines/process/arc-rows.ts).
+   */
+  attribution?: { addresses: string[] }
 }
 
 export interface RpcStart {
@@ -69,6 +76,12 @@ export async function resolveRpcStart(ch: ClickHouseClient, chainId: number, sta
   const hashes = new Map(rows.map((r) => [Number(r.number), r.hash]))
   return { fromBlock: rows[0] ? Number(rows[0].number) + 1 : startBlock, hashes }
 }
+
+/** ERC20 Transfer(address,address,uint256). */
+const TRANSFER_TOPIC0 = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
+const ZERO_WORD = `0x${'0'.repeat(64)}`
+/** Tokens whose metadata a source remembers having read (least recently seen dropped first). */
+const DESCRIBED_MAX = 100_000
 
 /** Map with at most `limit` calls in flight. */
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -108,6 +121,9 @@ export function createRpcSource(opts: RpcSourceOptions): RpcSource {
   const range = new AdaptiveRange(100, opts.maxRange ?? 2000)
   const concurrency = opts.concurrency ?? 8
   const hashes = new Map(opts.start.hashes)
+  const attribution = opts.attribution?.addresses.length ? opts.attribution.addresses.map((a) => a.toLowerCase()) : undefined
+  /** Contracts whose metadata was already published (attribution only): a later mint is not a first one. */
+  const described = new Set<string>()
   let next = opts.start.fromBlock
   let stopped = false
   let wake: (() => void) | undefined
@@ -142,7 +158,13 @@ export function createRpcSource(opts: RpcSourceOptions): RpcSource {
   }
 
   async function fetchRange(from: number, to: number): Promise<{ blocks: ChainBlock[]; logs: number }> {
-    const logs = await rpc<RpcLog[]>('eth_getLogs', [{ fromBlock: toHex(from), toBlock: toHex(to), topics: [topic0s] }])
+    let logs = await rpc<RpcLog[]>('eth_getLogs', [{ fromBlock: toHex(from), toBlock: toHex(to), topics: [topic0s] }])
+    if (attribution) {
+      // Every log of the pads and factories, whatever its event, merged with the decoded ones.
+      const venueLogs = await rpc<RpcLog[]>('eth_getLogs', [{ fromBlock: toHex(from), toBlock: toHex(to), address: attribution }])
+      const seen = new Set(logs.map((l) => `${l.blockHash}:${l.logIndex}`))
+      logs = [...logs, ...venueLogs.filter((l) => !seen.has(`${l.blockHash}:${l.logIndex}`))]
+    }
     const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i)
     const rpcBlocks = await mapLimit(numbers, concurrency, (n) => rpc<RpcBlock>('eth_getBlockByNumber', [toHex(n), true]))
     const byBlock = new Map<number, RpcLog[]>()
@@ -154,6 +176,7 @@ export function createRpcSource(opts: RpcSourceOptions): RpcSource {
     const blocks = await mapLimit(rpcBlocks, concurrency, async (b) => {
       const number = hexToNumber(b.number)
       const senders = new Map(b.transactions.map((t) => [t.hash.toLowerCase(), t.from.toLowerCase()]))
+      const recipients = new Map(b.transactions.map((t) => [t.hash.toLowerCase(), t.to ? t.to.toLowerCase() : null]))
       const creations: ContractCreation[] = []
       for (const tx of b.transactions.filter((t) => t.to === null)) {
         const receipt = await rpc<{ contractAddress: Hex | null; status: Hex }>('eth_getTransactionReceipt', [tx.hash])
@@ -178,7 +201,23 @@ export function createRpcSource(opts: RpcSourceOptions): RpcSource {
           topics: l.topics.map((t) => t.toLowerCase()),
           data: l.data.toLowerCase(),
           ...(l.removed ? { removed: true } : {}),
+          ...(attribution ? { txTo: recipients.get(l.transactionHash.toLowerCase()) ?? null } : {}),
         }))
+      let minted: ChainBlock['minted']
+      if (attribution) {
+        // Contracts minting here that no top-level creation of this block made: read what they are once.
+        for (const c of creations) described.add(c.address)
+        const minters = [...new Set(blockLogs.filter((l) => l.topics[0] === TRANSFER_TOPIC0 && l.topics.length === 3 && l.topics[1] === ZERO_WORD).map((l) => l.address))]
+        minted = []
+        for (const address of minters.filter((a) => !described.has(a))) {
+          minted.push({ address, erc20: await erc20Metadata(address as Hex, BigInt(number)) })
+          described.add(address)
+        }
+        for (const a of described) {
+          if (described.size <= DESCRIBED_MAX) break
+          described.delete(a)
+        }
+      }
       const block: ChainBlock = {
         chainId,
         number,
@@ -187,6 +226,7 @@ export function createRpcSource(opts: RpcSourceOptions): RpcSource {
         timestamp: hexToNumber(b.timestamp),
         creations,
         logs: blockLogs,
+        ...(minted ? { minted } : {}),
       }
       return block
     })
