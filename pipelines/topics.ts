@@ -64,6 +64,7 @@ export const TOPIC_SPECS: Record<TopicName, TopicSpec> = {
   [TOPICS.pricesSolUsd]: { partitions: 1, key: 'pair (candles in minute order)', retentionHours: 30 * DAY },
   [TOPICS.leaderboardClaims]: { partitions: 3, key: 'claimant handle', retentionHours: 7 * DAY },
   [TOPICS.alerts]: { partitions: 6, key: 'webhook target, else the alert kind', retentionHours: 3 * DAY },
+  [TOPICS.scanJobs]: { partitions: 3, key: 'scan kind and token (one job of a kind per token in order)', retentionHours: 3 * DAY },
 }
 
 /** Dead letters are kept longer than their topic: someone has to look at them. */

@@ -25,7 +25,8 @@ describe('docs/', () => {
   for (const page of docs) {
     it(`docs/${page} names only paths that exist`, () => {
       const paths = pathsIn(readFileSync(join(root, 'docs', page), 'utf8'))
-      expect(paths.length).toBeGreaterThan(0)
+      // The architecture page names files by design (a guard that the scan finds paths at all).
+      if (page === 'architecture.md') expect(paths.length).toBeGreaterThan(0)
       const missing = paths.filter((p) => {
         const templated = p.indexOf('<')
         const existing = templated < 0 ? p : p.slice(0, p.lastIndexOf('/', templated) + 1)
