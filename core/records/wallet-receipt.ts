@@ -47,13 +47,13 @@ export async function latestLeaderboardId(ch: ClickHouseClient): Promise<string>
 export async function readRoster(ch: ClickHouseClient, id: string): Promise<Roster> {
   if (!id) return { id, claims: new Map() }
   const slash = id.indexOf('/')
-  const rows = await queryRows<{ wallet: string; rank: number; pnl: number; source: string; at: number }>(
+  const rows = await queryRows<{ wallet: string; r: number; pnl: number; src: string; at_s: number }>(
     ch,
-    `SELECT wallet, any(rank) AS rank, any(claimed_pnl_usd_30d) AS pnl, any(source) AS source, any(toUnixTimestamp(claimed_at)) AS at
+    `SELECT wallet, any(rank) AS r, any(claimed_pnl_usd_30d) AS pnl, any(source) AS src, any(toUnixTimestamp(claimed_at)) AS at_s
      FROM leaderboard_claims WHERE claimed_at = toDateTime({at:UInt32}, 'UTC') AND source = {source:String} GROUP BY wallet`,
     { at: Number(id.slice(0, slash)), source: id.slice(slash + 1) },
   )
-  return { id, claims: new Map(rows.map((r) => [r.wallet, { source: r.source, wallet: r.wallet, rank: Number(r.rank), claimedPnlUsd30d: Number(r.pnl), claimedAt: Number(r.at) }])) }
+  return { id, claims: new Map(rows.map((r) => [r.wallet, { source: r.src, wallet: r.wallet, rank: Number(r.r), claimedPnlUsd30d: Number(r.pnl), claimedAt: Number(r.at_s) }])) }
 }
 
 /** One token of a wallet, from its FIFO state. */
