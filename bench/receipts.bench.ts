@@ -22,13 +22,17 @@ const T0 = 1_767_225_600 // 2026-01-01
 
 const addr = (expr: string) => `concat('0x', leftPad(lower(hex(${expr})), 40, '0'))`
 
-/** Swaps of `legs` legs: wallet id, token id and sequence within the pair from n. Buys twice, then a sell. */
+/**
+ * Swaps of `legs` legs: wallet id, token id and sequence within the pair from n. Two buys, then a
+ * sell of a little more than both (a full exit, sometimes with an unmatched rest), so a wallet's
+ * open lots stay few, as a trader's do.
+ */
 async function insertSwaps(ch: ClickHouseClient, o: { legs: number; firstBlock: number; wallet: string; token: string; seq: string }): Promise<void> {
   const buy = `(${o.seq}) % 3 != 2`
   await ch.command({
     query: `INSERT INTO swaps (chain_id, block_number, log_index, tx_hash, pool, protocol, token, trader, token_in, token_out, weth_in, weth_out, block_time)
       SELECT ${CHAIN}, ${o.firstBlock} + number, 0, concat('0x', lower(hex(number + ${o.firstBlock}))), concat('pool-', ${o.token}), 'v2', ${o.token}, ${o.wallet},
-             if(${buy}, 0, toUInt256(1500000000000000000) + (number % 11) * 1000000007),
+             if(${buy}, 0, toUInt256(2200000000000000000) + (number % 11) * 1000000007),
              if(${buy}, toUInt256(1000000000000000000) + (number % 7) * 100000000000000000, 0),
              if(${buy}, toUInt256(10000000000000000) + (number * 13 % 1000) * 10000000000007, 0),
              if(${buy}, 0, toUInt256(15000000000000000) + (number * 17 % 1000) * 10000000000009),

@@ -1,5 +1,4 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { queryRows } from '../../core/clickhouse.ts'
 import { lastServedBatch, servingChangesBetween } from '../../core/records/serving-changes.ts'
 import { rosterWalletsTradingToken } from '../../core/records/roster-trading.ts'
 import {
@@ -8,7 +7,7 @@ import {
   readEthUsdRange,
   readHolds,
   readPositions,
-  readRealizedBetween,
+  readSellFigures,
   readRoster,
   type Roster,
 } from '../../core/records/wallet-receipt.ts'
@@ -48,6 +47,8 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
   const receipts = createKeyedCache<Cached>(deps.maxEntries)
   const holders = new Map<string, Set<string>>()
   const traders = createKeyedCache<{ traded: number; roster: number }>(deps.maxEntries)
+  /** The ETH/USD range of a claim window: the same for every wallet of a leaderboard. */
+  const ethRanges = createKeyedCache<Awaited<ReturnType<typeof readEthUsdRange>>>(16)
   let synced = { seq: 0, block: null as number | null }
   let roster: { value: Roster; checkedAt: number } | undefined
   let syncing: Promise<void> | undefined
@@ -64,6 +65,8 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
 
   async function syncTo(target: number): Promise<void> {
     const changes = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, MAX_CHANGES_PER_SYNC + 1)
+    // Candles keep arriving: a window's range is read again once per batch.
+    ethRanges.clear()
     if (synced.seq === 0 || changes.length > MAX_CHANGES_PER_SYNC) {
       clear()
       const b = await lastServedBatch(ch, chainId)
@@ -113,14 +116,13 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     const claim = r.claims.get(wallet)!
     const measuredThrough = synced.block
     const from = claim.claimedAt - CLAIM_WINDOW_SECONDS
-    const [positions, holds, unmatched, measured30d, ethUsd30d] = await Promise.all([
+    const [positions, holds, sells, ethUsd30d] = await Promise.all([
       readPositions(ch, chainId, wallet),
       readHolds(ch, chainId, wallet),
-      queryRows<{ n: string }>(ch, 'SELECT countIf(unmatched_qty > 0) AS n FROM fifo_sells FINAL WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}', { chain: chainId, wallet }),
-      readRealizedBetween(ch, chainId, wallet, from, claim.claimedAt),
-      readEthUsdRange(ch, from, claim.claimedAt),
+      readSellFigures(ch, chainId, wallet, from, claim.claimedAt),
+      ethRanges.get(`${from}/${claim.claimedAt}`, () => readEthUsdRange(ch, from, claim.claimedAt)),
     ])
-    const data = receiptView(wallet, measuredThrough, { positions, holds, sellsWithUnmatched: Number(unmatched[0]?.n ?? 0), claim, measured30d, ethUsd30d })
+    const data = receiptView(wallet, measuredThrough, { positions, holds, sellsWithUnmatched: sells.withUnmatched, claim, measured30d: sells.window, ethUsd30d })
     return { data, openTokens: positions.filter((p) => p.openLots > 0).map((p) => p.token) }
   }
 

@@ -132,15 +132,19 @@ export async function readHolds(ch: ClickHouseClient, chainId: number, wallet: s
   return { all, byToken }
 }
 
-/** Realized PnL (wei) of the wallet's sells with time in (from, to], unix seconds. */
-export async function readRealizedBetween(ch: ClickHouseClient, chainId: number, wallet: string, from: number, to: number): Promise<{ wei: bigint; sells: number }> {
-  const [r] = await queryRows<{ wei: string; n: string }>(
+/**
+ * Realized PnL (wei) and count of the wallet's sells with time in (from, to] (unix seconds), and
+ * how many of all its sells had quantity without an open lot: one range read of its sells.
+ */
+export async function readSellFigures(ch: ClickHouseClient, chainId: number, wallet: string, from: number, to: number): Promise<{ window: { wei: bigint; sells: number }; withUnmatched: number }> {
+  const [r] = await queryRows<{ wei: string; n: string; unmatched: string }>(
     ch,
-    `SELECT toString(sum(realized)) AS wei, count() AS n FROM fifo_sells FINAL
-     WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String} AND block_time > toDateTime({from:UInt32}, 'UTC') AND block_time <= toDateTime({to:UInt32}, 'UTC')`,
+    `WITH block_time > toDateTime({from:UInt32}, 'UTC') AND block_time <= toDateTime({to:UInt32}, 'UTC') AS inside
+     SELECT toString(sumIf(realized, inside)) AS wei, countIf(inside) AS n, countIf(unmatched_qty > 0) AS unmatched FROM fifo_sells FINAL
+     WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}`,
     { chain: chainId, wallet, from, to },
   )
-  return { wei: BigInt(r?.wei ?? '0'), sells: Number(r?.n ?? 0) }
+  return { window: { wei: BigInt(r?.wei ?? '0'), sells: Number(r?.n ?? 0) }, withUnmatched: Number(r?.unmatched ?? 0) }
 }
 
 /** ETH/USD low and high over candles with minute in (from, to], or null without candles. */
