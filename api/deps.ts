@@ -7,6 +7,8 @@ import type { ServingCache } from './serving/serving-cache.ts'
 import type { SocialServing } from './serving/social-serving.ts'
 import type { TokenServing } from './serving/token-serving.ts'
 import type { ArcServing } from './serving/arc-serving.ts'
+import type { ReceiptServing } from './serving/receipt-serving.ts'
+import type { LeaderboardClaim } from '../pipelines/records/leaderboard-claim.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 import type { KeyRegistry } from './access/keys.ts'
@@ -50,6 +52,10 @@ export interface ApiDeps {
   social: SocialServing
   /** Chain-5042 launches, pads and deployers (/arc), read as of the 5042 watermark and cached per key until it moves. */
   arc: ArcServing
+  /** Wallet receipts of the tracked roster, cached per wallet until a batch changes them. */
+  receipts: ReceiptServing
+  /** Publishes an operator's leaderboard (the roster) on leaderboard.claims. */
+  roster: { publish(claims: LeaderboardClaim[]): Promise<void> }
   logger: Logger
   metrics: Metrics
   /** The endpoint catalog (for the documents generated from it). */

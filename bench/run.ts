@@ -5,6 +5,7 @@ import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import { benchLoadMix } from './load-mix.bench.ts'
 import { benchCallers } from './callers.bench.ts'
+import { benchReceipts } from './receipts.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchStructure } from './structure.bench.ts'
 import { benchMomentum, benchSocialIngest } from './social.bench.ts'
@@ -26,6 +27,7 @@ const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['structure', benchStructure],
   ['load', benchLoadMix],
   ['arc', benchArc],
+  ['receipts', benchReceipts],
 ]
 
 const only = process.argv.slice(2)

@@ -62,7 +62,7 @@ export const TOPIC_SPECS: Record<TopicName, TopicSpec> = {
   [TOPICS.solanaTrades]: { partitions: 6, key: 'token mint (per-token order)', retentionHours: 7 * DAY },
   [TOPICS.pricesEthUsd]: { partitions: 1, key: 'pair (candles in minute order)', retentionHours: 30 * DAY },
   [TOPICS.pricesSolUsd]: { partitions: 1, key: 'pair (candles in minute order)', retentionHours: 30 * DAY },
-  [TOPICS.leaderboardClaims]: { partitions: 3, key: 'claimant handle', retentionHours: 7 * DAY },
+  [TOPICS.leaderboardClaims]: { partitions: 3, key: 'wallet', retentionHours: 7 * DAY },
   [TOPICS.alerts]: { partitions: 6, key: 'webhook target, else the alert kind', retentionHours: 3 * DAY },
   [TOPICS.scanJobs]: { partitions: 3, key: 'scan kind and token (one job of a kind per token in order)', retentionHours: 3 * DAY },
 }

@@ -22,6 +22,8 @@ import { structureHistoryEndpoint } from '../endpoints/structure-history.ts'
 import { entityEndpoint } from '../endpoints/entity.ts'
 import { smartHoldersEndpoint } from '../endpoints/smart-holders.ts'
 import { forensicsEndpoint, queueForensicsScanEndpoint, queueStructureScanEndpoint } from '../endpoints/scans.ts'
+import { walletReceiptEndpoint } from '../endpoints/wallet-receipt.ts'
+import { leaderboardClaimsEndpoint } from '../endpoints/roster.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
@@ -38,6 +40,7 @@ export const catalog: ServedEndpoint[] = [
   tokenEndpoint,
   deployerEndpoint,
   walletEndpoint,
+  walletReceiptEndpoint,
   feedEndpoint,
   searchEndpoint,
   badgeEndpoint,
@@ -62,6 +65,7 @@ export const catalog: ServedEndpoint[] = [
   listKeysEndpoint,
   revokeKeyEndpoint,
   adminSqlEndpoint,
+  leaderboardClaimsEndpoint,
   faucetEndpoint,
   verdictEndpoint,
   structureEndpoint,

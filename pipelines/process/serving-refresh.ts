@@ -7,7 +7,7 @@ import { chunks } from '../../core/chunks.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
 import { countNewTraders, recountChainTotals } from './chain-totals.ts'
 import { namedQuery } from '../../sql/queries.ts'
-import { foldBlocks } from './fifo-refresh.ts'
+import { catchUpFifo, foldBlocks } from './fifo-refresh.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
 export interface ServingTouch {
@@ -172,7 +172,11 @@ export async function catchUpServingState(
   }
   // A gap no batch can leave (history loaded behind the processor's back): count the totals
   // afresh and rebuild every token, as for a data dir that never had serving state.
-  if (last) await recountChainTotals(ch, chainId)
+  if (last) {
+    await recountChainTotals(ch, chainId)
+    // Legs of the gap were never folded by a batch: every wallet-token catches up from its position.
+    await catchUpFifo(ch, chainId, true)
+  }
   let result: RefreshResult | null = null
   let done = 0
   for (let after = ''; ; ) {
