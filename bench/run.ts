@@ -3,6 +3,7 @@ import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import { benchCallers } from './callers.bench.ts'
+import { benchReceipts } from './receipts.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchStructure } from './structure.bench.ts'
 import { benchMomentum, benchSocialIngest } from './social.bench.ts'
@@ -17,10 +18,11 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['momentum', benchMomentum],
   ['access', benchAccess],
 ]
-/** Run only when named (`npm run bench -- scale`, `-- callers`, `-- structure`): they build large synthetic data and take minutes. */
+/** Run only when named (`npm run bench -- scale`, `-- callers`, `-- receipts`, `-- structure`): they build large synthetic data and take minutes. */
 const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['scale', benchScale],
   ['callers', benchCallers],
+  ['receipts', benchReceipts],
   ['structure', benchStructure],
 ]
 
