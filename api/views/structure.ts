@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ENTITY_HUB_DEGREE, ENTITY_MAX_DEPTH } from '../../core/domain/holder-labels.ts'
-import { STRUCTURE_VERDICTS } from '../../core/domain/structure-verdict.ts'
+import { SMART_MIN_SELLS, SMART_MIN_WIN_RATE } from '../../core/domain/smart-holder.ts'
 import { STRUCTURE_DIFF_LIMIT, STRUCTURE_TOP_HOLDERS } from '../../core/structure/structure-report.ts'
 import { Address, BlockNumber, Wei } from '../catalog/schemas.ts'
 
@@ -23,7 +23,9 @@ export const HolderLabelView = z
       .object({ kind: z.literal('round_allocation'), received_wei: Wei, share: z.string().meta({ description: 'the share of supply, a decimal fraction' }) })
       .meta({ description: 'received, off-market before the first swap, exactly k/1000 of supply (0.1% to 50%) or a whole power of ten of tokens (1,000 or more)' }),
     z.object({ kind: z.literal('identity'), handle: z.string() }).meta({ description: 'a social handle linked to the wallet' }),
-    z.object({ kind: z.literal('smart'), basis: z.enum(['caller_grade', 'fifo_realized']) }).meta({ description: 'a holder whose measured record is good' }),
+    z
+      .object({ kind: z.literal('smart'), basis: z.enum(['caller_grade', 'fifo_realized']) })
+      .meta({ description: `a holder whose measured record is good: over all its tokens, a positive FIFO-realized WETH result with a win rate of at least ${SMART_MIN_WIN_RATE} over at least ${SMART_MIN_SELLS} sells (fifo_realized)` }),
   ])
   .meta({ description: 'a wallet label' })
 

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../clickhouse.ts'
 import { queryRows } from '../clickhouse.ts'
-import { isSmartFifo } from '../domain/smart-record.ts'
+import { isSmartFifoRecord, SMART_MIN_SELLS } from '../domain/smart-holder.ts'
 
 /**
  * Per-wallet records the holder labels `identity` and `smart` are judged on. Both are seams:
@@ -9,9 +9,10 @@ import { isSmartFifo } from '../domain/smart-record.ts'
  *   posts, mentions, calls, follows, caller records) links handles to tokens, never to wallets,
  *   so no wallet has an identity yet. When a wallet↔handle source lands, read it here by key.
  * - smart: a holder whose measured record is good. Two sources are defined (issue 11): the
- *   linked wallet of a caller graded A or B (none exist: see identity), and a positive FIFO
- *   realized result with a win rate of at least 0.5 over at least 5 sells (the receipts work,
- *   not merged here). `smartHolderRecords` is where both are read; it answers none until then.
+ *   linked wallet of a caller graded A or B (none exist: see identity), and the FIFO rule of
+ *   core/domain/smart-holder.ts over the wallet's FIFO states (fifo_state, migration 021, kept
+ *   per wallet and token by the chain processor; read by key). The record is the wallet's
+ *   current one (through the last folded batch), whatever the window end.
  */
 
 export interface SmartRecord {
@@ -26,27 +27,23 @@ export async function identityHandles(_ch: ClickHouseClient, _chainId: number, _
   return new Map()
 }
 
-/**
- * The smart records of `wallets`: the FIFO rule (core/domain/smart-record.ts) over each wallet's
- * FIFO states (fifo_state, migration 021, by key: the newest state per wallet-token, summed over
- * its tokens). The caller-grade source answers none until wallets are linked to handles.
- */
+/** The smart records of `wallets`: those whose FIFO record over all their tokens passes the rule. */
 export async function smartHolderRecords(ch: ClickHouseClient, chainId: number, wallets: string[]): Promise<Map<string, SmartRecord>> {
-  if (wallets.length === 0) return new Map()
+  const out = new Map<string, SmartRecord>()
+  if (wallets.length === 0) return out
   const rows = await queryRows<{ wallet: string; realized: string; sells: string; wins: string; tokens: string }>(
     ch,
-    `SELECT wallet, toString(sum(st.realized)) AS realized, sum(st.sells) AS sells, sum(st.winning_sells) AS wins, count() AS tokens
-     FROM (SELECT wallet, token, argMax(state, version) AS st FROM fifo_state WHERE chain_id = {chain:UInt32} AND wallet IN {wallets:Array(String)} GROUP BY wallet, token)
-     GROUP BY wallet`,
-    { chain: chainId, wallets },
+    `SELECT wallet, toString(sum(s.realized)) AS realized, sum(s.sells) AS sells, sum(s.winning_sells) AS wins, count() AS tokens
+     FROM (SELECT wallet, token, argMax(state, version) AS s FROM fifo_state WHERE chain_id = {chain:UInt32} AND wallet IN {wallets:Array(String)} GROUP BY wallet, token)
+     GROUP BY wallet HAVING sells >= {min:UInt64}`,
+    { chain: chainId, wallets, min: SMART_MIN_SELLS },
   )
-  const out = new Map<string, SmartRecord>()
   for (const r of rows) {
-    const record = { realized: BigInt(r.realized), sells: Number(r.sells), winningSells: Number(r.wins) }
-    if (!isSmartFifo(record)) continue
+    const record = { realizedWei: BigInt(r.realized), sells: Number(r.sells), winningSells: Number(r.wins) }
+    if (!isSmartFifoRecord(record)) continue
     out.set(r.wallet, {
       basis: 'fifo_realized',
-      record: { realized_weth_wei: r.realized, sells: record.sells, winning_sells: record.winningSells, win_rate: record.winningSells / record.sells, tokens_traded: Number(r.tokens) },
+      record: { realized_weth_wei: r.realized, sells: record.sells, winning_sells: record.winningSells, win_rate: record.winningSells / record.sells, tokens: Number(r.tokens) },
     })
   }
   return out

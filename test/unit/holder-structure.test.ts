@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import { FIFO_STATE_TYPE } from '../../core/domain/fifo-sql.ts'
 import { balancesAt, latestBlockAtOrBefore } from '../../core/records/holder-balances.ts'
 import { classOf, structureReport, structureWindow } from '../../core/structure/structure-report.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
@@ -157,6 +158,24 @@ describe('holder balances (migration 018) and structureReport()', () => {
     ])
     // INSIDER received an uneven amount: not round.
     expect(labels.get(INSIDER)).not.toContain('round_allocation')
+  })
+
+  it('smart: a holder whose FIFO record over its tokens is a positive realized result with a win rate of at least 0.5 over at least 5 sells', async () => {
+    const state = (realized: string, sells: number, wins: number) => `CAST(([], ${realized}, ${sells}, ${wins}, 0, 0, 0, 0), '${FIFO_STATE_TYPE}')`
+    const put = (wallet: string, token: string, s: string, version: number) =>
+      ch.command({ query: `INSERT INTO fifo_state (chain_id, wallet, token, through_pos, legs, state, sells_added, version) SELECT ${CHAIN}, '${wallet}', '${token}', 1, 1, ${s}, [], ${version}` })
+    await put(FRIEND_A, addr(0x1), state('50', 3, 2), 1)
+    await put(FRIEND_A, addr(0x2), state('10', 2, 1), 1) // 5 sells, 3 winning, +60 over two tokens: smart
+    await put(FRIEND_B, addr(0x1), state('100', 4, 4), 1) // 4 sells: not enough
+    await put(INSIDER, addr(0x1), state('-1', 9, 9), 1) // negative realized
+    await put(INSIDER2, addr(0x1), state('5', 6, 2), 1) // win rate 1/3
+    await put(INSIDER2, addr(0x1), state('5', 6, 3), 2) // a newer state of the same token: win rate 1/2, smart
+    const r = await structureReport(ch, CHAIN, TOKEN, 60)
+    const listed = new Map([...r.data.holders.top, ...r.data.diff.wallets].map((w) => [w.address, w.labels.filter((l) => l.kind === 'smart')]))
+    expect(listed.get(FRIEND_A)).toEqual([{ kind: 'smart', basis: 'fifo_realized' }])
+    expect(listed.get(INSIDER2)).toEqual([{ kind: 'smart', basis: 'fifo_realized' }])
+    for (const w of [FRIEND_B, INSIDER, DEPLOYER]) expect(listed.get(w)).toEqual([])
+    await ch.command({ query: 'TRUNCATE TABLE fifo_state' })
   })
 
   it('a v4 pool is an id: its tokens sit in the PoolManager, which is listed with the pools and is no holder', async () => {
