@@ -21,6 +21,10 @@ import { walletEndpoint } from '../endpoints/wallet.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
+import { pulseEndpoint } from '../endpoints/pulse.ts'
+import { agentFeaturesEndpoint } from '../endpoints/agent-features.ts'
+import { basketEndpoint } from '../endpoints/basket.ts'
+import { proofEndpoint } from '../endpoints/proof.ts'
 import type { ServedEndpoint } from '../deps.ts'
 
 /**
@@ -59,6 +63,10 @@ export const catalog: ServedEndpoint[] = [
   faucetEndpoint,
   verdictEndpoint,
   reportEndpoint,
+  pulseEndpoint,
+  agentFeaturesEndpoint,
+  basketEndpoint,
+  proofEndpoint,
   identifyEndpoint,
   ...mcpAccountEndpoints,
   ...plannedEndpoints,

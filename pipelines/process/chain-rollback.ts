@@ -17,6 +17,10 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
   // Copies kept by views for other access paths (token order, feed order).
   ['transfers_by_token', 'block_number'],
   ['launch_feed', 'block_number'],
+  ['launches_by_time', 'block_number'],
+  // Verdicts and marks taken at an orphaned block are taken again on the new chain (migration 023).
+  ['launch_verdicts', 'taken_block'],
+  ['launch_marks', 'marked_block'],
   // Deleted last by rollbackChain: a block row is the mark that a block's rows are in.
   ['chain_blocks', 'number'],
 ]
@@ -28,9 +32,9 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
  * rebuilds them, nothing re-states it here.
  */
 const REPLAYED: Array<{ source: string; key: string; targets: string[] }> = [
-  { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity'] },
+  { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity', 'token_minute_activity'] },
   { source: 'erc20_transfers', key: 'token', targets: ['token_supply'] },
-  { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity', 'pool_providers'] },
+  { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity', 'pool_providers', 'pool_liquidity_minute', 'pool_first_mint'] },
 ]
 
 const scratchTable = (chainId: number, source: string) => `rollback_${chainId}_${source}`
