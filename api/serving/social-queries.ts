@@ -80,7 +80,8 @@ export async function mentionSummary(ch: ClickHouseClient, token: string): Promi
   const hourly = await queryRows<{ hour: string; n: string }>(
     ch,
     'SELECT toUnixTimestamp(hour) AS hour, uniqExactMerge(posts) AS n FROM mention_hourly WHERE token = {t:String} AND hour > {from:UInt32} AND hour <= {to:UInt32} GROUP BY hour',
-    { ...p, from: endHour - 24 * 3600, to: endHour },
+    // Before any mention (an empty firehose) the window would start before 1970.
+    { ...p, from: Math.max(0, endHour - 24 * 3600), to: endHour },
   )
   const byHour = new Map(hourly.map((h) => [Number(h.hour), Number(h.n)]))
   const total = Number(agg?.total ?? 0)

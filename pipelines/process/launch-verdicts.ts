@@ -31,7 +31,6 @@ export interface TakenAt {
 
 interface DueLaunch {
   token: string
-  launched_at: string
   /** Unix seconds. */
   at: number
 }
@@ -47,7 +46,7 @@ async function dueLaunches(ch: ClickHouseClient, chainId: number, through: numbe
   const from = Number(last?.at ?? 0)
   return queryRows<DueLaunch>(
     ch,
-    `SELECT DISTINCT token, toString(launched_at) AS launched_at, toUnixTimestamp(launched_at) AS at FROM launches_by_time
+    `SELECT DISTINCT token, toUnixTimestamp(launched_at) AS at FROM launches_by_time
      WHERE chain_id = {chain:UInt32} AND launched_at >= toDateTime({from:UInt32}) AND launched_at <= toDateTime({through:UInt32})
        AND (launched_at > toDateTime({from:UInt32}) OR token NOT IN (
          SELECT token FROM launch_verdicts WHERE chain_id = {chain:UInt32} AND launched_at = toDateTime({from:UInt32})))
