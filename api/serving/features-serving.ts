@@ -20,19 +20,20 @@ type FeaturesDeps = Pick<ApiDeps, 'ch' | 'cache' | 'watermarks' | 'tokens' | 'so
 
 /** The first liquidity of a pool (pool_first_mint, by key) with its WETH side (pools, by key). */
 async function initialLiquidity(deps: FeaturesDeps, pool: string, token: string) {
-  const [r] = await queryRows<{ first: [string, string, string, string, string, string]; token0: string }>(
+  const [r] = await queryRows<{ a0: string; a1: string; liquidity: string; provider: string; block: string; at: string; token0: string }>(
     deps.ch,
-    `SELECT argMinMerge(first) AS first, (SELECT any(token0) FROM pools WHERE chain_id = {chain:UInt32} AND pool = {pool:String}) AS token0
-     FROM pool_first_mint WHERE chain_id = {chain:UInt32} AND pool = {pool:String} HAVING count() > 0`,
+    `SELECT f.1 AS a0, f.2 AS a1, f.3 AS liquidity, f.4 AS provider, f.5 AS block, toUnixTimestamp(f.6) AS at,
+            (SELECT any(token0) FROM pools WHERE chain_id = {chain:UInt32} AND pool = {pool:String}) AS token0
+     FROM (SELECT argMinMerge(first) AS f, count() AS n FROM pool_first_mint WHERE chain_id = {chain:UInt32} AND pool = {pool:String}) WHERE n > 0`,
     { chain: deps.tokens.chainId, pool },
   )
   if (!r) return null
-  const [a0, a1, liquidity, provider, block, at] = r.first
+  const { a0, a1, liquidity, provider, block, at } = r
   const tokenIs0 = r.token0 === token
   return {
     provider,
     block: Number(block),
-    at: at.replace(' ', 'T') + 'Z',
+    at: iso(Number(at)),
     weth_wei: tokenIs0 ? a1 : a0,
     token_amount: tokenIs0 ? a0 : a1,
     liquidity_units: liquidity,

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
+import type { BusRecord } from '../../pipelines/bus/types.ts'
+import { TOPICS } from '../../pipelines/topics.ts'
 import { AgentFeaturesResponse } from '../../api/endpoints/agent-features.ts'
 import { BasketResponse } from '../../api/endpoints/basket.ts'
 import { ProofResponse } from '../../api/endpoints/proof.ts'
@@ -189,7 +191,7 @@ describe('constructed world, phase 1 (three hours after the second launches)', (
       expect(f.data.coverage.chain.measured_through_block).toBe(w.head)
     }
     const c = await get(`/agent/features?token=${C.token}`)
-    expect(c.data.identity.initial_liquidity).toMatchObject({ provider: P, weth_wei: weth(10).toString(), token_amount: (1_000_000n * 10n ** 18n).toString() })
+    expect(c.data.identity.initial_liquidity).toMatchObject({ provider: P, block: c.data.identity.first_pool.block, at: new Date(TC * 1000).toISOString().replace('.000Z', 'Z'), weth_wei: weth(10).toString(), token_amount: (1_000_000n * 10n ** 18n).toString() })
     expect(c.data.current_state.activity.is_real).toBe(true)
     expect(['proven', 'elite']).toContain(c.data.current_state.deployer.band)
     const r = await get(`/agent/features?token=${R.token}`)
@@ -197,6 +199,36 @@ describe('constructed world, phase 1 (three hours after the second launches)', (
     expect(r.data.current_state.activity.dead_reason).toBe('liquidity_removed')
     const unknown = await get(`/agent/features?token=0x${'ee'.repeat(20)}`)
     expect(unknown).toMatchObject({ point_in_time: false, data: { identity: { found: false } } })
+  })
+
+  it('feed tier=alpha: the measured-caller signal of each launch (count, best grade, first measured call and its minutes after launch)', async () => {
+    // 'ace' calls P's five launches one second before their first swaps: five graded calls, measured.
+    // 'newbie' calls C first, but has one call only: not measured.
+    const post = (id: string, author: string, at: number, token: string) => ({ id, author, posted_at: at, captured_at: at + 5, text: `look ${token}`, links: [] })
+    const posts = [...A.map((p, i) => post(`a${i}`, 'ace', T0 + 35, p.token)), post('c0', 'newbie', TC + 30, C.token), post('c1', 'ace', TC + 61, C.token)]
+    await env.rt.bus.publish(TOPICS.socialPosts, posts.map((p): BusRecord => ({ key: null, value: JSON.stringify(p) })))
+    const deadline = Date.now() + 20_000
+    while (Number((await queryRows<{ n: string }>(env.rt.ch, 'SELECT count() AS n FROM mentions'))[0]!.n) < posts.length) {
+      if (Date.now() > deadline) throw new Error('posts not stored')
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    await env.grade()
+    const ace = (await get('/caller/ace')).data
+    const feed = await get('/feed/new?tier=alpha&limit=200')
+    const of = (t: string) => feed.data.launches.find((l: { token: string }) => l.token === t)
+    expect(of(C.token).caller_signal).toEqual({
+      measured_callers: 1,
+      best_grade: ace.grade,
+      first_call: { handle: 'ace', grade: ace.grade, called_at: new Date((TC + 61) * 1000).toISOString().replace('.000Z', 'Z'), minutes_after_launch: 1 },
+    })
+    expect(ace.measured).toBe(true)
+    expect(of(H.token).caller_signal).toEqual({ measured_callers: 0, best_grade: null, first_call: null })
+    // The realtime tier carries no caller_signal.
+    const plain = await get('/feed/new?limit=200')
+    expect(plain.data.launches.every((l: object) => !('caller_signal' in l))).toBe(true)
+    // The feature row counts the same measured caller.
+    const f = await get(`/agent/features?token=${C.token}`)
+    expect(f.data.observed).toMatchObject({ mentions: 2, distinct_accounts: 2, measured_callers: 1, best_early_rate: ace.early_rate })
   })
 
   it('basket after phase 1: the five low_risk launches, marked at 1 h (no 24 h mark yet)', async () => {
