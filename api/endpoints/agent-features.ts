@@ -12,6 +12,17 @@ const chain = (s: string) => ({ description: `[chain clock] ${s}` })
 const capture = (s: string) => ({ description: `[capture clock] ${s}` })
 const wall = (s: string) => ({ description: `[wall clock] ${s}` })
 
+/** A shared view with every field (nested objects too) tagged with its clock. */
+function clocked<T extends z.ZodType>(schema: T, tag: (s: string) => { description: string }): T {
+  const s = schema as unknown as z.ZodType
+  if (s instanceof z.ZodNullable) return clocked(s.unwrap() as z.ZodType, tag).nullable().meta(tag(s.description ?? (s.unwrap() as z.ZodType).description ?? 'may be null')) as unknown as T
+  if (s instanceof z.ZodObject) {
+    const shape = Object.fromEntries(Object.entries(s.shape as Record<string, z.ZodType>).map(([k, v]) => [k, clocked(v, tag).meta(tag(v.description ?? k.replace(/_/g, ' ')))]))
+    return z.object(shape).meta(tag(s.description ?? 'object')) as unknown as T
+  }
+  return s as unknown as T
+}
+
 const Identity = z
   .object({
     found: z.boolean().meta(chain('false for a token never seen on chain 4663')),
@@ -21,7 +32,7 @@ const Identity = z
     deployer: z.string().nullable().meta(chain('from of the transaction that created the contract')),
     created_block: BlockNumber.nullable().meta(chain('block of the contract creation')),
     created_at: z.string().nullable().meta(chain('block time of the contract creation')),
-    first_pool: TokenView.shape.launch.meta(chain("the token's first WETH pool (the launch): pool, protocol, block, block time")),
+    first_pool: clocked(TokenView.shape.launch, chain).meta(chain("the token's first WETH pool (the launch): pool, protocol, block, block time")),
     initial_liquidity: z
       .object({
         provider: z.string().meta(chain('sender of the transaction that added it')),
@@ -54,8 +65,8 @@ const CurrentState = z
         dead_reason: TokenView.shape.dead_reason.meta(chain('idle_72h or liquidity_removed')),
       })
       .meta(chain('activity as of the measured-through block (as /token)')),
-    deployer: DeployerView.nullable().meta(chain("the deployer's current track record (as /deployer); null when the creation was not observed")),
-    quote: PriceView.nullable().meta(chain('the latest price/FDV quote; observed_at is the block time of the swap it comes from')),
+    deployer: clocked(DeployerView.nullable(), chain).meta(chain("the deployer's current track record (as /deployer); null when the creation was not observed")),
+    quote: clocked(PriceView.nullable(), chain).meta(chain('the latest price/FDV quote; observed_at is the block time of the swap it comes from')),
   })
   .meta(chain('recomputed in place at every batch, carries no history: never join it to a past timestamp'))
 
