@@ -3,6 +3,7 @@ import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import { benchCallers } from './callers.bench.ts'
+import { benchComposite } from './composite.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchMomentum, benchSocialIngest } from './social.bench.ts'
 import type { BenchResult } from './result.ts'
@@ -15,6 +16,7 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['social', benchSocialIngest],
   ['momentum', benchMomentum],
   ['access', benchAccess],
+  ['composite', benchComposite],
 ]
 /** Run only when named (`npm run bench -- scale`, `-- callers`): they build large synthetic data and take minutes. */
 const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
