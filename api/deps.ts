@@ -6,6 +6,8 @@ import type { Store } from '../core/store/types.ts'
 import type { ServingCache } from './serving/serving-cache.ts'
 import type { SocialServing } from './serving/social-serving.ts'
 import type { TokenServing } from './serving/token-serving.ts'
+import type { ReceiptServing } from './serving/receipt-serving.ts'
+import type { LeaderboardClaim } from '../pipelines/records/leaderboard-claim.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 import type { KeyRegistry } from './access/keys.ts'
@@ -46,6 +48,10 @@ export interface ApiDeps {
   tokens: TokenServing
   /** Caller records and mutual-follow clusters, read by key and cached until the pipeline changes them. */
   social: SocialServing
+  /** Wallet receipts of the tracked roster, cached per wallet until a batch changes them. */
+  receipts: ReceiptServing
+  /** Publishes an operator's leaderboard (the roster) on leaderboard.claims. */
+  roster: { publish(claims: LeaderboardClaim[]): Promise<void> }
   logger: Logger
   metrics: Metrics
   /** The endpoint catalog (for the documents generated from it). */

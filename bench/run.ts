@@ -4,6 +4,7 @@ import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import { benchCallers } from './callers.bench.ts'
 import { benchComposite } from './composite.bench.ts'
+import { benchReceipts } from './receipts.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchMomentum, benchSocialIngest } from './social.bench.ts'
 import type { BenchResult } from './result.ts'
@@ -18,10 +19,11 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['access', benchAccess],
   ['composite', benchComposite],
 ]
-/** Run only when named (`npm run bench -- scale`, `-- callers`): they build large synthetic data and take minutes. */
+/** Run only when named (`npm run bench -- scale`, `-- callers`, `-- receipts`): they build large synthetic data and take minutes. */
 const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['scale', benchScale],
   ['callers', benchCallers],
+  ['receipts', benchReceipts],
 ]
 
 const only = process.argv.slice(2)

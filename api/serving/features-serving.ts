@@ -1,4 +1,5 @@
 import { queryRows } from '../../core/clickhouse.ts'
+import { rosterWalletsTradingToken } from '../../core/records/roster-trading.ts'
 import { roomRecordReportable, TG_K_THRESHOLD } from '../../core/domain/room-lead.ts'
 import type { ApiDeps } from '../deps.ts'
 import { iso, round } from '../views/caller.ts'
@@ -8,12 +9,12 @@ import { mentionSummary, tgRecords, voicesOf } from './social-queries.ts'
 
 /**
  * The count of tracked-roster wallets (the ingested third-party leaderboard) that the live tape
- * recorded trading the token: counted, never identified. The roster and its legs are built by
- * the receipts work (issue 12); until its keyed read is merged, this seam answers null and the
- * feature row says the count is not available.
+ * recorded trading the token: counted, never identified (core/records/roster-trading.ts, one
+ * keyed read). null while no roster has been ingested.
  */
-export async function rosterTradersOf(_deps: Pick<ApiDeps, 'ch'>, _token: string): Promise<number | null> {
-  return null
+async function rosterTradersOf(deps: Pick<ApiDeps, 'ch' | 'tokens'>, token: string): Promise<number | null> {
+  const r = await rosterWalletsTradingToken(deps.ch, deps.tokens.chainId, token)
+  return r.roster === 0 ? null : r.traded
 }
 
 type FeaturesDeps = Pick<ApiDeps, 'ch' | 'cache' | 'watermarks' | 'tokens' | 'social'>
@@ -65,7 +66,7 @@ export async function agentFeatures(deps: FeaturesDeps, token: string) {
     if (!t) missing.push('token: never seen on chain 4663')
     if (t && !t.deployer) missing.push('identity.deployer: contract creation not observed')
     if (t && !t.launch) missing.push('identity.first_pool: no WETH pool yet')
-    if (roster === null) missing.push('observed.roster_traders: the tracked-roster tape is not available in this build')
+    if (roster === null) missing.push('observed.roster_traders: no tracked roster (leaderboard) has been ingested')
     if (!reportable) missing.push(`observed.messaging: fewer than ${TG_K_THRESHOLD} rooms (count-gated)`)
     return {
       data: {

@@ -3,7 +3,7 @@ import { type SimContracts, simContracts } from './contracts.ts'
 import { encodeLog } from './encode.ts'
 import { simTokenMetadata } from './token-names.ts'
 import { createRng, seedToU32 } from './prng.ts'
-import { createWorld, DEFAULT_WORLD_PARAMS, type Fate, type WorldParams } from './world.ts'
+import { createWorld, DEFAULT_WORLD_PARAMS, type Fate, type SimTrade, type WorldParams } from './world.ts'
 
 export interface ChainSimulatorOptions {
   chainId: number
@@ -44,6 +44,8 @@ export interface ChainSimulator {
   blockHash(n: number): string
   /** The tokens created in the block the last `nextBlock()` returned (empty after `skipTo`). */
   readonly launched: readonly SimLaunch[]
+  /** Ground truth: the swap legs of the block the last `nextBlock()` returned (empty after `skipTo`). */
+  readonly trades: readonly SimTrade[]
 }
 
 /** A block as `skipTo` shows it: the parts that need no encoding. */
@@ -77,6 +79,7 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
   const blockHash = (n: number) => (n < 0 ? ZERO_HASH : mixHash(hashSeed, 0, n, 0))
   let next = 1
   let launched: readonly SimLaunch[] = NO_LAUNCHES
+  let trades: readonly SimTrade[] = []
 
   function skipTo(n: number, visit?: (block: BlockSummary, launched: readonly SimLaunch[]) => void): void {
     if (!Number.isInteger(n) || n < next) throw new RangeError(`skipTo(${n}): the simulator is already at block ${next}`)
@@ -89,6 +92,7 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
       visit({ number, timestamp: startTime + number * blockTimeSec, logs }, launchesOf(number, (address) => simTokenMetadata(address, seed).symbol))
     }
     launched = NO_LAUNCHES
+    trades = []
   }
 
   /** The launches of the block `world.step` just produced; `symbolOf` names a created token. */
@@ -103,8 +107,10 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
     const hash = blockHash(number)
     const creations: ContractCreation[] = []
     const logs: ChainLog[] = []
+    const blockTrades: SimTrade[] = []
     for (let txIndex = 0; txIndex < txs.length; txIndex++) {
       const tx = txs[txIndex]
+      if (tx.trades) blockTrades.push(...tx.trades)
       const txHash = mixHash(hashSeed, 1, number, txIndex)
       if (tx.creation !== undefined) creations.push({ txHash, txIndex, address: tx.creation, deployer: tx.from, erc20: simTokenMetadata(tx.creation, seed) })
       for (const spec of tx.logs) {
@@ -113,6 +119,7 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
       }
     }
     launched = launchesOf(number, (address) => creations.find((c) => c.address === address)!.erc20!.symbol)
+    trades = blockTrades
     return {
       chainId,
       number,
@@ -137,6 +144,9 @@ export function createChainSimulator(opts: ChainSimulatorOptions): ChainSimulato
     blockHash,
     get launched() {
       return launched
+    },
+    get trades() {
+      return trades
     },
   }
 }

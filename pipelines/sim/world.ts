@@ -50,6 +50,16 @@ export interface SimTx {
   /** Address of a contract this transaction created (deployer = `from`). */
   creation?: string
   logs: LogSpec[]
+  /** Ground truth of the simulation (never on the bus): the WETH the sender paid and got per token swap. */
+  trades?: SimTrade[]
+}
+
+/** One swap leg of a simulated transaction's sender, valued in WETH (wei). */
+export interface SimTrade {
+  trader: string
+  token: string
+  wethSpent: bigint
+  wethReceived: bigint
 }
 
 /**
@@ -307,7 +317,7 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     const tokenOut = venues.quote(pool, wethIn, true)
     if (tokenOut === 0n) return null
     credit(token, trader, tokenOut)
-    return { from: trader, logs: venues.swap(pool, { wethIn: true, amountIn: wethIn, payer: null, recipient: trader }, tokenOut) }
+    return { from: trader, logs: venues.swap(pool, { wethIn: true, amountIn: wethIn, payer: null, recipient: trader }, tokenOut), trades: [{ trader, token: token.address, wethSpent: wethIn, wethReceived: 0n }] }
   }
 
   function sellAmount(token: Token, seller: string): bigint {
@@ -323,7 +333,7 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     if (wethOut === 0n) return null
     const recipient = rng.chance(0.8) ? null : seller
     debit(token, seller, amount)
-    return { from: seller, logs: venues.swap(pool, { wethIn: false, amountIn: amount, payer: seller, recipient }, wethOut) }
+    return { from: seller, logs: venues.swap(pool, { wethIn: false, amountIn: amount, payer: seller, recipient }, wethOut), trades: [{ trader: seller, token: token.address, wethSpent: 0n, wethReceived: wethOut }] }
   }
 
   function sell(token: Token): SimTx | null {
@@ -354,7 +364,11 @@ export function createWorld(rng: Rng, contracts: SimContracts, params: WorldPara
     const logs = venues.swap(fromPool, { wethIn: false, amountIn: amount, payer: seller, recipient: intoPool.address }, wethMid)
     // The second hop's WETH is already in its pair: its transfer is the first hop's.
     logs.push(...venues.swap(intoPool, { wethIn: true, amountIn: wethMid, payer: fromPool.address, recipient: seller, inputPaid: true }, tokenOut))
-    return { from: seller, logs }
+    return {
+      from: seller,
+      logs,
+      trades: [{ trader: seller, token: from.address, wethSpent: 0n, wethReceived: wethMid }, { trader: seller, token: into.address, wethSpent: wethMid, wethReceived: 0n }],
+    }
   }
 
   function addLiquidity(token: Token): SimTx | null {

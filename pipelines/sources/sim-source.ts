@@ -5,6 +5,7 @@ import type { Bus, BusRecord } from '../bus/types.ts'
 import { chainTopic, namespaced, TOPICS } from '../topics.ts'
 import { createBackfillMeter, formatProgress } from '../sim/backfill-progress.ts'
 import { createChainSimulator, type ChainSimulator, type SimLaunch } from '../sim/chain-sim.ts'
+import { createLeaderboardSimulator } from '../sim/leaderboard-sim.ts'
 import { createPriceSimulator } from '../sim/price-sim.ts'
 import { readSocialCheckpoint, type SocialCheckpoint } from '../sim/social-checkpoint.ts'
 import { createSocialSimulator, type SocialBatch, type SocialSimBlock, type SocialSimState } from '../sim/social-sim.ts'
@@ -115,6 +116,9 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   const priceTopic = namespaced(ns, TOPICS.pricesEthUsd)
   // ETH/USD candles on the same clock: every minute up to the newest block's time is published.
   const prices = createPriceSimulator({ seed: opts.seed, pair: 'ETH/USD', startPrice: 3000, startMinute: start.genesis - (start.genesis % 60) })
+  // A third-party leaderboard of the simulated traders (the tracked roster), published each UTC midnight.
+  const leaderboard = createLeaderboardSimulator({ seed: opts.seed, prices })
+  const claimsTopic = namespaced(ns, TOPICS.leaderboardClaims)
   let nextMinute = Math.floor((start.genesis + (start.fromBlock - 1) * blockSeconds) / 60) * 60
   const chunk = opts.chunk ?? 100
   const maxAhead = opts.maxAheadBlocks ?? 2000
@@ -190,16 +194,19 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
       if (stopped && withSocial) break
       const records: BusRecord[] = []
       const candles: BusRecord[] = []
+      const claims: BusRecord[] = []
       const out = emptySocial()
       while (records.length < chunk && sim.nextNumber <= last) {
         const b = sim.nextBlock()
         records.push({ key: String(chainId), value: JSON.stringify(b) })
+        for (const c of leaderboard.observe(b.timestamp, sim.trades) ?? []) claims.push({ key: c.wallet, value: JSON.stringify(c) })
         for (; nextMinute <= b.timestamp; nextMinute += 60) candles.push({ key: 'ETH/USD', value: JSON.stringify(prices.candleAt(nextMinute)) })
         if (withSocial) feedSocial(b, sim.launched, out)
       }
       // Candles first: a block's quote finds the minute it was observed in.
       if (candles.length) await bus.publish(priceTopic, candles)
       await bus.publish(topic, records)
+      if (claims.length) await bus.publish(claimsTopic, claims)
       await publishSocial(out)
       await checkpoint(false)
       // Generating is synchronous work: let the pipeline and the API run between chunks.

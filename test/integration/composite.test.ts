@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { BusRecord } from '../../pipelines/bus/types.ts'
 import { TOPICS } from '../../pipelines/topics.ts'
+import { claimRow, LeaderboardClaim } from '../../pipelines/records/leaderboard-claim.ts'
 import { AgentFeaturesResponse } from '../../api/endpoints/agent-features.ts'
 import { BasketResponse } from '../../api/endpoints/basket.ts'
 import { ProofResponse } from '../../api/endpoints/proof.ts'
@@ -229,6 +230,21 @@ describe('constructed world, phase 1 (three hours after the second launches)', (
     // The feature row counts the same measured caller.
     const f = await get(`/agent/features?token=${C.token}`)
     expect(f.data.observed).toMatchObject({ mentions: 2, distinct_accounts: 2, measured_callers: 1, best_early_rate: ace.early_rate })
+  })
+
+  it('agent features: the tracked roster wallets that traded the token, counted once a roster is ingested', async () => {
+    // traders[0] and traders[11] bought both H and C; traders[35] never traded; the insiders are not on the roster.
+    const roster = [traders[0]!, traders[11]!, traders[35]!].map((wallet, i) =>
+      LeaderboardClaim.parse({ source: 'board', wallet, rank: i + 1, claimed_pnl_usd_30d: 1000, claimed_at: new Date(NOW1 * 1000).toISOString() }))
+    await env.rt.ch.insert({ table: 'leaderboard_claims', values: roster.map(claimRow), format: 'JSONEachRow' })
+    // The next data version (a batch or new social rows) drops cached rows; here: a social version step.
+    env.api.watermarks.socialAdvanced(1)
+    const count = async (t: string) => (await get(`/agent/features?token=${t}`)).data.observed.roster_traders
+    expect(await count(H.token)).toBe(2)
+    expect(await count(C.token)).toBe(2)
+    expect(await count(R.token)).toBe(0)
+    const f = await get(`/agent/features?token=${H.token}`)
+    expect(f.data.coverage.missing.some((m: string) => m.startsWith('observed.roster_traders'))).toBe(false)
   })
 
   it('basket after phase 1: the five low_risk launches, marked at 1 h (no 24 h mark yet)', async () => {

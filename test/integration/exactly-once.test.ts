@@ -6,6 +6,7 @@ import { createChainSimulator, DEFAULT_START_TIME } from '../../pipelines/sim/ch
 import { requireKafkaBrokers } from '../setup/services.ts'
 import { runSvc } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
+import { refFold, type RefLeg } from '../setup/fifo-reference.ts'
 
 const BLOCKS = 600
 
@@ -84,5 +85,31 @@ describe('chain processor killed in the middle of a batch (Kafka + chDB)', () =>
     )
     expect(mismatches).toEqual([])
     expect(Number(await one('SELECT sum(swaps) AS v FROM token_activity'))).toBe(expected.swaps)
+
+    // FIFO state (issue 12): every wallet-token's state equals a FIFO over its raw swaps, and each
+    // matched sell is there once, though batches were killed before their fold and re-formed.
+    const swaps = await queryRows<{ trader: string; token: string; token_in: string; token_out: string; weth_in: string; weth_out: string; t: number }>(
+      ch,
+      'SELECT trader, token, token_in, token_out, weth_in, weth_out, toUnixTimestamp(block_time) AS t FROM swaps FINAL WHERE token_in != token_out ORDER BY block_number, log_index',
+    )
+    const legs = new Map<string, RefLeg[]>()
+    for (const s of swaps) {
+      const [ti, to, wi, wo] = [BigInt(s.token_in), BigInt(s.token_out), BigInt(s.weth_in), BigInt(s.weth_out)]
+      const k = `${s.trader}/${s.token}`
+      if (!legs.has(k)) legs.set(k, [])
+      legs.get(k)!.push(to > ti ? { side: 1, qty: to - ti, cost: wi - wo, t: s.t } : { side: -1, qty: ti - to, cost: wo - wi, t: s.t })
+    }
+    const states = await queryRows<{ k: string; s: string; legs: string }>(ch, "SELECT concat(wallet, '/', token) AS k, toString((state.realized, state.sells, state.winning_sells, state.unmatched_qty, state.spent, state.received)) AS s, legs FROM fifo_state FINAL")
+    expect(states.length).toBe(legs.size)
+    let sells = 0
+    for (const st of states) {
+      const l = legs.get(st.k)!
+      const { state } = refFold(l)
+      expect(Number(st.legs), st.k).toBe(l.length)
+      expect(st.s, st.k).toBe(`(${state.realized},${state.sells},${state.winningSells},${state.unmatchedQty},${state.spent},${state.received})`)
+      sells += state.sells
+    }
+    expect(sells).toBeGreaterThan(50)
+    expect(Number(await one('SELECT count() AS v FROM fifo_sells'))).toBe(sells)
   })
 })
