@@ -2,7 +2,8 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
 import { BASKET_HORIZONS, VERDICT_DELAY_SECONDS, forwardReturn, type HorizonName } from '../../core/domain/basket.ts'
-import { verdict } from '../../core/domain/verdict.ts'
+import { verdict, type VerdictSignals } from '../../core/domain/verdict.ts'
+import { verdictSignalsOf } from '../../core/records/verdict-signals.ts'
 import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerRecord, type DeployerStateRow } from '../../core/records/deployer-state.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../../core/records/token-state.ts'
 import { verdictInputs } from '../../core/records/verdict-inputs.ts'
@@ -125,11 +126,16 @@ async function cursors(ch: ClickHouseClient, chainId: number): Promise<Record<Ki
 async function insertVerdicts(ch: ClickHouseClient, chainId: number, due: Due[], at: TakenAt): Promise<number> {
   const tokens = await tokenRecords(ch, chainId, due.map((d) => d.token), at.chainTime)
   const deployers = await deployerRecords(ch, chainId, [...tokens.values()].map((e) => e.record.deployer ?? '').filter(Boolean))
+  // Every signal the verdict uses, read by key for the launches falling due (a few per batch).
+  const signals = new Map<string, VerdictSignals>()
+  for (const part of chunks([...tokens.values()].map((e) => e.record).filter((t) => t.launch), KEYS_PER_QUERY)) {
+    for (const [k, v] of await verdictSignalsOf(ch, chainId, part)) signals.set(k, v)
+  }
   const rows = due.flatMap((d) => {
     const e = tokens.get(d.token)
     const t = e?.record
     if (!t?.launch) return []
-    const v = verdict(verdictInputs(t, t.deployer ? deployers.get(t.deployer) : undefined))
+    const v = verdict(verdictInputs(t, t.deployer ? deployers.get(t.deployer) : undefined, signals.get(t.token)))
     const q = quoteOf(e)
     const dueAt = Number(d.at) + VERDICT_DELAY_SECONDS
     return [{

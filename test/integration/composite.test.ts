@@ -156,7 +156,10 @@ describe('constructed world, phase 1 (three hours after the second launches)', (
     const rug = of(R.token)
     expect(rug.signal).toBe('high_risk')
     const codes = (JSON.parse(rug.reasons as string) as Array<{ code: string }>).map((x) => x.code)
-    expect(codes).toEqual(expect.arrayContaining(['insider_prep', 'deployer_poor_with_dead']))
+    expect(codes).toEqual(expect.arrayContaining(['insider_prep', 'deployer_poor_with_dead', 'insiders_hold_supply']))
+    // Each signal is recorded with the values it was decided on: the two insiders hold 200,000 of 1,000,000 now.
+    const held = (JSON.parse(rug.reasons as string) as Array<{ code: string; measured: Record<string, unknown> }>).find((x) => x.code === 'insiders_hold_supply')!
+    expect(held.measured).toEqual({ insider_share_now: 0.2 })
     expect(of(R0.token).signal).toBe('avoid')
     expect(of(H.token).signal).toBe('moderate_risk')
     // Taken in the first batch at or after +15 min, never before.
@@ -245,6 +248,25 @@ describe('constructed world, phase 1 (three hours after the second launches)', (
     expect(await count(R.token)).toBe(0)
     const f = await get(`/agent/features?token=${H.token}`)
     expect(f.data.coverage.missing.some((m: string) => m.startsWith('observed.roster_traders'))).toBe(false)
+  })
+
+  it('verdict: every signal shown in data with the values decided on, each equal to its own source', async () => {
+    const r = await get(`/verdict/${R.token}`)
+    // R's liquidity was pulled by its deployer: nobody can pull what is left; insiders still hold 20%.
+    expect(r.data.signals).toMatchObject({ lp: { providers: 0, deployer_share: 0, insider_share: 0 }, insider_share_now: 0.2, structure: null, smart_holders: null })
+    expect(r.data.signals.not_available).toHaveLength(2)
+    expect(r.data.reasons.map((x: { code: string }) => x.code)).toEqual(expect.arrayContaining(['insiders_hold_supply', 'dead_liquidity_removed']))
+    const c = await get(`/verdict/${C.token}`)
+    expect(c.data.signals.lp).toEqual({ providers: 1, deployer_share: 1, insider_share: 0 })
+    expect(c.data.signals.insider_share_now).toBe(0)
+    // Measured callers: the same count and best grade as the alpha feed's caller_signal and the feature row.
+    const feed = await get('/feed/new?tier=alpha&limit=200')
+    const cs = feed.data.launches.find((l: { token: string }) => l.token === C.token).caller_signal
+    expect(c.data.signals.measured_callers).toEqual({ count: cs.measured_callers, best_grade: cs.best_grade })
+    expect((await get(`/agent/features?token=${C.token}`)).data.observed.measured_callers).toBe(cs.measured_callers)
+    // The report decides on the same signals.
+    const rep = await get(`/report/${C.token}`)
+    expect({ signal: rep.signal, confidence: rep.confidence, reasons: rep.data.verdict.reasons }).toEqual({ signal: c.signal, confidence: c.confidence, reasons: c.data.reasons })
   })
 
   it('basket after phase 1: the five low_risk launches, marked at 1 h (no 24 h mark yet)', async () => {
