@@ -3,7 +3,7 @@ import { BASKET_HORIZONS, BASKET_RULES_MARKDOWN, basketOf, marksByToken, type Ho
 import { BlockNumber, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
-import { recordedOutcomes } from '../serving/outcome-serving.ts'
+import { LaunchWindow, launchWindow, recordedOutcomes } from '../serving/outcome-serving.ts'
 import { iso } from '../views/caller.ts'
 
 /** Members listed, newest launch first. */
@@ -68,9 +68,7 @@ export const BasketResponse = z.object({
         }),
       )
       .meta({ description: 'measured equity after each 24 h mark, in chain-time order' }),
-    window: z
-      .object({ launched_from: z.string().nullable(), launched_to: z.string().nullable() })
-      .meta({ description: 'launch times of the first and last members' }),
+    window: LaunchWindow.meta({ description: 'launch times of the first and last members' }),
   }),
   ...Measured,
 })
@@ -113,7 +111,7 @@ export const basketEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermarks' 
         excluded: { late: b.late, unpriced: b.unpriced },
         horizons,
         equity_curve: b.equity.map((p) => ({ ...p, at: iso(p.at) })),
-        window: { launched_from: b.members.length ? iso(b.members[0]!.launchedAt) : null, launched_to: b.members.length ? iso(b.members[b.members.length - 1]!.launchedAt) : null },
+        window: launchWindow(b.members),
       },
       chain_id: deps.tokens.chainId,
       measured_through_block: deps.tokens.measuredThrough(),

@@ -4,8 +4,7 @@ import { VERDICT_SIGNALS } from '../../core/domain/verdict.ts'
 import { Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
-import { recordedOutcomes } from '../serving/outcome-serving.ts'
-import { iso } from '../views/caller.ts'
+import { LaunchWindow, launchWindow, recordedOutcomes } from '../serving/outcome-serving.ts'
 
 export const ProofResponse = z.object({
   data: z.object({
@@ -21,9 +20,7 @@ export const ProofResponse = z.object({
       }),
     ),
     late_excluded: z.number().int().meta({ description: 'verdicts taken more than 600 s after their due time, left out' }),
-    window: z
-      .object({ launched_from: z.string().nullable(), launched_to: z.string().nullable() })
-      .meta({ description: 'launch times of the first and last recorded verdicts counted' }),
+    window: LaunchWindow.meta({ description: 'launch times of the first and last recorded verdicts counted' }),
   }),
   ...Measured,
 })
@@ -44,7 +41,7 @@ export const proofEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermarks' |
       data: {
         signals: p.rows as Array<z.infer<typeof ProofResponse>['data']['signals'][number]>,
         late_excluded: p.late,
-        window: { launched_from: counted.length ? iso(counted[0]!.launchedAt) : null, launched_to: counted.length ? iso(counted[counted.length - 1]!.launchedAt) : null },
+        window: launchWindow(counted),
       },
       chain_id: deps.tokens.chainId,
       measured_through_block: deps.tokens.measuredThrough(),

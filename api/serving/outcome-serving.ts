@@ -1,6 +1,8 @@
+import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { HorizonName, RecordedMark, RecordedVerdict } from '../../core/domain/basket.ts'
 import type { ApiDeps } from '../deps.ts'
+import { iso } from '../views/caller.ts'
 
 export interface RecordedOutcomes {
   verdicts: RecordedVerdict[]
@@ -44,4 +46,11 @@ export function recordedOutcomes(deps: Pick<ApiDeps, 'ch' | 'cache' | 'watermark
       }
     }),
   )
+}
+
+/** The launch times of the first and last recorded verdicts an answer counts (chain clock). */
+export const LaunchWindow = z.object({ launched_from: z.string().nullable(), launched_to: z.string().nullable() })
+
+export function launchWindow(counted: RecordedVerdict[]): z.infer<typeof LaunchWindow> {
+  return counted.length ? { launched_from: iso(counted[0]!.launchedAt), launched_to: iso(counted[counted.length - 1]!.launchedAt) } : { launched_from: null, launched_to: null }
 }
