@@ -72,7 +72,14 @@ const toWeth = (wei: bigint) => round(Number(ratioDecimal(wei, 10n ** 18n, 9)), 
 export async function tokenPulse(deps: Pick<ApiDeps, 'ch' | 'cache' | 'watermarks' | 'tokens' | 'social'>, token: string): Promise<TokenPulse> {
   const t = await deps.tokens.token(token)
   return deps.cache.get(`pulse:${token}`, deps.watermarks.socialChainVersion(deps.tokens.chainId), async () => {
-    const chainTime = deps.tokens.chainTime()
+    // The windows end at the block time of the block the answer is measured through (chain_blocks, by key).
+    const served = deps.tokens.measuredThrough()
+    const [head] = served === null ? [] : await queryRows<{ t: string }>(
+      deps.ch,
+      'SELECT toUnixTimestamp(timestamp) AS t FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number = {n:UInt64} LIMIT 1',
+      { chain: deps.tokens.chainId, n: served },
+    )
+    const chainTime = Number(head?.t ?? 0)
     const end = Math.floor(chainTime / 60) * 60
     const mid = end - 3600
     const start = mid - 3600
@@ -174,7 +181,6 @@ export async function tokenPulse(deps: Pick<ApiDeps, 'ch' | 'cache' | 'watermark
       previous: { swaps: previous.view.swaps, traders: previous.view.traders, mentions: previous.view.mentions, independentVoices: previous.voices },
       liquidityRemovedShare: removedShare,
     })
-    const served = deps.tokens.measuredThrough()
     return {
       signal: s.signal,
       data: {

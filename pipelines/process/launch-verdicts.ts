@@ -201,7 +201,7 @@ export function createLaunchOutcomes(ch: ClickHouseClient, chainId: number): Lau
         const verdicts = verdictsDue.length ? await insertVerdicts(ch, chainId, verdictsDue, at) : 0
         from.verdict = coveredThrough(at, 'verdict')
         // Verdicts just taken may already be due for a mark (a batch spanning more than an hour): read again.
-        if (verdicts > 0) due = await dueRows(ch, chainId, from, at.chainTime)
+        if (verdicts > 0 && verdictsDue.some((d) => Number(d.at) <= coveredThrough(at, '1h'))) due = await dueRows(ch, chainId, from, at.chainTime)
         let marks = 0
         for (const h of BASKET_HORIZONS) {
           const ds = due.filter((d) => d.kind === h.name)
