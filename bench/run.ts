@@ -5,6 +5,7 @@ import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import { benchLoadMix } from './load-mix.bench.ts'
 import { benchCallers } from './callers.bench.ts'
+import { benchComposite } from './composite.bench.ts'
 import { benchReceipts } from './receipts.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchStructure } from './structure.bench.ts'
@@ -19,6 +20,7 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['social', benchSocialIngest],
   ['momentum', benchMomentum],
   ['access', benchAccess],
+  ['composite', benchComposite],
 ]
 /** Run only when named (`npm run bench -- scale`, `-- structure`, ...): they build large synthetic data or load the service for minutes. */
 const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [

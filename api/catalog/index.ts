@@ -29,6 +29,10 @@ import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
 import { structureEndpoint } from '../endpoints/structure.ts'
 import { arcEndpoints } from '../endpoints/arc.ts'
+import { pulseEndpoint } from '../endpoints/pulse.ts'
+import { agentFeaturesEndpoint } from '../endpoints/agent-features.ts'
+import { basketEndpoint } from '../endpoints/basket.ts'
+import { proofEndpoint } from '../endpoints/proof.ts'
 import type { ServedEndpoint } from '../deps.ts'
 
 /**
@@ -70,6 +74,10 @@ export const catalog: ServedEndpoint[] = [
   verdictEndpoint,
   structureEndpoint,
   reportEndpoint,
+  pulseEndpoint,
+  agentFeaturesEndpoint,
+  basketEndpoint,
+  proofEndpoint,
   identifyEndpoint,
   ...mcpAccountEndpoints,
   queueStructureScanEndpoint,

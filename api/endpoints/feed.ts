@@ -5,6 +5,7 @@ import type { Uses } from '../deps.ts'
 import { isoToMicros, microsToIso } from '../serving/cursor.ts'
 import type { DeployerRecord, TokenRecord } from '../serving/token-serving.ts'
 import { priceView, PriceView } from '../views/token.ts'
+import { callerSignals, CallerSignalView } from '../serving/caller-signal.ts'
 
 /** The free tier sees the feed this late. */
 export const FREE_FEED_DELAY_SECONDS = 600
@@ -28,15 +29,15 @@ const FeedItem = z.object({
   weth_volume_wei: z.string(),
   is_real: z.boolean(),
   price: PriceView.nullable(),
-  caller_signal: z.null().optional().meta({ description: 'tier=alpha: measured-caller signal; null until the social pipeline is ingested' }),
+  caller_signal: CallerSignalView.optional(),
 })
 
-export const feedEndpoint = defineEndpoint<Uses<'tokens'>>()({
+export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
   method: 'GET',
   path: '/feed/new',
   summary: 'Launch feed',
   description:
-    "New launches (a token's first WETH pool) in the order they entered the feed. Poll with since=next_since: an item is never repeated and never skipped, also while launches arrive. tier=free is delayed by 10 minutes and costs nothing; the realtime feed costs 0.01; tier=alpha adds caller_signal at 0.02 in total. min_score keeps launches whose deployer currently scores at least that. Without since, the latest `limit` launches.",
+    "New launches (a token's first WETH pool) in the order they entered the feed. Poll with since=next_since: an item is never repeated and never skipped, also while launches arrive. tier=free is delayed by 10 minutes and costs nothing; the realtime feed costs 0.01; tier=alpha adds caller_signal at 0.02 in total: how many measured callers called each launch, their best grade, and the first measured call with its minutes after the launch. min_score keeps launches whose deployer currently scores at least that. Without since, the latest `limit` launches.",
   tags: ['feed'],
   query: z.object({
     tier: z.enum(['free', 'alpha']).optional(),
@@ -96,6 +97,7 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens'>>()({
       }
       picked = picked.reverse()
     }
+    const signals = query.tier === 'alpha' ? await callerSignals(deps, picked.map((t) => ({ token: t.token, launchedAt: Date.parse(t.launch!.launchedAt) / 1000 }))) : undefined
     return {
       data: {
         launches: picked.map((t) => {
@@ -116,7 +118,7 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens'>>()({
             weth_volume_wei: t.wethVolumeWei.toString(),
             is_real: t.realBlock !== null,
             price: priceView(t),
-            ...(query.tier === 'alpha' ? { caller_signal: null } : {}),
+            ...(signals ? { caller_signal: signals.get(t.token)! } : {}),
           }
         }),
         next_since: cursorUs === null ? null : microsToIso(cursorUs),

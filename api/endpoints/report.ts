@@ -11,6 +11,7 @@ import type { TokenRecord } from '../serving/token-serving.ts'
 import { DeployerHistoryView, deployerHistoryView } from '../views/deployer.ts'
 import { TokenView, tokenView } from '../views/token.ts'
 import { VerdictView, verdictView } from '../views/verdict.ts'
+import { tokenVerdictSignals } from '../serving/verdict-signals.ts'
 
 /** Measured callers listed in a dossier, earliest call first. */
 const CALLERS_LIMIT = 50
@@ -94,7 +95,7 @@ export const reportEndpoint = defineEndpoint<ApiDeps>()({
   async handler({ params, deps }) {
     const t = await deps.tokens.token(params.token)
     const d = t?.deployer ? await deps.tokens.deployerHistory(t.deployer) : undefined
-    const v = verdictView(t, d)
+    const v = verdictView(t, d, t ? await tokenVerdictSignals(deps, t) : undefined)
     const calls = t ? await callsOfToken(deps, params.token) : []
     // The records of the token's callers only, by key.
     const callers = await deps.social.callers(calls.map((c) => c.author))

@@ -3,9 +3,10 @@ import { VERDICT_RULES_MARKDOWN } from '../../core/domain/verdict.ts'
 import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
-import { VerdictReasonView, VerdictView, verdictView } from '../views/verdict.ts'
+import { VerdictReasonView, VerdictSignalsView, VerdictView, verdictSignalsView, verdictView } from '../views/verdict.ts'
+import { tokenVerdictSignals } from '../serving/verdict-signals.ts'
 
-export const verdictEndpoint = defineEndpoint<Uses<'tokens'>>()({
+export const verdictEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'cache' | 'watermarks'>>()({
   method: 'GET',
   path: '/verdict/{token}',
   summary: 'Composite buy-risk verdict',
@@ -21,6 +22,7 @@ export const verdictEndpoint = defineEndpoint<Uses<'tokens'>>()({
       symbol: z.string().nullable(),
       deployer: z.string().nullable(),
       reasons: z.array(VerdictReasonView),
+      signals: VerdictSignalsView,
     }),
     ...Measured,
   }),
@@ -28,11 +30,12 @@ export const verdictEndpoint = defineEndpoint<Uses<'tokens'>>()({
   tool: { name: 'svc_verdict' },
   async handler({ params, deps }) {
     const t = await deps.tokens.token(params.token)
-    const v = verdictView(t, t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined)
+    const signals = t ? await tokenVerdictSignals(deps, t) : undefined
+    const v = verdictView(t, t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined, signals)
     return {
       signal: v.signal,
       confidence: v.confidence,
-      data: { token: params.token, found: Boolean(t), symbol: t?.symbol || null, deployer: t?.deployer ?? null, reasons: v.reasons },
+      data: { token: params.token, found: Boolean(t), symbol: t?.symbol || null, deployer: t?.deployer ?? null, reasons: v.reasons, signals: verdictSignalsView(signals) },
       chain_id: deps.tokens.chainId,
       measured_through_block: deps.tokens.measuredThrough(),
     }

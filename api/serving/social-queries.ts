@@ -50,6 +50,66 @@ export async function firehoseClock(ch: ClickHouseClient): Promise<number> {
   return Number(r?.t ?? 0)
 }
 
+export interface MentionSummary {
+  total: number
+  firstPost: string
+  firstAuthor: string
+  /** Unix seconds of the first mention (posting time), 0 without one. */
+  firstAt: number
+  /** Unix seconds of its capture, 0 without one. */
+  firstCapturedAt: number
+  authors: string[]
+  /** Mentions per hour over the 24 hours ending with the firehose clock's hour, oldest first. */
+  velocity24h: Array<{ hour: number; mentions: number }>
+}
+
+/** A token's mention totals and 24 h velocity: `mentions` by its token key, mention_hourly by (token, hour). */
+export async function mentionSummary(ch: ClickHouseClient, token: string): Promise<MentionSummary> {
+  const p = { t: token }
+  const [[agg], clock] = await Promise.all([
+    queryRows<{ total: string; first_post: string; first_author: string; first_at: string; first_captured: string; authors: string[] }>(
+      ch,
+      `SELECT uniqExact(post_id) AS total, argMin(post_id, (posted_at, post_id)) AS first_post, argMin(author, (posted_at, post_id)) AS first_author,
+              toUnixTimestamp(min(posted_at)) AS first_at, toUnixTimestamp(argMin(captured_at, (posted_at, post_id))) AS first_captured, groupUniqArray(author) AS authors
+       FROM mentions WHERE token = {t:String}`,
+      p,
+    ),
+    firehoseClock(ch),
+  ])
+  const endHour = Math.floor(clock / 3600) * 3600
+  const hourly = await queryRows<{ hour: string; n: string }>(
+    ch,
+    'SELECT toUnixTimestamp(hour) AS hour, uniqExactMerge(posts) AS n FROM mention_hourly WHERE token = {t:String} AND hour > {from:UInt32} AND hour <= {to:UInt32} GROUP BY hour',
+    // Before any mention (an empty firehose) the window would start before 1970.
+    { ...p, from: Math.max(0, endHour - 24 * 3600), to: endHour },
+  )
+  const byHour = new Map(hourly.map((h) => [Number(h.hour), Number(h.n)]))
+  const total = Number(agg?.total ?? 0)
+  return {
+    total,
+    firstPost: agg?.first_post ?? '',
+    firstAuthor: agg?.first_author ?? '',
+    firstAt: total > 0 ? Number(agg!.first_at) : 0,
+    firstCapturedAt: total > 0 ? Number(agg!.first_captured) : 0,
+    authors: agg?.authors ?? [],
+    velocity24h: Array.from({ length: 24 }, (_, i) => endHour - (23 - i) * 3600).map((h) => ({ hour: h, mentions: byHour.get(h) ?? 0 })),
+  }
+}
+
+/** Accounts, clustered accounts, clusters and independent voices (a mutual-follow cluster is one voice). */
+export function voicesOf(authors: string[], clusterOf: Map<string, string>): { accounts: number; clustered_accounts: number; clusters: number; independent_voices: number } {
+  const clusters = new Set<string>()
+  let clustered = 0
+  for (const a of authors) {
+    const c = clusterOf.get(a)
+    if (c) {
+      clustered++
+      clusters.add(c)
+    }
+  }
+  return { accounts: authors.length, clustered_accounts: clustered, clusters: clusters.size, independent_voices: authors.length - clustered + clusters.size }
+}
+
 /**
  * A page of items ordered by (time, id) from an inclusive `since`, extended to the end of the
  * last time it reached, so that items sharing a timestamp are delivered together. When the whole

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { VERDICT_REASON_CODES, VERDICT_SIGNALS, verdict, verdictOfUntracked } from '../../core/domain/verdict.ts'
+import { VERDICT_REASON_CODES, VERDICT_SIGNALS, verdict, verdictOfUntracked, type VerdictSignals } from '../../core/domain/verdict.ts'
 import type { DeployerRecord } from '../../core/records/deployer-state.ts'
 import type { TokenRecord } from '../../core/records/token-state.ts'
 import { verdictInputs } from '../../core/records/verdict-inputs.ts'
@@ -18,7 +18,44 @@ export const VerdictView = z.object({
   reasons: z.array(VerdictReasonView),
 })
 
-export function verdictView(t: TokenRecord | undefined, d: DeployerRecord | undefined): z.infer<typeof VerdictView> {
+export function verdictView(t: TokenRecord | undefined, d: DeployerRecord | undefined, signals?: VerdictSignals): z.infer<typeof VerdictView> {
   if (!t) return verdictOfUntracked()
-  return verdict(verdictInputs(t, d))
+  return verdict(verdictInputs(t, d, signals))
+}
+
+/** The signals the verdict was decided on beyond the token and deployer records (null: not measured). */
+export const VerdictSignalsView = z
+  .object({
+    lp: z
+      .object({
+        providers: z.number().int().meta({ description: 'liquidity providers of the launch pool with liquidity still in it' }),
+        deployer_share: z.number().meta({ description: "the deployer's share of the launch pool's remaining liquidity" }),
+        insider_share: z.number().meta({ description: "insiders' share of it (they can pull it)" }),
+      })
+      .nullable()
+      .meta({ description: 'who can pull the liquidity; null before a launch' }),
+    insider_share_now: z.number().nullable().meta({ description: "insiders' (off-market recipients of the deployer before the first swap) share of the supply now" }),
+    measured_callers: z
+      .object({ count: z.number().int(), best_grade: z.enum(['A', 'B', 'C', 'D']).nullable() })
+      .nullable()
+      .meta({ description: 'measured callers who called the token and their best grade' }),
+    structure: z.enum(['rotation', 'distribution', 'accumulation', 'insufficient_data']).nullable().meta({ description: 'the holder-structure verdict; null: not available' }),
+    smart_holders: z.number().int().nullable().meta({ description: 'holders judged smart by their FIFO record; null: not available' }),
+    not_available: z.array(z.string()).meta({ description: 'signals not measured for this answer, and why' }),
+  })
+  .meta({ description: 'every signal the verdict used, with the values it was decided on' })
+
+export function verdictSignalsView(x: VerdictSignals | undefined): z.infer<typeof VerdictSignalsView> {
+  const notAvailable: string[] = []
+  if (!x) notAvailable.push('all: the token is not tracked')
+  if (x && x.structure === null) notAvailable.push('structure: the holder-structure verdict is not available in this build')
+  if (x && x.smartHolders === null) notAvailable.push('smart_holders: the smart-holder records are not available in this build')
+  return {
+    lp: x?.lp ? { providers: x.lp.providers, deployer_share: x.lp.deployerShare, insider_share: x.lp.insiderShare } : null,
+    insider_share_now: x?.insiderShareNow ?? null,
+    measured_callers: x?.measuredCallers ? { count: x.measuredCallers.count, best_grade: x.measuredCallers.bestGrade } : null,
+    structure: x?.structure ?? null,
+    smart_holders: x?.smartHolders ?? null,
+    not_available: notAvailable,
+  }
 }

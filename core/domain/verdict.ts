@@ -29,6 +29,11 @@ export const VERDICT_REASON_CODES = [
   'real',
   'deployer_track_record',
   'not_tracked',
+  'lp_held_by_insiders',
+  'insiders_hold_supply',
+  'structure_distribution',
+  'measured_callers',
+  'smart_holders',
 ] as const
 export type VerdictReasonCode = (typeof VERDICT_REASON_CODES)[number]
 
@@ -74,7 +79,31 @@ export interface VerdictInputs {
   insiderPrep: boolean
   /** null when the token's contract creation was not observed. */
   deployer: VerdictDeployer | null
+  /** The other signals; absent: none measured. */
+  signals?: VerdictSignals
 }
+
+/**
+ * The signals beyond the token and deployer records (issue 13), each null when it is not
+ * measured for the token (or not available in this build: a seam reads null).
+ */
+export interface VerdictSignals {
+  /** Who can pull the launch pool's liquidity: its providers' net liquidity by kind of holder. */
+  lp: { providers: number; deployerShare: number; insiderShare: number } | null
+  /** Insiders' (off-market recipients of the deployer before the first swap) share of the supply now. */
+  insiderShareNow: number | null
+  /** Measured callers (4+ graded calls) who called the token, and their best grade. */
+  measuredCallers: { count: number; bestGrade: 'A' | 'B' | 'C' | 'D' | null } | null
+  /** The holder-structure verdict over about 24 h. */
+  structure: 'rotation' | 'distribution' | 'accumulation' | 'insufficient_data' | null
+  /** Holders judged smart by their FIFO record. */
+  smartHolders: number | null
+}
+
+/** Insiders' share of the launch pool's liquidity above which they can pull it: high risk. */
+export const LP_INSIDER_SHARE = 0.5
+/** Insiders' share of the supply at or above which the verdict is at least moderate risk. */
+export const INSIDER_SUPPLY_SHARE = 0.1
 
 /** Removed share above which a pull that leaves the token alive is still high risk. */
 export const PARTIAL_PULL_SHARE = 0.5
@@ -116,7 +145,18 @@ function reasonsOf(i: VerdictInputs): VerdictReason[] {
   if (d && (d.band === 'poor' || d.band === 'weak')) add('deployer_weak', 'moderate_risk', { score: d.score, band: d.band })
   if (d && d.otherInsiderPrep) add('deployer_insider_prep', 'moderate_risk', { insider_prep: true })
 
+  const x = i.signals
+  if (x?.lp && x.lp.insiderShare > LP_INSIDER_SHARE) {
+    add('lp_held_by_insiders', 'high_risk', { insider_lp_share: x.lp.insiderShare, deployer_lp_share: x.lp.deployerShare, providers: x.lp.providers })
+  }
+  if (x?.structure === 'distribution') add('structure_distribution', 'high_risk', { structure: x.structure })
+  if (x?.insiderShareNow != null && x.insiderShareNow >= INSIDER_SUPPLY_SHARE) add('insiders_hold_supply', 'moderate_risk', { insider_share_now: x.insiderShareNow })
+
   if (i.realBlock !== null) add('real', 'low_risk', { real_block: i.realBlock })
+  if (x?.measuredCallers && (x.measuredCallers.bestGrade === 'A' || x.measuredCallers.bestGrade === 'B')) {
+    add('measured_callers', 'low_risk', { measured_callers: x.measuredCallers.count, best_grade: x.measuredCallers.bestGrade })
+  }
+  if (x?.smartHolders) add('smart_holders', 'low_risk', { smart_holders: x.smartHolders })
   if (d && d.otherLaunched > 0 && (d.band === 'mixed' || d.band === 'proven' || d.band === 'elite')) {
     add('deployer_track_record', 'low_risk', { score: d.score, band: d.band, other_launched: d.otherLaunched })
   }
@@ -154,13 +194,17 @@ Verdict rules (measured inputs, not predictions). Each rule that holds is listed
 - \`avoid\`: \`dead_liquidity_removed\` (more than ${W.removedPercent}% of the launch pool's liquidity removed), \`dead_idle_72h\` (no swap for ${W.idleHours} h).
 - \`high_risk\`: \`no_weth_pool\` (no WETH pool, no market measured), \`insider_prep\` (the deployer sent supply to ${INSIDER_PREP_MIN_RECIPIENTS}+ wallets
   before the pool existed), \`liquidity_partly_removed\` (more than ${PARTIAL_PULL_SHARE * 100}% and at most ${W.removedPercent}% removed), \`deployer_poor_with_dead\`
-  (deployer band poor and at least one of its other launches dead).
+  (deployer band poor and at least one of its other launches dead), \`lp_held_by_insiders\` (insiders hold more than ${LP_INSIDER_SHARE * 100}% of the launch
+  pool's remaining liquidity: they can pull it), \`structure_distribution\` (the holder-structure verdict is distribution).
 - \`moderate_risk\`: \`not_real\` (not yet ${W.swaps} swaps, ${W.traders} traders and ${W.weth} WETH volume), \`deployer_unknown\` (contract creation not
   observed), \`deployer_no_other_launches\` (no track record), \`deployer_weak\` (band poor or weak), \`deployer_insider_prep\`
-  (insider prep on another launch of the deployer).
-- \`low_risk\`: \`real\` (the token became real), \`deployer_track_record\` (band mixed or better, with other launches).
+  (insider prep on another launch of the deployer), \`insiders_hold_supply\` (insiders hold ${INSIDER_SUPPLY_SHARE * 100}% or more of the supply now).
+- \`low_risk\`: \`real\` (the token became real), \`deployer_track_record\` (band mixed or better, with other launches),
+  \`measured_callers\` (a measured caller graded A or B called it), \`smart_holders\` (holders judged smart by their FIFO record).
   A token is low_risk only when no other rule holds.
 - A token never seen on the tracked chain answers found:false with \`high_risk\`, confidence 0 and the one reason \`not_tracked\`.
+Insiders are the wallets that received supply off-market from the deployer before the pool existed; the values each signal
+was decided on are in \`data.signals\` (null: not measured for the token).
 Confidence measures how much was measured, not how likely an outcome is: 0.6 × token evidence
 ((min(1, swaps/${W.swaps}) + min(1, traders/${W.traders})) / 2) + 0.4 × deployer evidence (min(1, other launches/${DEPLOYER_EVIDENCE_LAUNCHES})), at least ${DEAD_CONFIDENCE} for a
 dead token, rounded to 2 decimals. Deployer "other launches" exclude the token judged.

@@ -1,9 +1,9 @@
-import type { VerdictInputs } from '../domain/verdict.ts'
+import type { VerdictInputs, VerdictSignals } from '../domain/verdict.ts'
 import type { DeployerRecord } from './deployer-state.ts'
 import type { TokenRecord } from './token-state.ts'
 
 /** The verdict's inputs: the token's record and its deployer's record (whose counts include this token). */
-export function verdictInputs(t: TokenRecord, d: DeployerRecord | undefined): VerdictInputs {
+export function verdictInputs(t: TokenRecord, d: DeployerRecord | undefined, signals?: VerdictSignals): VerdictInputs {
   const own = t.launch !== null && d !== undefined && t.deployer === d.deployer
   return {
     launched: t.launch !== null,
@@ -25,5 +25,6 @@ export function verdictInputs(t: TokenRecord, d: DeployerRecord | undefined): Ve
           otherInsiderPrep: (d?.insiderPrepLaunches ?? 0) - (own && t.insiderPrep ? 1 : 0) > 0,
         }
       : null,
+    ...(signals ? { signals } : {}),
   }
 }

@@ -16,6 +16,7 @@ import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, recountChainTotals } from './chain-totals.ts'
 import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from './token-real.ts'
+import { createLaunchOutcomes } from './launch-verdicts.ts'
 import { catchUpFifo } from './fifo-refresh.ts'
 
 export interface ChainProcessorDeps {
@@ -63,6 +64,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let pending: PlannedBatch | null = null
   let running: Consumer | undefined
   let rowsWindow: Array<[number, number]> = []
+  const outcomes = createLaunchOutcomes(ch, chainId)
 
   /** Tokens traded in blocks [from, to]: whose "real" status a restart must re-check. */
   async function tokensTradedIn(from: number, to: number): Promise<string[]> {
@@ -79,6 +81,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     const started = performance.now()
     const head = typeof range.to === 'number' ? { number: range.to, ...(await blockAt(ch, chainId, range.to)) } : { number: range.to.number, time: range.to.timestamp, hash: range.to.hash.toLowerCase() }
     const r = await refreshServingState(ch, chainId, touch, { watermark: head.number, chainTime: head.time, fromBlock: range.from, watermarkHash: head.hash })
+    // The +15 min verdicts and forward marks that fell due by this served block (issue 13).
+    await outcomes.run({ block: head.number, chainTime: head.time })
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
     logger.debug({ consumer, ...r, ms: Math.round(performance.now() - started) }, 'serving state refreshed')
     return r.seq

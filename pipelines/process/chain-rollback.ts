@@ -37,6 +37,10 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
   ['arc_balance_deltas', 'block_number'],
   ['arc_venue_stats', 'block_number'],
   ['arc_deployer_venues', 'block_number'],
+  ['launches_by_time', 'block_number'],
+  // Verdicts and marks taken at an orphaned block are taken again on the new chain (migration 023).
+  ['launch_verdicts', 'taken_block'],
+  ['launch_marks', 'marked_block'],
   // Deleted last by rollbackChain: a block row is the mark that a block's rows are in.
   ['chain_blocks', 'number'],
 ]
@@ -48,11 +52,11 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
  * rebuilds them, nothing re-states it here.
  */
 const REPLAYED: Array<{ source: string; key: string; targets: string[] }> = [
-  { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity', 'wallet_legs'] },
+  { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity', 'token_minute_activity', 'wallet_legs'] },
   // Holder balances, per-block deltas and transfer links (migration 018): no orphaned delta survives.
   // transfers_by_wallet (migration 020): a copy by wallet, rebuilt whole per token so a replay leaves no duplicate.
   { source: 'erc20_transfers', key: 'token', targets: ['token_supply', 'holder_deltas', 'holder_balances', 'token_wallet_links', 'transfers_by_wallet'] },
-  { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity', 'pool_providers'] },
+  { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity', 'pool_providers', 'pool_liquidity_minute', 'pool_first_mint'] },
 ]
 
 const scratchTable = (chainId: number, source: string) => `rollback_${chainId}_${source}`

@@ -141,7 +141,7 @@ describe('errors', () => {
   })
 
   it('a declared endpoint that is not served yet answers 501 not_implemented', async () => {
-    const res = await get(`/pulse/0x${'12'.repeat(20)}`)
+    const res = await get(`/arc/report/0x${'12'.repeat(20)}`)
     expect(res.status).toBe(501)
     expect(res.json().error.code).toBe('not_implemented')
   })

@@ -136,3 +136,43 @@ describe('verdict()', () => {
     }
   })
 })
+
+describe('verdict() with every signal (issue 13)', () => {
+  const signals = (over: Partial<NonNullable<VerdictInputs['signals']>> = {}): NonNullable<VerdictInputs['signals']> => ({
+    lp: { providers: 1, deployerShare: 1, insiderShare: 0 },
+    insiderShareNow: 0,
+    measuredCallers: { count: 0, bestGrade: null },
+    structure: null,
+    smartHolders: null,
+    ...over,
+  })
+
+  it('a clean launch stays low_risk: the deployer holding its own pool is not a risk by itself', () => {
+    expect(verdict(base({ signals: signals() })).signal).toBe('low_risk')
+  })
+
+  it.each<[string, Partial<NonNullable<VerdictInputs['signals']>>, string, VerdictReasonCode, Record<string, unknown>]>([
+    ['insiders can pull more than half the liquidity', { lp: { providers: 2, deployerShare: 0.4, insiderShare: 0.6 } }, 'high_risk', 'lp_held_by_insiders', { insider_lp_share: 0.6, deployer_lp_share: 0.4, providers: 2 }],
+    ['the structure verdict is distribution', { structure: 'distribution' }, 'high_risk', 'structure_distribution', { structure: 'distribution' }],
+    ['insiders hold 10% of the supply now', { insiderShareNow: 0.1 }, 'moderate_risk', 'insiders_hold_supply', { insider_share_now: 0.1 }],
+  ])('%s', (_, over, signal, code, measured) => {
+    const v = verdict(base({ signals: signals(over) }))
+    expect(v.signal).toBe(signal)
+    expect(v.reasons.find((r) => r.code === code)!.measured).toEqual(measured)
+  })
+
+  it('boundaries: half the LP held by insiders, 9.99% of the supply, other structure verdicts do not move the signal', () => {
+    for (const over of [{ lp: { providers: 2, deployerShare: 0.5, insiderShare: 0.5 } }, { insiderShareNow: 0.0999 }, { structure: 'rotation' as const }, { structure: 'accumulation' as const }]) {
+      expect(verdict(base({ signals: signals(over) })).signal).toBe('low_risk')
+    }
+  })
+
+  it('measured callers graded A or B and smart holders are shown as low_risk evidence, never overriding a risk', () => {
+    const v = verdict(base({ signals: signals({ measuredCallers: { count: 2, bestGrade: 'B' }, smartHolders: 3 }) }))
+    expect(v.reasons.filter((r) => r.signal === 'low_risk').map((r) => r.code)).toEqual(expect.arrayContaining(['measured_callers', 'smart_holders']))
+    expect(v.reasons.find((r) => r.code === 'measured_callers')!.measured).toEqual({ measured_callers: 2, best_grade: 'B' })
+    expect(codes(base({ signals: signals({ measuredCallers: { count: 2, bestGrade: 'C' } }) }))).not.toContain('measured_callers')
+    const risky = verdict(base({ insiderPrep: true, signals: signals({ measuredCallers: { count: 5, bestGrade: 'A' }, smartHolders: 9 }) }))
+    expect(risky.signal).toBe('high_risk')
+  })
+})

@@ -1,0 +1,114 @@
+import type { ClickHouseClient } from '../clickhouse.ts'
+import { queryRows } from '../clickhouse.ts'
+import type { VerdictSignals } from '../domain/verdict.ts'
+import type { TokenRecord } from './token-state.ts'
+
+const ZERO = '0x0000000000000000000000000000000000000000'
+const RANK = { A: 0, B: 1, C: 2, D: 3 } as const
+type Grade = keyof typeof RANK
+
+/**
+ * The holder-structure verdict and the smart-holder count come from the structure and scans work
+ * (issue 11); until their keyed reads are merged these seams answer null (not measured).
+ */
+export async function structureVerdictOf(_ch: ClickHouseClient, _chainId: number, _token: string): Promise<VerdictSignals['structure']> {
+  return null
+}
+export async function smartHolderCountOf(_ch: ClickHouseClient, _chainId: number, _token: string): Promise<number | null> {
+  return null
+}
+
+const share = (part: bigint, whole: bigint) => (whole > 0n ? Number((part * 10_000n) / whole) / 10_000 : 0)
+
+/**
+ * The verdict's signals beyond the token and deployer records, for a set of tokens, all by key
+ * (one query per kind, whatever the number of tokens):
+ *  - insiders: the wallets each deployer sent supply to before the token's first swap
+ *    (transfers_by_token, by token), the launch pool and the zero address excluded; their
+ *    balance now from the same keyed range;
+ *  - who can pull the liquidity: the launch pool's providers and their net liquidity
+ *    (pool_providers, by pool), the deployer's and the insiders' shares of it;
+ *  - measured callers: the accounts that mentioned the token (mentions, by token) whose
+ *    caller_state (by author) is measured, and their best grade.
+ */
+export async function verdictSignalsOf(ch: ClickHouseClient, chainId: number, ts: TokenRecord[]): Promise<Map<string, VerdictSignals>> {
+  const out = new Map<string, VerdictSignals>()
+  if (ts.length === 0) return out
+  const tokens = ts.map((t) => t.token)
+  const withDeployer = ts.filter((t) => t.deployer)
+  const pools = ts.map((t) => t.launch?.pool ?? '').filter(Boolean)
+  const [insiderRows, lpRows, callerRows, structures, smart] = await Promise.all([
+    withDeployer.length
+      ? queryRows<{ token: string; insiders: string[]; held: string }>(
+          ch,
+          `WITH keys AS (
+             SELECT x.1 AS token, x.2 AS deployer, x.3 AS pool, x.4 AS before
+             FROM (SELECT arrayJoin(arrayZip({tokens:Array(String)}, {deployers:Array(String)}, {pools:Array(String)}, {befores:Array(UInt64)})) AS x)),
+           ins AS (
+             SELECT DISTINCT t.token AS token, t.to_address AS w FROM transfers_by_token AS t INNER JOIN keys AS k ON k.token = t.token
+             WHERE t.chain_id = {chain:UInt32} AND t.token IN {tokens:Array(String)} AND t.from_address = k.deployer
+               AND t.to_address NOT IN (k.deployer, {zero:String}, k.pool) AND t.block_number < k.before)
+           SELECT token, (SELECT groupArray(w) FROM ins WHERE ins.token = tr.token) AS insiders,
+                  toString(toInt256(sumIf(value, (token, to_address) IN (SELECT token, w FROM ins))) - toInt256(sumIf(value, (token, from_address) IN (SELECT token, w FROM ins)))) AS held
+           FROM transfers_by_token AS tr WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} GROUP BY token`,
+          {
+            chain: chainId, zero: ZERO,
+            tokens: withDeployer.map((t) => t.token), deployers: withDeployer.map((t) => t.deployer!), pools: withDeployer.map((t) => t.launch?.pool ?? ''),
+            befores: withDeployer.map((t) => t.firstSwapBlock ?? Number.MAX_SAFE_INTEGER),
+          },
+        )
+      : Promise.resolve([]),
+    pools.length
+      ? queryRows<{ pool: string; provider: string; net: string }>(
+          ch,
+          `SELECT pool, provider, toString(toInt256(sum(added)) - toInt256(sum(removed))) AS net FROM pool_providers
+           WHERE chain_id = {chain:UInt32} AND pool IN {pools:Array(String)} GROUP BY pool, provider`,
+          { chain: chainId, pools },
+        )
+      : Promise.resolve([]),
+    queryRows<{ token: string; author: string; grade: string }>(
+      ch,
+      `SELECT m.token AS token, c.author AS author, c.grade AS grade
+       FROM (SELECT DISTINCT token, author FROM mentions WHERE token IN {tokens:Array(String)}) AS m
+       INNER JOIN (SELECT author, argMax(grade, version) AS grade FROM caller_state
+                   WHERE author IN (SELECT DISTINCT author FROM mentions WHERE token IN {tokens:Array(String)})
+                   GROUP BY author HAVING argMax(measured, version) = 1) AS c ON c.author = m.author`,
+      { tokens },
+    ),
+    Promise.all(tokens.map((t) => structureVerdictOf(ch, chainId, t))),
+    Promise.all(tokens.map((t) => smartHolderCountOf(ch, chainId, t))),
+  ])
+  ts.forEach((t, i) => {
+    const ins = insiderRows.find((r) => r.token === t.token)
+    const insiders = new Set(ins?.insiders ?? [])
+    const held = BigInt(ins?.held ?? '0')
+    let total = 0n
+    let byDeployer = 0n
+    let byInsiders = 0n
+    let providers = 0
+    for (const r of lpRows) {
+      if (r.pool !== t.launch?.pool) continue
+      const net = BigInt(r.net)
+      if (net <= 0n) continue
+      providers++
+      total += net
+      if (r.provider === t.deployer) byDeployer += net
+      else if (insiders.has(r.provider)) byInsiders += net
+    }
+    const callers = callerRows.filter((r) => r.token === t.token)
+    const grades = callers.map((r) => r.grade).filter((g): g is Grade => g in RANK)
+    out.set(t.token, {
+      lp: t.launch ? { providers, deployerShare: share(byDeployer, total), insiderShare: share(byInsiders, total) } : null,
+      insiderShareNow: t.deployer && t.supplyWei > 0n ? share(held > 0n ? held : 0n, t.supplyWei) : null,
+      measuredCallers: { count: callers.length, bestGrade: grades.length ? grades.reduce((a, b) => (RANK[b] < RANK[a] ? b : a)) : null },
+      structure: structures[i]!,
+      smartHolders: smart[i]!,
+    })
+  })
+  return out
+}
+
+/** One token's signals. */
+export async function verdictSignals(ch: ClickHouseClient, chainId: number, t: TokenRecord): Promise<VerdictSignals> {
+  return (await verdictSignalsOf(ch, chainId, [t])).get(t.token)!
+}
