@@ -39,8 +39,8 @@ export const VerdictSignalsView = z
       .object({ count: z.number().int(), best_grade: z.enum(['A', 'B', 'C', 'D']).nullable() })
       .nullable()
       .meta({ description: 'measured callers who called the token and their best grade' }),
-    structure: z.enum(['rotation', 'distribution', 'accumulation', 'insufficient_data']).nullable().meta({ description: 'the holder-structure verdict; null: not available' }),
-    smart_holders: z.number().int().nullable().meta({ description: 'holders judged smart by their FIFO record; null: not available' }),
+    structure: z.enum(['rotation', 'distribution', 'accumulation', 'insufficient_data']).nullable().meta({ description: "the holder-structure verdict of the token's latest structure scan (GET /structure/{token}/history lists them); null: never scanned" }),
+    smart_holders: z.number().int().nullable().meta({ description: "how many of the largest holders at the latest structure scan carry the smart label (good FIFO record); null: never scanned" }),
     not_available: z.array(z.string()).meta({ description: 'signals not measured for this answer, and why' }),
   })
   .meta({ description: 'every signal the verdict used, with the values it was decided on' })
@@ -48,8 +48,8 @@ export const VerdictSignalsView = z
 export function verdictSignalsView(x: VerdictSignals | undefined): z.infer<typeof VerdictSignalsView> {
   const notAvailable: string[] = []
   if (!x) notAvailable.push('all: the token is not tracked')
-  if (x && x.structure === null) notAvailable.push('structure: the holder-structure verdict is not available in this build')
-  if (x && x.smartHolders === null) notAvailable.push('smart_holders: the smart-holder records are not available in this build')
+  if (x && x.structure === null) notAvailable.push('structure: the token has no structure scan yet (POST /structure/{token}, or watch it for a daily scan)')
+  if (x && x.smartHolders === null) notAvailable.push('smart_holders: the token has no structure scan yet (the smart-holder count is that of its latest scan)')
   return {
     lp: x?.lp ? { providers: x.lp.providers, deployer_share: x.lp.deployerShare, insider_share: x.lp.insiderShare } : null,
     insider_share_now: x?.insiderShareNow ?? null,

@@ -8,14 +8,21 @@ const RANK = { A: 0, B: 1, C: 2, D: 3 } as const
 type Grade = keyof typeof RANK
 
 /**
- * The holder-structure verdict and the smart-holder count come from the structure and scans work
- * (issue 11); until their keyed reads are merged these seams answer null (not measured).
+ * The holder-structure verdict and the smart-holder count, as the token's latest structure scan
+ * measured them (structure_snapshots, migration 020: one keyed read of the newest row). A token
+ * never scanned (no POST /structure, not on a watchlist) answers null: not measured. The verdict
+ * reads the archive rather than computing a structure answer per token, which would cost a
+ * holder-window read for every verdict.
  */
-export async function structureVerdictOf(_ch: ClickHouseClient, _chainId: number, _token: string): Promise<VerdictSignals['structure']> {
-  return null
-}
-export async function smartHolderCountOf(_ch: ClickHouseClient, _chainId: number, _token: string): Promise<number | null> {
-  return null
+export async function latestStructureScans(ch: ClickHouseClient, chainId: number, tokens: string[]): Promise<Map<string, { verdict: string; smart: number }>> {
+  const rows = await queryRows<{ token: string; verdict: string; smart: string }>(
+    ch,
+    `SELECT token, argMax(verdict, to_block) AS verdict,
+            argMax(arrayCount(h -> arrayExists(l -> JSONExtractString(l, 'kind') = 'smart', JSONExtractArrayRaw(h.labels)), top_holders), to_block) AS smart
+     FROM structure_snapshots WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} GROUP BY token`,
+    { chain: chainId, tokens },
+  )
+  return new Map(rows.map((r) => [r.token, { verdict: r.verdict, smart: Number(r.smart) }]))
 }
 
 const share = (part: bigint, whole: bigint) => (whole > 0n ? Number((part * 10_000n) / whole) / 10_000 : 0)
@@ -37,7 +44,7 @@ export async function verdictSignalsOf(ch: ClickHouseClient, chainId: number, ts
   const tokens = ts.map((t) => t.token)
   const withDeployer = ts.filter((t) => t.deployer)
   const pools = ts.map((t) => t.launch?.pool ?? '').filter(Boolean)
-  const [insiderRows, lpRows, callerRows, structures, smart] = await Promise.all([
+  const [insiderRows, lpRows, callerRows, scans] = await Promise.all([
     withDeployer.length
       ? queryRows<{ token: string; insiders: string[]; held: string }>(
           ch,
@@ -75,10 +82,9 @@ export async function verdictSignalsOf(ch: ClickHouseClient, chainId: number, ts
                    GROUP BY author HAVING argMax(measured, version) = 1) AS c ON c.author = m.author`,
       { tokens },
     ),
-    Promise.all(tokens.map((t) => structureVerdictOf(ch, chainId, t))),
-    Promise.all(tokens.map((t) => smartHolderCountOf(ch, chainId, t))),
+    latestStructureScans(ch, chainId, tokens),
   ])
-  ts.forEach((t, i) => {
+  ts.forEach((t) => {
     const ins = insiderRows.find((r) => r.token === t.token)
     const insiders = new Set(ins?.insiders ?? [])
     const held = BigInt(ins?.held ?? '0')
@@ -101,8 +107,8 @@ export async function verdictSignalsOf(ch: ClickHouseClient, chainId: number, ts
       lp: t.launch ? { providers, deployerShare: share(byDeployer, total), insiderShare: share(byInsiders, total) } : null,
       insiderShareNow: t.deployer && t.supplyWei > 0n ? share(held > 0n ? held : 0n, t.supplyWei) : null,
       measuredCallers: { count: callers.length, bestGrade: grades.length ? grades.reduce((a, b) => (RANK[b] < RANK[a] ? b : a)) : null },
-      structure: structures[i]!,
-      smartHolders: smart[i]!,
+      structure: (scans.get(t.token)?.verdict ?? null) as VerdictSignals['structure'],
+      smartHolders: scans.get(t.token)?.smart ?? null,
     })
   })
   return out

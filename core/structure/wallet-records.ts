@@ -43,7 +43,7 @@ export async function smartHolderRecords(ch: ClickHouseClient, chainId: number, 
     if (!isSmartFifoRecord(record)) continue
     out.set(r.wallet, {
       basis: 'fifo_realized',
-      record: { realized_weth_wei: r.realized, sells: record.sells, winning_sells: record.winningSells, win_rate: record.winningSells / record.sells, tokens: Number(r.tokens) },
+      record: { realized_weth_wei: r.realized, sells: record.sells, winning_sells: record.winningSells, win_rate: record.winningSells / record.sells, tokens_traded: Number(r.tokens) },
     })
   }
   return out

@@ -3,6 +3,7 @@ import { structureReport } from '../../core/structure/structure-report.ts'
 import { foldBlocks } from '../../pipelines/process/fifo-refresh.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import { latestStructureScans } from '../../core/records/verdict-signals.ts'
 import { address, createConstructedChain, ZERO, type Transfer } from '../setup/constructed-chain.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
@@ -148,6 +149,22 @@ describe('daily structure scans of watched tokens', () => {
 /** Balance of `wallet` through `block`, replayed from the constructed transfers. */
 const balanceAt = (wallet: string, block: number) =>
   world.transfers.filter((t) => t.block <= block).reduce((s, t) => s + (t.to === wallet ? t.value : 0n) - (t.from === wallet ? t.value : 0n), 0n)
+
+describe("the verdict's structure signals", () => {
+  it("are the token's latest structure scan: its verdict and how many of its top holders are smart; null for a token never scanned", async () => {
+    const { token } = world
+    const newest = await queryRows<{ verdict: string; smart: string }>(
+      env.rt.ch,
+      `SELECT verdict, toString(arrayCount(h -> position(h.labels, '"smart"') > 0, top_holders)) AS smart
+       FROM structure_snapshots WHERE token = {token:String} ORDER BY to_block DESC LIMIT 1`,
+      { token },
+    )
+    expect(newest).toHaveLength(1)
+    const scans = await latestStructureScans(env.rt.ch, 4663, [token, address(0xdd)])
+    expect(scans.get(token)).toEqual({ verdict: newest[0]!.verdict, smart: Number(newest[0]!.smart) })
+    expect(scans.has(address(0xdd))).toBe(false)
+  })
+})
 
 describe('GET /entity/{address}', () => {
   it("answers the wallet's entity and every appearance of its wallets in the archive, with balances then and now; found:false for an unknown wallet", async () => {
