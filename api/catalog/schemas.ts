@@ -61,17 +61,27 @@ export const RedirectUri = (max: number) =>
     .regex(new RegExp(`^(?:https://${HOST}|http://(?:127\\.0\\.0\\.1|localhost)${PORT})${PATH}$`), 'expected an https URL (or http on the loopback host)')
     .meta({ description: 'https URL, or http on the loopback host', format: 'uri' })
 
+/** Base64 (RFC 4648, padded), optionally as a data: URL, as the JSON schema states it. */
+const BASE64_PATTERN = '^(?:data:[\\w/+.-]+;base64,)?(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$'
+
+/** The same check without a repeated group (a regex over megabytes of it would exhaust the stack). */
+function isBase64(s: string): boolean {
+  const payload = s.replace(/^data:[\w/+.-]+;base64,/, '')
+  return payload.length > 0 && payload.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(payload)
+}
+
 /** Base64 (RFC 4648, padded) or a base64 data: URL of an image. */
 export const Base64Image = (max: number) =>
   z
     .string()
     .min(1)
     .max(max)
-    .regex(
-      /^(?:data:image\/(?:png|jpeg|webp|gif);base64,)?(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/,
-      'expected base64 (raw or a data: URL)',
-    )
-    .meta({ description: 'the image, base64 (padded) or a data:image/...;base64, URL', contentEncoding: 'base64' })
+    .refine(isBase64, 'expected base64 (raw or a data: URL)')
+    .meta({
+      description: 'the image, base64 (padded) or a data: URL (data:image/png;base64,...); an image type other than png, jpeg, webp or gif is 415',
+      contentEncoding: 'base64',
+      pattern: BASE64_PATTERN,
+    })
 
 /** An exact wei amount: a decimal string (never a JSON number, which loses precision). */
 export const Wei = z.string().regex(/^\d+$/).meta({ description: 'exact amount in wei, as a decimal string' })
