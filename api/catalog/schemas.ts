@@ -36,25 +36,39 @@ export const IsoCursor = z
 
 /** A host name or an IPv4 literal as it may appear in a URL we accept (no IP-looking names, no IPv6). */
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)'
-const HOST = `(?:(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*|${OCTET}(?:\\.${OCTET}){3})(?::[1-9]\\d{0,3})?`
+/** A port, 1 to 65535. */
+const PORT = '(?::(?:[1-9]\\d{0,3}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5]))?'
+const HOST = `(?:(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*|${OCTET}(?:\\.${OCTET}){3})${PORT}`
 /** Path and query in RFC 3986 characters (what `format: uri` admits), percent-escapes well formed. */
 const PATH = "(?:[/?](?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?"
 
-/** An https URL (a webhook target): the host is checked further when it is set. */
+/**
+ * An https URL (a webhook target). Only the scheme is in the schema: the host (credentials,
+ * private or unresolvable addresses) is checked when it is set, with the reason in the 400.
+ */
 export const HttpsUrl = (max: number) =>
   z
     .string()
     .max(max)
-    .regex(new RegExp(`^https://${HOST}${PATH}$`), 'expected an https URL')
-    .meta({ description: 'an https URL', format: 'uri' })
+    .regex(/^https:\/\/\S+$/, 'expected an https URL')
+    .meta({ description: 'an https URL whose host resolves only to public addresses', format: 'uri' })
 
 /** An OAuth redirect URI: https, or http on the loopback host (RFC 8252 native apps). */
 export const RedirectUri = (max: number) =>
   z
     .string()
     .max(max)
-    .regex(new RegExp(`^(?:https://${HOST}|http://(?:127\\.0\\.0\\.1|localhost)(?::[1-9]\\d{0,3})?)${PATH}$`), 'expected an https URL (or http on the loopback host)')
+    .regex(new RegExp(`^(?:https://${HOST}|http://(?:127\\.0\\.0\\.1|localhost)${PORT})${PATH}$`), 'expected an https URL (or http on the loopback host)')
     .meta({ description: 'https URL, or http on the loopback host', format: 'uri' })
+
+/** Base64 (RFC 4648, padded), optionally as a data: URL, as the JSON schema states it. */
+const BASE64_PATTERN = '^(?:data:[\\w/+.-]+;base64,)?(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$'
+
+/** The same check without a repeated group (a regex over megabytes of it would exhaust the stack). */
+function isBase64(s: string): boolean {
+  const payload = s.replace(/^data:[\w/+.-]+;base64,/, '')
+  return payload.length > 0 && payload.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(payload)
+}
 
 /** Base64 (RFC 4648, padded) or a base64 data: URL of an image. */
 export const Base64Image = (max: number) =>
@@ -62,11 +76,12 @@ export const Base64Image = (max: number) =>
     .string()
     .min(1)
     .max(max)
-    .regex(
-      /^(?:data:image\/(?:png|jpeg|webp|gif);base64,)?(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/,
-      'expected base64 (raw or a data: URL)',
-    )
-    .meta({ description: 'the image, base64 (padded) or a data:image/...;base64, URL', contentEncoding: 'base64' })
+    .refine(isBase64, 'expected base64 (raw or a data: URL)')
+    .meta({
+      description: 'the image, base64 (padded) or a data: URL (data:image/png;base64,...); an image type other than png, jpeg, webp or gif is 415',
+      contentEncoding: 'base64',
+      pattern: BASE64_PATTERN,
+    })
 
 /** An exact wei amount: a decimal string (never a JSON number, which loses precision). */
 export const Wei = z.string().regex(/^\d+$/).meta({ description: 'exact amount in wei, as a decimal string' })

@@ -91,7 +91,7 @@ function schemathesis(headers: string[], label: string, extra: string[] = []): P
   ]
   console.log(`[fuzz] st run ${label} ${new Date().toISOString()}`)
   return new Promise((resolve, reject) => {
-    const child = spawn(join(requirePythonToolsBin(), 'st'), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SCHEMATHESIS_HOOKS: '' } })
+    const child = spawn(join(requirePythonToolsBin(), 'st'), args, { cwd: dir.path, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SCHEMATHESIS_HOOKS: '' } })
     let output = ''
     child.stdout.on('data', (d) => (output += d))
     child.stderr.on('data', (d) => (output += d))
