@@ -5,6 +5,7 @@ import type { Metrics } from '../core/metrics.ts'
 import type { Store } from '../core/store/types.ts'
 import type { ServingCache } from './serving/serving-cache.ts'
 import type { SocialServing } from './serving/social-serving.ts'
+import type { SolanaServing } from './serving/solana-serving.ts'
 import type { TokenServing } from './serving/token-serving.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
@@ -46,6 +47,8 @@ export interface ApiDeps {
   tokens: TokenServing
   /** Caller records and mutual-follow clusters, read by key and cached until the pipeline changes them. */
   social: SocialServing
+  /** Solana venue receipts, read by wallet and cached per wallet until the venue's ingest moves. */
+  solana: SolanaServing
   logger: Logger
   metrics: Metrics
   /** The endpoint catalog (for the documents generated from it). */

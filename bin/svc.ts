@@ -5,6 +5,8 @@ import { startAlertsWorker } from '../pipelines/alerts/alerts-worker.ts'
 import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
+import { createSolanaProcessor } from '../pipelines/process/solana-processor.ts'
+import { createSolanaSimSource, type SolanaSimSource } from '../pipelines/sources/solana-sim-source.ts'
 import { createCallGrader } from '../pipelines/social/grade-calls.ts'
 import { catchUpCallerState } from '../pipelines/social/caller-state.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
@@ -35,8 +37,9 @@ const USAGE = `usage: svc <command>
   pipeline source-4663  the chain-4663 JSON-RPC source only (needs CHAIN_4663_RPC_URL)
   pipeline prices       the ETH/USD candle processor only
   pipeline social       the social processor (posts, follows, room sightings, mirrors) and the call grader
+  pipeline solana       the Solana venue processor (universe, SOL/USD candles, trades)
   pipeline alerts       the alert producers and the webhook delivery worker
-  sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS]
+  sim                   publish simulated chain-4663 blocks (and, without --until, the Solana venue)  [--from N] [--until N] [--genesis UNIX_SECONDS]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
   keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)
@@ -142,6 +145,18 @@ function simCheckpoints(config: Config, logger: Runtime['logger'], tracker?: Con
   }
 }
 
+/** The simulated Solana venue, paced at SOLANA_SIM_TRADES_PER_SECOND; null when that is 0. */
+function startSolanaSim(rt: Runtime): SolanaSimSource | null {
+  const c = rt.config
+  if (c.SOLANA_SIM_TRADES_PER_SECOND === 0) return null
+  const source = createSolanaSimSource({
+    bus: rt.bus, ch: rt.ch, logger: rt.logger, namespace: c.BUS_NAMESPACE, seed: c.SIMULATOR_SEED,
+    tradesPerSecond: c.SOLANA_SIM_TRADES_PER_SECOND, backfillSeconds: Math.round(c.SIMULATOR_BACKFILL_HOURS * 3600),
+  })
+  source.run().catch((err) => rt.logger.error({ err }, 'solana venue simulator stopped'))
+  return source
+}
+
 async function commandStart(config: Config): Promise<void> {
   const created = await createRuntime(config, 'start')
   // On the in-process bus, published social records are safe only once consumed: track that.
@@ -156,6 +171,8 @@ async function commandStart(config: Config): Promise<void> {
   await prices.start()
   const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })
   await social.start()
+  const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onTrades: (n) => api.deps.solana.advanced(n) })
+  await solana.start()
   const alerts = await startAlertsWorker({
     ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, social: api.deps.social,
   })
@@ -178,7 +195,8 @@ async function commandStart(config: Config): Promise<void> {
     })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
-  onShutdown(rt, [() => sim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => grader.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
+  const solanaSim = config.simulatorOn ? startSolanaSim(rt) : null
+  onShutdown(rt, [() => sim?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -210,6 +228,13 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     onShutdown(rt, [() => social.stop(), () => grader.stop()])
     return
   }
+  if (positionals[0] === 'solana') {
+    const rt = await createRuntime(config, 'pipeline-solana')
+    const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
+    await solana.start()
+    onShutdown(rt, [() => solana.stop()])
+    return
+  }
   if (positionals[0] === 'prices') {
     const rt = await createRuntime(config, 'pipeline-prices')
     const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
@@ -230,7 +255,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     onShutdown(rt, [() => alerts.stop(), () => watermarks.stop()])
     return
   }
-  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663, prices, social or alerts`)
+  if (positionals[0] !== 'chain-4663') throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, source-4663, prices, social, solana or alerts`)
   const exitAt = values['exit-at-block'] !== undefined ? Number(values['exit-at-block']) : undefined
   const rt = await createRuntime(config, `pipeline-${positionals[0]}`)
   let processor: ChainProcessor | undefined
@@ -261,8 +286,11 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
     untilBlock: values.until !== undefined ? Number(values.until) : undefined,
     checkpoints: cps ? { save: cps.save(start.genesis) } : undefined,
   })
-  onShutdown(rt, [() => sim.stop()])
+  // The Solana venue runs live beside an unbounded chain simulator.
+  const solanaSim = values.until === undefined ? startSolanaSim(rt) : null
+  onShutdown(rt, [() => sim.stop(), () => solanaSim?.stop()])
   await sim.run()
+  await solanaSim?.stop()
   await rt.close()
 }
 

@@ -10,6 +10,7 @@ export const TOPICS = {
   tgSightings: 'tg.sightings',
   callerMirrors: 'social.caller_mirrors',
   solanaTrades: 'solana.trades',
+  solanaUniverse: 'solana.universe',
   pricesEthUsd: 'prices.eth_usd',
   pricesSolUsd: 'prices.sol_usd',
   leaderboardClaims: 'leaderboard.claims',

@@ -6,6 +6,7 @@ import { deleteWebhookEndpoint, getWebhookEndpoint, setWebhookEndpoint, testAler
 import { listWatchlistEndpoint, unwatchTokenEndpoint, watchTokenEndpoint } from '../endpoints/watchlist.ts'
 import { callerCallsEndpoint, callerCardEndpoint, callersEndpoint } from '../endpoints/callers.ts'
 import { firstCallEndpoint } from '../endpoints/first-call.ts'
+import { solanaReceiptEndpoint } from '../endpoints/solana-receipt.ts'
 import { identifyEndpoint } from '../endpoints/identify.ts'
 import { mcpAccountEndpoints } from '../endpoints/mcp-account.ts'
 import { followsOfHandleEndpoint, socialFollowsEndpoint } from '../endpoints/follows.ts'
@@ -45,6 +46,7 @@ export const catalog: ServedEndpoint[] = [
   followsOfHandleEndpoint,
   signalsEndpoint,
   firstCallEndpoint,
+  solanaReceiptEndpoint,
   watchTokenEndpoint,
   listWatchlistEndpoint,
   unwatchTokenEndpoint,

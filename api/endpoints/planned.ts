@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineEndpoint, type AnyEndpoint } from '../catalog/types.ts'
-import { Address, GenericData, Handle, IsoCursor, Limit, SolanaAddress } from '../catalog/schemas.ts'
+import { Address, GenericData, Handle, IsoCursor, Limit } from '../catalog/schemas.ts'
 
 /**
  * Endpoints of the contract that are declared (path, parameters, price, tool) but not served
@@ -19,7 +19,6 @@ export const plannedEndpoints: AnyEndpoint[] = [
   defineEndpoint()({ method: 'GET', path: '/entity/{address}', summary: 'Wallet entity', description: 'Appearances of one wallet entity across the holder-snapshot archive, with identity, insider and deployer records.', tags: ['structure'], params: address, response: GenericData, access: { kind: 'paid', price: '0.05' } }),
   defineEndpoint()({ method: 'GET', path: '/agent/features', summary: 'Agent feature row', description: 'Per-token feature row (identity, current_state, observed, coverage); point_in_time is always false.', tags: ['token'], query: z.object({ token: Address }), response: GenericData, access: { kind: 'paid', price: '0.03' }, tool: { name: 'svc_agent_features' } }),
   defineEndpoint()({ method: 'GET', path: '/wallet-receipt/{address}', summary: 'Wallet receipt (chain)', description: 'FIFO-matched realized PnL in WETH, win rate, open marks and leaderboard claim for a tracked-roster wallet; found:false outside the roster (still one paid call).', tags: ['wallet'], params: address, response: GenericData, access: { kind: 'paid', price: '0.03' }, tool: { name: 'svc_wallet_receipt' } }),
-  defineEndpoint()({ method: 'GET', path: '/solana/wallet-receipt/{address}', summary: 'Wallet receipt (Solana)', description: 'FIFO realized PnL in USD, win rate and open cost for a wallet of the tracked Solana venue.', tags: ['wallet'], params: z.object({ address: SolanaAddress }), response: GenericData, access: { kind: 'paid', price: '0.03' } }),
   defineEndpoint()({ method: 'GET', path: '/arc/report/{token}', summary: 'Chain 5042 token report', description: 'Second-chain token report; measured_through_block states the edge.', tags: ['arc'], params: token, response: GenericData, access: { kind: 'paid', price: '0.03' }, tool: { name: 'svc_arc_report' } }),
   defineEndpoint()({ method: 'GET', path: '/arc/deployer/{address}', summary: 'Chain 5042 deployer', description: 'Second-chain deployer record; found:false for unknown wallets.', tags: ['arc'], params: address, response: GenericData, access: { kind: 'paid', price: '0.03' } }),
   defineEndpoint()({ method: 'GET', path: '/arc/pads', summary: 'Chain 5042 launchpads', description: 'Launchpads with totals.', tags: ['arc'], query: z.object({ limit: Limit() }), response: GenericData, access: { kind: 'paid', price: '0.01' } }),

@@ -7,7 +7,7 @@ import { z } from 'zod'
  */
 const decimal = z.string().regex(/^(0|[1-9]\d*)(\.\d{1,8})?$/, 'decimal string with at most 8 decimals')
 
-export const PricePair = z.enum(['ETH/USD'])
+export const PricePair = z.enum(['ETH/USD', 'SOL/USD'])
 export type PricePair = z.infer<typeof PricePair>
 
 export const PriceCandle = z
