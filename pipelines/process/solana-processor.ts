@@ -4,6 +4,7 @@ import type { Metrics } from '../../core/metrics.ts'
 import type { Bus } from '../bus/types.ts'
 import { createConsumer, type Consumer } from '../consumer/create-consumer.ts'
 import { createTableSink } from '../consumer/table-sink.ts'
+import type { SinkHooks } from '../sink/clickhouse-sink.ts'
 import { SolanaTrade, SolanaUniverseMember, SolUsdCandle } from '../records/solana.ts'
 import { TOPICS } from '../topics.ts'
 import { createUsdLegStep, type SolanaTradeRow } from './solana/usd-leg-step.ts'
@@ -16,6 +17,8 @@ export interface SolanaProcessorDeps {
   namespace?: string
   /** Called after trade rows were inserted (the API's Solana version, in one process). */
   onTrades?(rows: number): void
+  /** Called after each acknowledged insert of trades (fault injection in tests). */
+  tradeSinkHooks?: SinkHooks
   /** Trades per batch (default 5000). */
   maxBatchSize?: number
 }
@@ -57,7 +60,7 @@ export function createSolanaProcessor(deps: SolanaProcessorDeps) {
       schema: SolanaTrade,
       steps: [createUsdLegStep({ ch })],
       maxBatchSize: deps.maxBatchSize ?? 5_000,
-      sink: createTableSink<SolanaTradeRow>({ name: 'solana-trades-writer', ch, metrics, tables: (v) => [['solana_trades', v.map((r) => ({ ...r }))]], onInserted: deps.onTrades }),
+      sink: createTableSink<SolanaTradeRow>({ name: 'solana-trades-writer', ch, metrics, tables: (v) => [['solana_trades', v.map((r) => ({ ...r }))]], onInserted: deps.onTrades, hooks: deps.tradeSinkHooks }),
     }),
   ]
   return {
