@@ -1,0 +1,94 @@
+/**
+ * An independent FIFO, in plain TypeScript with bigint, written from the definitions (DESIGN §7,
+ * issue 12) and nothing else: what the ClickHouse fold (core/domain/fifo-sql.ts) is checked against.
+ */
+export interface RefLeg {
+  side: 1 | -1
+  qty: bigint
+  cost: bigint
+  t: number
+}
+
+export interface RefSell {
+  /** 1-based index of the sell among the legs folded. */
+  leg: number
+  matchedCost: bigint
+  unmatchedQty: bigint
+  realized: bigint
+  closedHolds: number[]
+}
+
+export interface RefState {
+  lots: Array<{ qty: bigint; cost: bigint; openedAt: number }>
+  realized: bigint
+  sells: number
+  winningSells: number
+  unmatchedQty: bigint
+  matchedCost: bigint
+  spent: bigint
+  received: bigint
+}
+
+export function refInitial(): RefState {
+  return { lots: [], realized: 0n, sells: 0, winningSells: 0, unmatchedQty: 0n, matchedCost: 0n, spent: 0n, received: 0n }
+}
+
+/** Fold legs onto a state (copied, not changed); answers the new state and one entry per sell. */
+export function refFold(legs: RefLeg[], from: RefState = refInitial()): { state: RefState; sells: RefSell[] } {
+  const s: RefState = { ...from, lots: from.lots.map((l) => ({ ...l })) }
+  const sells: RefSell[] = []
+  legs.forEach((leg, i) => {
+    if (leg.side === 1) {
+      s.lots.push({ qty: leg.qty, cost: leg.cost, openedAt: leg.t })
+      s.spent += leg.cost
+      return
+    }
+    let want = leg.qty
+    let matched = 0n
+    const closedHolds: number[] = []
+    while (want > 0n && s.lots.length > 0) {
+      const lot = s.lots[0]!
+      if (lot.qty <= want) {
+        // The whole lot: all its remaining cost.
+        matched += lot.cost
+        want -= lot.qty
+        closedHolds.push(Math.max(0, leg.t - lot.openedAt))
+        s.lots.shift()
+      } else {
+        // Part of it: floor(remaining cost × taken / remaining qty), subtracted from the lot.
+        const part = (lot.cost * want) / lot.qty
+        matched += part
+        lot.cost -= part
+        lot.qty -= want
+        want = 0n
+      }
+    }
+    const realized = leg.cost - matched
+    s.realized += realized
+    s.sells += 1
+    if (realized > 0n) s.winningSells += 1
+    s.unmatchedQty += want
+    s.matchedCost += matched
+    s.received += leg.cost
+    sells.push({ leg: i + 1, matchedCost: matched, unmatchedQty: want, realized, closedHolds })
+  })
+  return { state: s, sells }
+}
+
+/** A deterministic pseudo-random generator (mulberry32): reproducible randomized sequences. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** A random wide amount in [lo, lo + span) (wei-sized: up to ~1e24). */
+export function randomWei(rnd: () => number, lo: bigint, span: bigint): bigint {
+  const r = BigInt(Math.floor(rnd() * 2 ** 30)) * BigInt(Math.floor(rnd() * 2 ** 30)) + BigInt(Math.floor(rnd() * 2 ** 30))
+  return lo + (span > 0n ? r % span : 0n)
+}
