@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import { fifoOpen } from '../../core/domain/fifo-sql.ts'
 import { createServingCache } from './serving-cache.ts'
 
 /** One wallet's receipt on the Solana venue, amounts exact in micro-USD. */
@@ -75,9 +76,34 @@ export function createSolanaServing(deps: { ch: ClickHouseClient; maxEntries: nu
   }
 }
 
+/**
+ * One wallet's receipt: its membership and its FIFO states (one per mint, kept by the pipeline),
+ * summed; the median hold over every closed lot of every mint. Two keyed reads in one query.
+ */
+const RECEIPT_SQL = `
+SELECT (SELECT count() FROM solana_universe WHERE wallet = {wallet:String}) AS member,
+       toString(sum(legs)) AS trades,
+       toString(sum(state.realized)) AS realized,
+       toString(sum(state.sells)) AS sells,
+       toString(sum(state.winning_sells)) AS winning,
+       toString(sum(unmatched_sells)) AS unmatched,
+       toString(sum(${fifoOpen('state').cost})) AS open_cost,
+       arraySort(arrayFlatten(groupArray(closed_holds))) AS h,
+       if(length(h) = 0, NULL, if(length(h) % 2 = 1, toFloat64(h[intDiv(length(h) + 1, 2)]), (h[intDiv(length(h), 2)] + h[intDiv(length(h), 2) + 1]) / 2)) AS median_hold
+FROM (SELECT legs, state, unmatched_sells, closed_holds FROM solana_fifo_state FINAL WHERE wallet = {wallet:String})`
+
 async function loadReceipt(ch: ClickHouseClient, wallet: string): Promise<SolanaReceipt> {
-  const [member] = await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM solana_universe WHERE wallet = {wallet:String}', { wallet })
-  const found = Number(member?.n ?? 0) > 0
-  if (!found) return { found, trades: 0, realizedMicroUsd: 0n, sells: 0, winningSells: 0, unmatchedSells: 0, openCostMicroUsd: 0n, medianHoldSeconds: null }
-  throw new Error('FIFO: not wired yet')
+  const [r] = await queryRows<{ member: string; trades: string; realized: string; sells: string; winning: string; unmatched: string; open_cost: string; median_hold: number | null }>(
+    ch, RECEIPT_SQL, { wallet },
+  )
+  return {
+    found: Number(r?.member ?? 0) > 0,
+    trades: Number(r?.trades ?? 0),
+    realizedMicroUsd: BigInt(r?.realized ?? 0),
+    sells: Number(r?.sells ?? 0),
+    winningSells: Number(r?.winning ?? 0),
+    unmatchedSells: Number(r?.unmatched ?? 0),
+    openCostMicroUsd: BigInt(r?.open_cost ?? 0),
+    medianHoldSeconds: r?.median_hold === null || r?.median_hold === undefined ? null : Number(r.median_hold),
+  }
 }

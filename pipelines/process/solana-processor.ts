@@ -2,11 +2,12 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
 import type { Bus } from '../bus/types.ts'
-import { createConsumer, type Consumer } from '../consumer/create-consumer.ts'
+import { createConsumer, type Consumer, type Sink } from '../consumer/create-consumer.ts'
 import { createTableSink } from '../consumer/table-sink.ts'
 import type { SinkHooks } from '../sink/clickhouse-sink.ts'
 import { SolanaTrade, SolanaUniverseMember, SolUsdCandle } from '../records/solana.ts'
 import { TOPICS } from '../topics.ts'
+import { refreshSolanaFifo } from './solana/fifo-refresh.ts'
 import { createUsdLegStep, type SolanaTradeRow } from './solana/usd-leg-step.ts'
 
 export interface SolanaProcessorDeps {
@@ -15,7 +16,7 @@ export interface SolanaProcessorDeps {
   logger: Logger
   metrics: Metrics
   namespace?: string
-  /** Called after trade rows were inserted (the API's Solana version, in one process). */
+  /** Called after trade rows were inserted and folded (the API's Solana version, in one process). */
   onTrades?(rows: number): void
   /** Called after each acknowledged insert of trades (fault injection in tests). */
   tradeSinkHooks?: SinkHooks
@@ -33,6 +34,19 @@ export interface SolanaProcessorDeps {
 export function createSolanaProcessor(deps: SolanaProcessorDeps) {
   const { ch, bus, logger, metrics } = deps
   const common = { bus, logger, metrics, namespace: deps.namespace }
+  const tradeRows = createTableSink<SolanaTradeRow>({ name: 'solana-trades-writer', ch, metrics, tables: (v) => [['solana_trades', v.map((r) => ({ ...r }))]], hooks: deps.tradeSinkHooks })
+  // Trades in, then the FIFO states of the (wallet, mint) pairs they touched folded forward. A
+  // retry repeats both: the insert is dropped by its token, the fold finds nothing new.
+  const trades: Sink<SolanaTradeRow> = {
+    name: 'solana-trades-writer',
+    async write(items, ctx) {
+      await tradeRows.write(items, ctx)
+      const pairs = new Map<string, [string, string]>()
+      for (const { value: t } of items) pairs.set(`${t.wallet}/${t.mint}`, [t.wallet, t.mint])
+      await refreshSolanaFifo(ch, [...pairs.values()], ctx.token)
+      deps.onTrades?.(items.length)
+    },
+  }
   const consumers: Consumer[] = [
     createConsumer({
       ...common,
@@ -60,7 +74,7 @@ export function createSolanaProcessor(deps: SolanaProcessorDeps) {
       schema: SolanaTrade,
       steps: [createUsdLegStep({ ch })],
       maxBatchSize: deps.maxBatchSize ?? 5_000,
-      sink: createTableSink<SolanaTradeRow>({ name: 'solana-trades-writer', ch, metrics, tables: (v) => [['solana_trades', v.map((r) => ({ ...r }))]], onInserted: deps.onTrades, hooks: deps.tradeSinkHooks }),
+      sink: trades,
     }),
   ]
   return {

@@ -80,3 +80,22 @@ COMMENT 'How far the Solana venue trades are ingested (measured_through of the S
 CREATE MATERIALIZED VIEW IF NOT EXISTS solana_progress_mv TO solana_progress AS
 SELECT 'solana' AS venue, max(block_time) AS through, max(slot) AS slot
 FROM solana_trades;
+
+-- FIFO per wallet and mint, kept as trades arrive (pipelines/process/solana/fifo-refresh.ts):
+-- after each batch, the touched pairs' new legs are folded onto their stored state with the one
+-- FIFO core (core/domain/fifo-sql.ts); a leg older than the state's last one refolds the pair.
+-- Costs and proceeds are the legs' usd_micro (micro-USD). The receipt reads it by wallet.
+CREATE TABLE IF NOT EXISTS solana_fifo_state
+(
+    wallet          String COMMENT 'base58 address of the wallet',
+    mint            String COMMENT 'base58 address of the token mint',
+    legs            UInt64 COMMENT 'trades folded into the state (the version: it only grows)',
+    through         Tuple(t DateTime('UTC'), slot UInt64, signature String, side Int8) COMMENT 'key of the last folded trade (block time, slot, signature, side: 1 buy, -1 sell)',
+    state           Tuple(lots Array(Tuple(qty Int256, cost Int256, opened_at UInt32)), realized Int256, sells UInt64, winning_sells UInt64, unmatched_qty Int256, matched_cost Int256, spent Int256, received Int256) COMMENT 'FIFO state (core/domain/fifo-sql.ts FIFO_STATE_TYPE): open lots (token raw units, micro-USD cost, opening unix second) and sums in micro-USD',
+    unmatched_sells UInt64 COMMENT 'sells with quantity not covered by open lots',
+    closed_holds    Array(UInt32) COMMENT 'hold in seconds of each lot a sell closed (its last unit sold)'
+)
+ENGINE = ReplacingMergeTree(legs)
+ORDER BY (wallet, mint)
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000
+COMMENT 'FIFO realized PnL state per Solana venue wallet and mint, in micro-USD, folded as trades arrive. Key: (wallet, mint); latest by legs';

@@ -19,7 +19,8 @@ import { until } from '../setup/until.ts'
  * API. The expected receipts are worked out by hand below, in micro-USD, from the FIFO rules:
  * buys open lots at their USD cost, sells close the oldest first, a partly consumed lot gives
  * floor(remaining_cost × taken / remaining_qty), uncovered sell quantity has zero cost, and a SOL
- * leg is worth floor(lamports × close_e8 / 10^11) micro-USD at its 5-minute candle's close.
+ * leg is worth floor(lamports × close_e8 / 10^11) micro-USD at its 5-minute candle's close; a lot
+ * is closed when a sell takes its last unit, and its hold is that sell's time − its buy's.
  */
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
@@ -63,15 +64,15 @@ const TRADES: SolanaTrade[] = [
   // B sells 150 M2 for 60 USD: lot of 100 whole (50_000_000), 50 unmatched: +10_000_000, a win; held T0+30 -> T0+330 = 300 s.
   trade(B, M2, T0 + 330, 'sell', 150, 'USD', 60_000_000n),
   // A sells 600 M1 for 3 SOL at 151.23456789: floor(3e9 × 15123456789 / 1e11) = 453_703_703.
-  // Lot 1 gives floor(300_000_000 × 600 / 1000) = 180_000_000: +273_703_703, a win; held 390 s. Lot 1 keeps 400 at 120_000_000.
+  // Lot 1 gives floor(300_000_000 × 600 / 1000) = 180_000_000: +273_703_703, a win (lot 1 stays open). Lot 1 keeps 400 at 120_000_000.
   trade(A, M1, T0 + 400, 'sell', 600, 'SOL', 3_000_000_000n),
-  // A sells 700 M1 for 100 USD: lot 1's 400 (120_000_000, held 640 s) and 300 of lot 2's 500:
-  // floor(200_000_000 × 300 / 500) = 120_000_000 (held 330 s). Cost 240_000_000: −140_000_000, a loss. Lot 2 keeps 200 at 80_000_000.
+  // A sells 700 M1 for 100 USD: lot 1's 400 (120_000_000; lot 1 closed, held T0+10 -> T0+650 = 640 s) and 300 of lot 2's
+  // 500: floor(200_000_000 × 300 / 500) = 120_000_000. Cost 240_000_000: −140_000_000, a loss. Lot 2 keeps 200 at 80_000_000.
   trade(A, M1, T0 + 650, 'sell', 700, 'USD', 100_000_000n),
 ]
 
 const EXPECTED = {
-  [A]: { realized: 273_703_703n - 140_000_000n, sells: 2, winning: 1, unmatched: 0, open: 80_000_000n, holds: [390, 640, 330], trades: 4 },
+  [A]: { realized: 273_703_703n - 140_000_000n, sells: 2, winning: 1, unmatched: 0, open: 80_000_000n, holds: [640], trades: 4 },
   [B]: { realized: 150_000_000n + 10_000_000n, sells: 2, winning: 2, unmatched: 2, open: 75_000_000n, holds: [300], trades: 4 },
 }
 
