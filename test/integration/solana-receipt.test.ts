@@ -191,6 +191,37 @@ describe('GET /solana/wallet-receipt/{address}', () => {
   })
 })
 
+describe('the FIFO state per wallet and mint', () => {
+  const E = addr('wallet-e')
+  const publish = (values: SolanaTrade[]) => rt.bus.publish(TOPICS.solanaTrades, values.map((t) => ({ key: 'venue', value: JSON.stringify(t) })))
+  const settled = async (wallet: string, want: Record<string, unknown>) =>
+    until(`the receipt of ${wallet}`, async () => {
+      const data = (await receipt(wallet)).json().data
+      return Object.entries(want).every(([k, v]) => data[k] === v) ? data : undefined
+    }, 20_000)
+
+  it('folds later batches onto the stored state, refolds a pair when a leg arrives older than its state, and ignores re-published trades', async () => {
+    await rt.bus.publish(TOPICS.solanaUniverse, [{ key: E, value: JSON.stringify({ wallet: E, venue: 'test-venue', listed_at: T0 }) }])
+    // Batch 1: E buys 100 for 10 USD. Batch 2: E sells 120 for 24 USD: 10_000_000 matched, 20 unmatched: +14_000_000.
+    await publish([trade(E, M1, T0 + 100, 'buy', 100, 'USD', 10_000_000n)])
+    await settled(E, { found: true, trades: 1, open_cost_micro_usd: '10000000' })
+    await publish([trade(E, M1, T0 + 200, 'sell', 120, 'USD', 24_000_000n)])
+    await settled(E, { trades: 2, realized_net_micro_usd: '14000000', unmatched_sells: 1, open_cost_micro_usd: '0' })
+    // Batch 3: a buy of 50 for 5 USD at T0+150, older than the sell: in time order the sell takes lot 1 whole (10_000_000)
+    // and 20 of the 50: floor(5_000_000 × 20 / 50) = 2_000_000. Realized 24_000_000 − 12_000_000 = 12_000_000, nothing
+    // unmatched, 30 open at 3_000_000; lot 1 closed after 100 s.
+    await publish([trade(E, M1, T0 + 150, 'buy', 50, 'USD', 5_000_000n)])
+    const e = await settled(E, { trades: 3 })
+    expect(e).toMatchObject({ realized_net_micro_usd: '12000000', sells: 1, winning_sells: 1, unmatched_sells: 0, open_cost_micro_usd: '3000000', median_hold_seconds: 100 })
+    // Every trade published again (a producer retrying): new offsets, another batch token; the FIFO counts each trade once.
+    const before = await Promise.all([A, B, E].map(async (w) => (await receipt(w)).json().data))
+    await publish(TRADES)
+    await until('the re-published trades consumed', async () => ((await processor.lag()) === 0 ? true : undefined))
+    api.deps.solana.advanced(1)
+    expect(await Promise.all([A, B, E].map(async (w) => (await receipt(w)).json().data))).toEqual(before)
+  })
+})
+
 describe('the Solana trades consumer', () => {
   it('dead-letters invalid records with the reason and ingests the valid ones behind them', async () => {
     const dead: BusMessage[] = []
