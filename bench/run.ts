@@ -5,6 +5,8 @@ import { benchIngest } from './ingest.bench.ts'
 import { benchCallers } from './callers.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchMomentum, benchSocialIngest } from './social.bench.ts'
+import { benchSolana } from './solana.bench.ts'
+import { SOLANA_UNIVERSE_SIZE } from '../pipelines/sim/solana-sim.ts'
 import type { BenchResult } from './result.ts'
 
 /** Run every benchmark in one process and print each ratio against its named baseline. */
@@ -15,11 +17,13 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['social', benchSocialIngest],
   ['momentum', benchMomentum],
   ['access', benchAccess],
+  ['solana', () => benchSolana()],
 ]
 /** Run only when named (`npm run bench -- scale`, `-- callers`): they build large synthetic data and take minutes. */
 const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['scale', benchScale],
   ['callers', benchCallers],
+  ['solana-full', () => benchSolana(SOLANA_UNIVERSE_SIZE)],
 ]
 
 const only = process.argv.slice(2)

@@ -33,9 +33,10 @@ const MAX_KEPT = 4_000
  */
 export function createUsdLegStep(deps: { ch: ClickHouseClient }): Step<SolanaTrade, SolanaTradeRow> {
   const closes = new Map<number, string>()
-  let newest = -1
 
-  async function load(from: number): Promise<void> {
+  /** Read the candles from `from` on; answers whether `from` is skipped (later windows in, its own not). */
+  async function load(from: number): Promise<{ skipped: boolean }> {
+    // One read: the candle feed inserts windows in order, so later windows without this one is a gap.
     const rows = await queryRows<{ s: number; close: string }>(
       deps.ch,
       `SELECT toUnixTimestamp(start) AS s, toString(close) AS close FROM sol_usd_candles
@@ -43,14 +44,8 @@ export function createUsdLegStep(deps: { ch: ClickHouseClient }): Step<SolanaTra
       { from, n: READ_AHEAD },
     )
     if (closes.size + rows.length > MAX_KEPT) closes.clear()
-    for (const r of rows) {
-      closes.set(Number(r.s), r.close)
-      newest = Math.max(newest, Number(r.s))
-    }
-    if (rows.length === 0) {
-      const [last] = await queryRows<{ s: number }>(deps.ch, 'SELECT toUnixTimestamp(start) AS s FROM sol_usd_candles ORDER BY start DESC LIMIT 1')
-      if (last) newest = Math.max(newest, Number(last.s))
-    }
+    for (const r of rows) closes.set(Number(r.s), r.close)
+    return { skipped: rows.length > 0 && Number(rows[0]!.s) > from }
   }
 
   return {
@@ -59,10 +54,10 @@ export function createUsdLegStep(deps: { ch: ClickHouseClient }): Step<SolanaTra
       const row = (usd: bigint, close: string): SolanaTradeRow => ({ ...t, usd_micro: usd.toString(), sol_usd_close: close })
       if (t.quote === 'USD') return ok(row(BigInt(t.quote_amount), '0'))
       const start = candleStart(t.block_time)
-      if (!closes.has(start)) await load(start)
+      const skipped = closes.has(start) ? false : (await load(start)).skipped
       const close = closes.get(start)
       if (close !== undefined) return ok(row(lamportsToMicroUsd(BigInt(t.quote_amount), priceE8(close)), close))
-      if (newest > start) return dlq(`no_sol_usd_candle: the ${SOL_CANDLE_SECONDS}-second window at ${start} has no candle and later ones do`)
+      if (skipped) return dlq(`no_sol_usd_candle: the ${SOL_CANDLE_SECONDS}-second window at ${start} has no candle and later ones do`)
       return hold(`waiting for the SOL/USD candle of ${start}`)
     },
   }
