@@ -7,6 +7,8 @@ import type { ServingCache } from './serving/serving-cache.ts'
 import type { SocialServing } from './serving/social-serving.ts'
 import type { SolanaServing } from './serving/solana-serving.ts'
 import type { TokenServing } from './serving/token-serving.ts'
+import type { ReceiptServing } from './serving/receipt-serving.ts'
+import type { LeaderboardClaim } from '../pipelines/records/leaderboard-claim.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 import type { KeyRegistry } from './access/keys.ts'
@@ -49,6 +51,10 @@ export interface ApiDeps {
   social: SocialServing
   /** Solana venue receipts, read by wallet and cached per wallet until the venue's ingest moves. */
   solana: SolanaServing
+  /** Wallet receipts of the tracked roster, cached per wallet until a batch changes them. */
+  receipts: ReceiptServing
+  /** Publishes an operator's leaderboard (the roster) on leaderboard.claims. */
+  roster: { publish(claims: LeaderboardClaim[]): Promise<void> }
   logger: Logger
   metrics: Metrics
   /** The endpoint catalog (for the documents generated from it). */

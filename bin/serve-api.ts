@@ -18,6 +18,8 @@ import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { mcpPlugin } from '../mcp/http.ts'
 import { isDependencyUnavailable } from '../core/dependency.ts'
 import { publishAlert } from '../pipelines/alerts/publish.ts'
+import { publishClaims } from '../pipelines/process/claims-processor.ts'
+import { createReceiptServing } from '../api/serving/receipt-serving.ts'
 import type { Runtime } from './runtime.ts'
 
 export interface ApiServer {
@@ -57,6 +59,8 @@ export async function createApiServer(
     tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES, store: rt.config.REDIS_URL ? rt.store : undefined }),
     social: createSocialServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
     solana: createSolanaServing({ ch: rt.ch, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    receipts: createReceiptServing({ ch: rt.ch, watermarks, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    roster: { publish: (claims) => publishClaims(rt.bus, namespace, claims) },
     logger: rt.logger,
     metrics: rt.metrics,
     catalog,

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from '../core/config.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
 import { startAlertsWorker } from '../pipelines/alerts/alerts-worker.ts'
 import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
+import { createClaimsProcessor, publishClaims } from '../pipelines/process/claims-processor.ts'
+import { claimRow, Leaderboard } from '../pipelines/records/leaderboard-claim.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
 import { createSolanaProcessor } from '../pipelines/process/solana-processor.ts'
 import { createSolanaSimSource, type SolanaSimSource } from '../pipelines/sources/solana-sim-source.ts'
@@ -35,7 +38,7 @@ const USAGE = `usage: svc <command>
   api                   the API and MCP server only (publishes test alerts; delivery is the alerts role)
   pipeline chain-4663   the chain-4663 processor only  [--exit-at-block N]
   pipeline source-4663  the chain-4663 JSON-RPC source only (needs CHAIN_4663_RPC_URL)
-  pipeline prices       the ETH/USD candle processor only
+  pipeline prices       the ETH/USD candle and leaderboard-claims processors only
   pipeline social       the social processor (posts, follows, room sightings, mirrors) and the call grader
   pipeline solana       the Solana venue processor (universe, SOL/USD candles, trades)
   pipeline alerts       the alert producers and the webhook delivery worker
@@ -43,6 +46,7 @@ const USAGE = `usage: svc <command>
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
   keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)
+  roster import <file.json>   load an operator's leaderboard (the tracked roster): {"claims":[...]} or an array of claims
   pay <path|url>        call a paid endpoint, paying over x402  [--fund USDC] [--max USDC] [--base URL] [--method M] [--data JSON]`
 
 /** Stop cleanly on SIGTERM/SIGINT: each closer runs once, in order. */
@@ -169,6 +173,8 @@ async function commandStart(config: Config): Promise<void> {
   const processor = await startProcessor(rt, (b, seq) => api.watermarks.advance(4663, b, seq))
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
   await prices.start()
+  const claims = createClaimsProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
+  await claims.start()
   const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })
   await social.start()
   const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onTrades: (n) => api.deps.solana.advanced(n) })
@@ -196,7 +202,7 @@ async function commandStart(config: Config): Promise<void> {
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
   }
   const solanaSim = config.simulatorOn ? startSolanaSim(rt) : null
-  onShutdown(rt, [() => sim?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => prices.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
+  onShutdown(rt, [() => sim?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -239,7 +245,9 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     const rt = await createRuntime(config, 'pipeline-prices')
     const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
     await prices.start()
-    onShutdown(rt, [() => prices.stop()])
+    const claims = createClaimsProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
+    await claims.start()
+    onShutdown(rt, [() => prices.stop(), () => claims.stop()])
     return
   }
   if (positionals[0] === 'alerts') {
@@ -330,6 +338,33 @@ async function commandKeys(config: Config, args: string[]): Promise<void> {
   }
 }
 
+/**
+ * `svc roster import <file.json>`: an operator's leaderboard, validated as POST
+ * /admin/leaderboard-claims validates it. With Kafka it is published on leaderboard.claims for the
+ * running pipeline; with the in-process bus there is no pipeline to hear it, so the claims are
+ * written to ClickHouse as the claims processor writes them (embedded: while the service is stopped).
+ */
+async function commandRoster(config: Config, args: string[]): Promise<void> {
+  const [action, file] = args
+  if (action !== 'import' || !file) throw new ConfigError('usage: svc roster import <file.json>')
+  let raw: unknown
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (err) {
+    throw new ConfigError(`svc roster import: cannot read ${file} as JSON: ${(err as Error).message}`)
+  }
+  const parsed = Leaderboard.safeParse(Array.isArray(raw) ? raw : (raw as { claims?: unknown })?.claims)
+  if (!parsed.success) throw new ConfigError(`svc roster import: ${file} is not a leaderboard: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'claims'}: ${i.message}`).join('; ')}`)
+  const rt = await createRuntime(config, 'roster-import')
+  try {
+    if (rt.bus.kind === 'memory') await rt.ch.insert({ table: 'leaderboard_claims', values: parsed.data.map(claimRow), format: 'JSONEachRow' })
+    else await publishClaims(rt.bus, config.BUS_NAMESPACE, parsed.data)
+    console.log(JSON.stringify({ imported: parsed.data.length, source: parsed.data[0]!.source, claimed_at: parsed.data[0]!.claimed_at, via: rt.bus.kind === 'memory' ? 'clickhouse' : 'bus' }))
+  } finally {
+    await rt.close()
+  }
+}
+
 async function commandSql(config: Config, args: string[]): Promise<void> {
   const query = args.join(' ').trim()
   if (!query) throw new ConfigError('svc sql needs a query: svc sql "SELECT ..."')
@@ -356,6 +391,7 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': return commandMigrate(config)
     case 'sql': return commandSql(config, rest)
     case 'keys': return commandKeys(config, rest)
+    case 'roster': return commandRoster(config, rest)
     case 'pay': return commandPay(config, rest)
     default:
       console.error(`svc: unknown command ${JSON.stringify(command)}\n${USAGE}`)

@@ -19,6 +19,8 @@ import { leaderboardEndpoint } from '../endpoints/leaderboard.ts'
 import { searchEndpoint } from '../endpoints/search.ts'
 import { statsEndpoint } from '../endpoints/stats.ts'
 import { walletEndpoint } from '../endpoints/wallet.ts'
+import { walletReceiptEndpoint } from '../endpoints/wallet-receipt.ts'
+import { leaderboardClaimsEndpoint } from '../endpoints/roster.ts'
 import { tokenEndpoint } from '../endpoints/token.ts'
 import { reportEndpoint } from '../endpoints/report.ts'
 import { verdictEndpoint } from '../endpoints/verdict.ts'
@@ -33,6 +35,7 @@ export const catalog: ServedEndpoint[] = [
   tokenEndpoint,
   deployerEndpoint,
   walletEndpoint,
+  walletReceiptEndpoint,
   feedEndpoint,
   searchEndpoint,
   badgeEndpoint,
@@ -58,6 +61,7 @@ export const catalog: ServedEndpoint[] = [
   listKeysEndpoint,
   revokeKeyEndpoint,
   adminSqlEndpoint,
+  leaderboardClaimsEndpoint,
   faucetEndpoint,
   verdictEndpoint,
   reportEndpoint,

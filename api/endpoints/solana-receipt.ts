@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { holdStyle } from '../../core/domain/hold-style.ts'
+import { HOLD_LABELS, holdLabel } from '../../core/records/wallet-receipt.ts'
 import { MICRO_USD_PER_USD } from '../../pipelines/records/solana.ts'
 import { SolanaAddress } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
@@ -29,7 +29,7 @@ export const solanaReceiptEndpoint = defineEndpoint<Uses<'solana'>>()({
       open_cost_usd: z.number().nullable().meta({ description: 'cost of the positions still open, USD' }),
       open_cost_micro_usd: z.string().nullable(),
       median_hold_seconds: z.number().nullable().meta({ description: 'median hold of the lots closed by sells' }),
-      style: z.enum(['scalper', 'swing', 'holder']).nullable().meta({ description: 'scalper: median hold under 1 h; swing: under 7 days; holder: beyond' }),
+      style: z.enum(HOLD_LABELS).nullable().meta({ description: 'scalper: median hold under 1 h; swing: under 7 days; holder: beyond' }),
       trades: z.number().int().nullable(),
     }),
     measured_through: z.string().nullable().meta({ description: 'block time (ISO 8601) the venue trades are ingested through' }),
@@ -61,7 +61,7 @@ export const solanaReceiptEndpoint = defineEndpoint<Uses<'solana'>>()({
         open_cost_usd: usd(r.openCostMicroUsd),
         open_cost_micro_usd: r.openCostMicroUsd.toString(),
         median_hold_seconds: r.medianHoldSeconds,
-        style: holdStyle(r.medianHoldSeconds),
+        style: holdLabel(r.medianHoldSeconds),
         trades: r.trades,
       },
       measured_through,

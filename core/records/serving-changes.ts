@@ -25,7 +25,7 @@ export async function lastServedBatch(ch: ClickHouseClient, chainId: number): Pr
 
 export interface ServingChange {
   seq: number
-  kind: 'token' | 'deployer' | 'batch'
+  kind: 'token' | 'deployer' | 'wallet' | 'batch'
   key: string
   watermark: number
   chainTime: number

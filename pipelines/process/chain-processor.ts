@@ -16,6 +16,7 @@ import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, recountChainTotals } from './chain-totals.ts'
 import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from './token-real.ts'
+import { catchUpFifo } from './fifo-refresh.ts'
 
 export interface ChainProcessorDeps {
   ch: ClickHouseClient
@@ -87,11 +88,11 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   async function rollback(block: ChainBlock): Promise<void> {
     const old = state.hashOf(block.number) ?? ''
     logger.warn({ consumer, fromBlock: block.number, old, new: block.hash }, 'reorg: rolling back orphaned blocks')
-    const { tokens, touched } = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() })
+    const { tokens, touched, wallets } = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() })
     state = await loadChainState(ch, chainId, deps.follow)
     await refreshTokenReal(ch, chainId, tokens)
     // Totals are recounted by the rollback; nothing is counted here.
-    const seq = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { from: block.number, to: state.watermark })
+    const seq = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set(), wallets: new Set(wallets) }, { from: block.number, to: state.watermark })
     deps.onAdvance?.(state.watermark, seq)
   }
 
@@ -196,6 +197,9 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       }
       if (pending) logger.warn({ consumer, pending }, 'a journaled batch was not completed; it will be re-formed exactly')
       if (await chainTotalsMissing(ch, chainId)) await recountChainTotals(ch, chainId)
+      // A data dir whose swaps were never folded into FIFO state (from before migration 021).
+      const folded = await catchUpFifo(ch, chainId)
+      if (folded) logger.info({ consumer, pairs: folded }, 'FIFO state built for every wallet-token')
       // Batches inserted before a crash (or before serving state existed) are refreshed now.
       const caughtUp = await catchUpServingState(ch, chainId, state.watermark, {
         onPage: (tokens) => logger.info({ consumer, tokens }, 'serving state: building'),

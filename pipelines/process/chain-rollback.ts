@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { recountChainTotals } from './chain-totals.ts'
+import { refoldPairs, type WalletToken } from './fifo-refresh.ts'
 
 /**
  * Raw tables of a chain and the column holding each row's block: a reorg deletes every row at
@@ -16,6 +17,7 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
   ['launches', 'block_number'],
   // Copies kept by views for other access paths (token order, feed order).
   ['transfers_by_token', 'block_number'],
+  ['wallet_legs', 'block_number'],
   ['launch_feed', 'block_number'],
   // Deleted last by rollbackChain: a block row is the mark that a block's rows are in.
   ['chain_blocks', 'number'],
@@ -28,7 +30,7 @@ const RAW_TABLES: Array<[table: string, blockColumn: string]> = [
  * rebuilds them, nothing re-states it here.
  */
 const REPLAYED: Array<{ source: string; key: string; targets: string[] }> = [
-  { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity'] },
+  { source: 'swaps', key: 'token', targets: ['token_activity', 'token_trader_first', 'token_last_swap', 'token_block_activity', 'wallet_legs'] },
   { source: 'erc20_transfers', key: 'token', targets: ['token_supply'] },
   { source: 'liquidity_events', key: 'pool', targets: ['pool_liquidity', 'pool_providers'] },
 ]
@@ -48,6 +50,8 @@ export interface RollbackResult {
   tokens: string[]
   /** Every token the orphaned blocks touched (its serving state is refreshed). */
   touched: string[]
+  /** Wallets whose FIFO state was rebuilt (their receipts changed). */
+  wallets: string[]
 }
 
 /** Copy the rows of `keys` below `fromBlock` aside: what the keys' aggregates are rebuilt from. */
@@ -89,6 +93,22 @@ async function replayScratch(ch: ClickHouseClient, chainId: number, r: (typeof R
   return keys
 }
 
+/** Wallet-token pairs whose FIFO state a rollback must rebuild (they traded in orphaned blocks). */
+const fifoScratch = (chainId: number) => `rollback_${chainId}_fifo_pairs`
+
+/**
+ * Rebuild the FIFO state of the pairs set aside, from their surviving legs (the legs are rebuilt
+ * first, by the swaps replay). Idempotent like the replays: the pair list goes last.
+ */
+async function refoldScratch(ch: ClickHouseClient, chainId: number): Promise<string[]> {
+  const t = fifoScratch(chainId)
+  if (!(await tableExists(ch, t))) return []
+  const pairs = await queryRows<{ wallet: string; token: string }>(ch, `SELECT DISTINCT wallet, token FROM ${t}`)
+  await refoldPairs(ch, chainId, pairs.map((p): WalletToken => [p.wallet, p.token]))
+  await ch.command({ query: `DROP TABLE ${t}` })
+  return [...new Set(pairs.map((p) => p.wallet))]
+}
+
 /** Finish replays that a dead process left in scratch tables. Returns the tokens involved. */
 export async function recoverRollbacks(ch: ClickHouseClient, chainId: number): Promise<string[]> {
   const tokens: string[] = []
@@ -96,8 +116,12 @@ export async function recoverRollbacks(ch: ClickHouseClient, chainId: number): P
     const keys = await replayScratch(ch, chainId, r)
     if (r.key === 'token') tokens.push(...keys)
   }
+  lastRefolded = await refoldScratch(ch, chainId)
   return tokens
 }
+
+/** Wallets whose FIFO state the last recovery rebuilt. */
+let lastRefolded: string[] = []
 
 /** Delete everything at or above `fromBlock` on `chainId` and rebuild the affected aggregates. */
 export async function rollbackChain(ch: ClickHouseClient, chainId: number, fromBlock: number, hashes: { old: string; new: string }): Promise<RollbackResult> {
@@ -108,7 +132,15 @@ export async function rollbackChain(ch: ClickHouseClient, chainId: number, fromB
     values: [{ chain_id: chainId, from_block: fromBlock, old_hash: hashes.old, new_hash: hashes.new }],
     format: 'JSONEachRow',
   })
-  // 1. Set aside what survives of every affected key, before anything is deleted.
+  // 1. Set aside what survives of every affected key, before anything is deleted, and the
+  //    wallet-token pairs whose FIFO state folded orphaned legs.
+  const fifoPairs = fifoScratch(chainId)
+  await ch.command({ query: `DROP TABLE IF EXISTS ${fifoPairs}` })
+  await ch.command({ query: `CREATE TABLE ${fifoPairs} (wallet String, token String) ENGINE = MergeTree ORDER BY (wallet, token)` })
+  await ch.command({
+    query: `INSERT INTO ${fifoPairs} SELECT DISTINCT trader, token FROM swaps WHERE chain_id = {chain:UInt32} AND block_number >= {from:UInt64}`,
+    query_params: params,
+  })
   const affectedTokens: string[] = []
   for (const r of REPLAYED) {
     const rows = await queryRows<{ k: string }>(ch, `SELECT DISTINCT ${r.key} AS k FROM ${r.source} WHERE chain_id = {chain:UInt32} AND block_number >= {from:UInt64}`, params)
@@ -136,7 +168,7 @@ export async function rollbackChain(ch: ClickHouseClient, chainId: number, fromB
   await recoverRollbacks(ch, chainId)
   await ch.command({ query: 'DELETE FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number >= {from:UInt64}', query_params: params })
   await recountChainTotals(ch, chainId)
-  return { fromBlock, tokens: affectedTokens, touched: [...new Set([...affectedTokens, ...touched.map((r) => r.t)])] }
+  return { fromBlock, tokens: affectedTokens, touched: [...new Set([...affectedTokens, ...touched.map((r) => r.t)])], wallets: lastRefolded }
 }
 
 /**

@@ -7,6 +7,7 @@ import { chunks } from '../../core/chunks.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
 import { countNewTraders, recountChainTotals } from './chain-totals.ts'
 import { namedQuery } from '../../sql/queries.ts'
+import { foldBlocks } from './fifo-refresh.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
 export interface ServingTouch {
@@ -16,6 +17,8 @@ export interface ServingTouch {
   /** Senders of the batch's swaps and the tokens they traded (chain totals count the new ones). */
   traders: Set<string>
   tradedTokens: Set<string>
+  /** Wallets whose receipts changed outside the batch's legs (a reorg rebuilt their FIFO state). */
+  wallets?: Set<string>
 }
 
 export interface RefreshResult {
@@ -132,10 +135,14 @@ export async function refreshServingState(
   }
   if (deployerRows.length) await ch.insert({ table: 'deployer_state', values: deployerRows, format: 'JSONEachRow' })
 
+  // FIFO state of the wallet-tokens the batch traded (not on a whole rebuild: catchUpFifo does that).
+  const wallets = new Set(touch.wallets ?? [])
+  if (at.fromBlock > 0) for (const w of await foldBlocks(ch, chainId, at.fromBlock, at.watermark)) wallets.add(w)
+
   const change = (kind: string, key: string) => ({ chain_id: chainId, seq: version, kind, key, watermark: at.watermark, chain_time: at.chainTime })
   await ch.insert({
     table: 'serving_changes',
-    values: [...tokens.map((t) => change('token', t)), ...[...deployers].map((d) => change('deployer', d)), change('batch', '')],
+    values: [...tokens.map((t) => change('token', t)), ...[...deployers].map((d) => change('deployer', d)), ...[...wallets].map((w) => change('wallet', w)), change('batch', '')],
     format: 'JSONEachRow',
   })
   return { tokens: tokens.length, deployers: deployers.size, seq: version }

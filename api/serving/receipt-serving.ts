@@ -1,0 +1,152 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { lastServedBatch, servingChangesBetween } from '../../core/records/serving-changes.ts'
+import { rosterWalletsTradingToken } from '../../core/records/roster-trading.ts'
+import {
+  CLAIM_WINDOW_SECONDS,
+  latestLeaderboardId,
+  readEthUsdRange,
+  readHolds,
+  readPositions,
+  readRealizedBetween,
+  readRoster,
+  type Roster,
+} from '../../core/records/wallet-receipt.ts'
+import { notFoundReceipt, receiptView, type WalletReceiptData } from '../views/wallet-receipt.ts'
+import { createKeyedCache } from './keyed-cache.ts'
+import type { Watermarks } from './watermarks.ts'
+
+/**
+ * Wallet receipts of the tracked roster as /wallet-receipt serves them, cached per wallet and
+ * dropped key by key: a wallet when a batch folded its legs (serving_changes kind 'wallet'), the
+ * wallets holding a token when a batch traded it (its last-close mark moved), everything when a
+ * new leaderboard became the roster. Outside the roster the answer is found:false without a read
+ * of the wallet.
+ */
+export interface ReceiptServing {
+  readonly chainId: number
+  receipt(wallet: string): Promise<WalletReceiptData>
+  /** How many roster wallets traded `token` (a count, never who), and the roster's size. */
+  rosterTraders(token: string): Promise<{ traded: number; roster: number }>
+  measuredThrough(): number | null
+  cachedEntries(): number
+}
+
+/** More changes than this since the last sync: drop every cached receipt instead. */
+const MAX_CHANGES_PER_SYNC = 20_000
+/** How often the latest leaderboard is looked up when no batch arrives (ms). */
+const ROSTER_CHECK_MS = 1_000
+
+interface Cached {
+  data: WalletReceiptData
+  /** Tokens with open lots: their last-close marks are in the answer. */
+  openTokens: string[]
+}
+
+export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: Watermarks; maxEntries: number }, chainId = 4663): ReceiptServing {
+  const { ch, watermarks } = deps
+  const receipts = createKeyedCache<Cached>(deps.maxEntries)
+  const holders = new Map<string, Set<string>>()
+  const traders = createKeyedCache<{ traded: number; roster: number }>(deps.maxEntries)
+  let synced = { seq: 0, block: null as number | null }
+  let roster: { value: Roster; checkedAt: number } | undefined
+  let syncing: Promise<void> | undefined
+
+  function clear(): void {
+    receipts.clear()
+    holders.clear()
+    traders.clear()
+  }
+
+  function dropWallet(w: string): void {
+    receipts.delete(w)
+  }
+
+  async function syncTo(target: number): Promise<void> {
+    const changes = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, MAX_CHANGES_PER_SYNC + 1)
+    if (synced.seq === 0 || changes.length > MAX_CHANGES_PER_SYNC) {
+      clear()
+      const b = await lastServedBatch(ch, chainId)
+      synced = b && b.seq >= target ? { seq: b.seq, block: b.watermark } : { seq: target, block: watermarks.get(chainId) }
+      return
+    }
+    for (const c of changes) {
+      if (c.kind === 'wallet') dropWallet(c.key)
+      else if (c.kind === 'token') {
+        traders.delete(c.key)
+        for (const w of holders.get(c.key) ?? []) dropWallet(w)
+        holders.delete(c.key)
+      }
+    }
+    const marker = [...changes].reverse().find((c) => c.kind === 'batch')
+    synced = marker ? { seq: marker.seq, block: marker.watermark } : { ...synced, seq: target }
+  }
+
+  /** The roster, looked up again after each batch and at most once a second otherwise. */
+  async function currentRoster(force: boolean): Promise<Roster> {
+    const now = Date.now()
+    if (roster && !force && now - roster.checkedAt < ROSTER_CHECK_MS) return roster.value
+    const id = await latestLeaderboardId(ch)
+    if (roster && roster.value.id === id) {
+      roster.checkedAt = now
+      return roster.value
+    }
+    const value = await readRoster(ch, id)
+    if (roster) clear()
+    roster = { value, checkedAt: now }
+    return value
+  }
+
+  async function ready(): Promise<Roster> {
+    const target = watermarks.seq(chainId)
+    const moved = target > synced.seq
+    if (moved) {
+      syncing ??= syncTo(target).finally(() => {
+        syncing = undefined
+      })
+      await syncing
+    }
+    return currentRoster(moved)
+  }
+
+  async function build(wallet: string, r: Roster): Promise<Cached> {
+    const claim = r.claims.get(wallet)!
+    const measuredThrough = synced.block
+    const from = claim.claimedAt - CLAIM_WINDOW_SECONDS
+    const [positions, holds, unmatched, measured30d, ethUsd30d] = await Promise.all([
+      readPositions(ch, chainId, wallet),
+      readHolds(ch, chainId, wallet),
+      queryRows<{ n: string }>(ch, 'SELECT countIf(unmatched_qty > 0) AS n FROM fifo_sells FINAL WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}', { chain: chainId, wallet }),
+      readRealizedBetween(ch, chainId, wallet, from, claim.claimedAt),
+      readEthUsdRange(ch, from, claim.claimedAt),
+    ])
+    const data = receiptView(wallet, measuredThrough, { positions, holds, sellsWithUnmatched: Number(unmatched[0]?.n ?? 0), claim, measured30d, ethUsd30d })
+    return { data, openTokens: positions.filter((p) => p.openLots > 0).map((p) => p.token) }
+  }
+
+  return {
+    chainId,
+    async receipt(address) {
+      const wallet = address.toLowerCase()
+      const r = await ready()
+      if (!r.claims.has(wallet)) return notFoundReceipt(wallet, synced.block)
+      const cached = await receipts.get(wallet, async () => {
+        const c = await build(wallet, r)
+        for (const t of c.openTokens) {
+          if (!holders.has(t)) holders.set(t, new Set())
+          holders.get(t)!.add(wallet)
+        }
+        return c
+      })
+      // Nothing the answer depends on changed since it was built: it holds through the new watermark.
+      return { ...cached.data, measured_through_block: synced.block }
+    },
+    async rosterTraders(token) {
+      await ready()
+      const t = token.toLowerCase()
+      return traders.get(t, () => rosterWalletsTradingToken(ch, chainId, t))
+    },
+    measuredThrough: () => synced.block,
+    cachedEntries: () => receipts.size(),
+  }
+}

@@ -1,0 +1,32 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import type { Logger } from '../../core/logger.ts'
+import type { Metrics } from '../../core/metrics.ts'
+import type { Bus } from '../bus/types.ts'
+import { createConsumer } from '../consumer/create-consumer.ts'
+import { createTableSink } from '../consumer/table-sink.ts'
+import { claimRow, LeaderboardClaim } from '../records/leaderboard-claim.ts'
+import { namespaced, TOPICS } from '../topics.ts'
+
+/**
+ * Consumes `leaderboard.claims` into `leaderboard_claims` (migration 021). The table replaces on
+ * (claimed_at, source, wallet) and no view aggregates it, so a redelivered claim is one row; the
+ * batch token also drops an identical retry.
+ */
+export function createClaimsProcessor(deps: { ch: ClickHouseClient; bus: Bus; logger: Logger; metrics: Metrics; namespace?: string; onInserted?(rows: number): void }) {
+  return createConsumer({
+    ...deps,
+    name: 'leaderboard-claims',
+    topic: TOPICS.leaderboardClaims,
+    schema: LeaderboardClaim,
+    maxBatchSize: 1000,
+    sink: createTableSink<LeaderboardClaim>({ name: 'claims-writer', ch: deps.ch, metrics: deps.metrics, tables: (v) => [['leaderboard_claims', v.map(claimRow)]], onInserted: deps.onInserted }),
+  })
+}
+
+/** Put a leaderboard on the bus (admin endpoint, `svc roster import`, the simulator). */
+export async function publishClaims(bus: Bus, namespace: string | undefined, claims: LeaderboardClaim[]): Promise<void> {
+  await bus.publish(
+    namespaced(namespace ?? '', TOPICS.leaderboardClaims),
+    claims.map((c) => ({ key: c.wallet, value: JSON.stringify(c) })),
+  )
+}

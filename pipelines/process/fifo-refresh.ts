@@ -1,0 +1,136 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { chunks } from '../../core/chunks.ts'
+import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold } from '../../core/domain/fifo-sql.ts'
+import { nextServingSeq } from '../../core/records/serving-changes.ts'
+import { tupleParam } from '../social/grade-reads.ts'
+
+/**
+ * Advancing the FIFO state of wallet-tokens (migration 021): the legs after each pair's stored
+ * position are folded onto its state in ClickHouse and one new state row is inserted per pair
+ * (its matched sells go to fifo_sells through a view). Folding only what follows the position
+ * makes a repeated call a no-op: a replayed batch or a restarted processor never folds a leg twice.
+ */
+
+/** Wallet-token pairs per statement. */
+const PAIRS_PER_FOLD = 2_000
+/** Legs per pair per statement; a pair with more is folded again from where this one stopped. */
+const LEGS_PER_FOLD = 2_000
+
+/** A leg's position in chain order as one number (log indexes stay below 2^24). */
+export const LEG_POS = 'block_number * 16777216 + log_index + 1'
+
+export type WalletToken = [wallet: string, token: string]
+
+/**
+ * Fold the new legs of `pairs`. `fromBlock`: no pair has an unfolded leg before it unless its
+ * stored position says so (the batch's first block; 0 to rebuild). Answers the wallets advanced.
+ */
+export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: WalletToken[], fromBlock: number): Promise<Set<string>> {
+  const wallets = new Set<string>()
+  for (const part of chunks(pairs, PAIRS_PER_FOLD)) {
+    for (;;) {
+      const params = { chain: chainId, pairs: tupleParam(part), version: nextServingSeq() }
+      // Where the chunk's legs start: the earliest stored position among the pairs, and the batch.
+      const [pos] = await queryRows<{ min_block: string }>(
+        ch,
+        `SELECT least(toUInt64({from:UInt64}), ifNull(min(intDiv(through_pos, 16777216)), toUInt64({from:UInt64}))) AS min_block
+         FROM (SELECT through_pos FROM fifo_state WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))}
+               ORDER BY wallet, token, version DESC LIMIT 1 BY wallet, token)`,
+        { ...params, from: fromBlock },
+      )
+      const minBlock = Number(pos?.min_block ?? 0)
+      await ch.command({ query: foldQuery, query_params: { ...params, min_block: minBlock, per_pair: LEGS_PER_FOLD } })
+      const [more] = await queryRows<{ n: string }>(ch, moreQuery, { ...params, min_block: minBlock })
+      for (const [w] of part) wallets.add(w)
+      if (Number(more?.n ?? 0) === 0) break
+    }
+  }
+  return wallets
+}
+
+/** Stored state of the pairs (newest version each). */
+const PREV = `SELECT wallet, token, through_pos, legs, state FROM fifo_state
+  WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))}
+  ORDER BY wallet, token, version DESC LIMIT 1 BY wallet, token`
+
+/** The pairs' legs from min_block on, one row per leg (a replayed view may have written a leg twice). */
+const LEGS = `SELECT wallet, token, ${LEG_POS} AS pos, block_number, log_index, block_time, side, qty, cost FROM wallet_legs
+  WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))} AND block_number >= {min_block:UInt64}
+  ORDER BY wallet, token, block_number, log_index LIMIT 1 BY wallet, token, block_number, log_index`
+
+const foldQuery = `
+INSERT INTO fifo_state (chain_id, wallet, token, through_pos, legs, state, sells_added, version)
+SELECT {chain:UInt32}, wallet, token, legs_arr[-1].1, prev_legs + length(legs_arr), f.1,
+       arrayMap(s -> (legs_arr[s.1].2, legs_arr[s.1].3, legs_arr[s.1].4, legs_arr[s.1].6, legs_arr[s.1].7, s.2, s.3, s.4, s.5), f.2),
+       {version:UInt64}
+FROM (
+  SELECT wallet, token, legs_arr, prev_legs,
+         ${fifoFold(`arrayMap(x -> CAST((x.5, x.6, x.7, toUInt32(x.4)), '${FIFO_LEG_TYPE}'), legs_arr)`, `CAST(prev_state, '${FIFO_STATE_TYPE}')`)} AS f
+  FROM (
+    SELECT l.wallet AS wallet, l.token AS token, any(p.legs) AS prev_legs, any(p.state) AS prev_state,
+           arraySort(x -> x.1, groupArray((l.pos, l.block_number, l.log_index, l.block_time, l.side, l.qty, l.cost))) AS all_legs,
+           arraySlice(all_legs, 1, {per_pair:UInt32}) AS legs_arr
+    FROM (${LEGS}) AS l
+    LEFT JOIN (${PREV}) AS p ON p.wallet = l.wallet AND p.token = l.token
+    WHERE l.pos > p.through_pos
+    GROUP BY l.wallet, l.token
+  )
+)`
+
+/** Pairs that still have legs after their stored position (more than one fold's worth). */
+const moreQuery = `
+SELECT count() AS n FROM (${LEGS}) AS l
+LEFT JOIN (${PREV}) AS p ON p.wallet = l.wallet AND p.token = l.token
+WHERE l.pos > p.through_pos`
+
+/** The wallet-token pairs traded in blocks [from, to] (a block-range read of swaps). */
+export async function pairsTradedIn(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<WalletToken[]> {
+  const rows = await queryRows<{ trader: string; token: string }>(
+    ch,
+    `SELECT DISTINCT trader, token FROM swaps WHERE chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64} AND token_in != token_out`,
+    { chain: chainId, from, to },
+  )
+  return rows.map((r) => [r.trader, r.token])
+}
+
+/** Fold what blocks [from, to] traded: the batch step. Answers the wallets whose receipts changed. */
+export async function foldBlocks(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<Set<string>> {
+  const pairs = await pairsTradedIn(ch, chainId, from, to)
+  return pairs.length ? foldPairs(ch, chainId, pairs, from) : new Set()
+}
+
+/**
+ * Forget the FIFO state of `pairs` and fold their legs again from the first: after a reorg removed
+ * some of their legs (a state cannot give back what it folded).
+ */
+export async function refoldPairs(ch: ClickHouseClient, chainId: number, pairs: WalletToken[]): Promise<Set<string>> {
+  for (const part of chunks(pairs, PAIRS_PER_FOLD)) {
+    const p = { chain: chainId, pairs: tupleParam(part) }
+    await ch.command({ query: 'DELETE FROM fifo_state WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))}', query_params: p })
+    await ch.command({ query: 'DELETE FROM fifo_sells WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))}', query_params: p })
+  }
+  return foldPairs(ch, chainId, pairs, 0)
+}
+
+/**
+ * A data dir whose legs were never folded (from before migration 021, whose legs it backfilled):
+ * fold every pair once, a page of pairs at a time in key order. A no-op once any state exists.
+ */
+export async function catchUpFifo(ch: ClickHouseClient, chainId: number): Promise<number> {
+  const [state] = await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM (SELECT 1 FROM fifo_state WHERE chain_id = {chain:UInt32} LIMIT 1)', { chain: chainId })
+  if (Number(state?.n ?? 0) > 0) return 0
+  let done = 0
+  for (let after: WalletToken = ['', '']; ; ) {
+    const page = await queryRows<{ wallet: string; token: string }>(
+      ch,
+      `SELECT DISTINCT wallet, token FROM wallet_legs WHERE chain_id = {chain:UInt32} AND (wallet, token) > ({w:String}, {t:String})
+       ORDER BY wallet, token LIMIT {n:UInt32}`,
+      { chain: chainId, w: after[0], t: after[1], n: PAIRS_PER_FOLD },
+    )
+    if (page.length === 0) return done
+    await foldPairs(ch, chainId, page.map((r) => [r.wallet, r.token]), 0)
+    done += page.length
+    after = [page[page.length - 1]!.wallet, page[page.length - 1]!.token]
+  }
+}
