@@ -51,6 +51,8 @@ export interface SolanaSim {
    * (its positions follow) but not returned again. Call once, before the first `take`.
    */
   resume(lastTrade: (wallet: string) => number | undefined): void
+  /** The same, in slices that leave the event loop free in between (a process serving requests meanwhile). */
+  resumeGently(lastTrade?: (wallet: string) => number | undefined): Promise<void>
   /** Block time of the next trade. */
   clock(): number
   /** Up to `max` next trades with block_time <= `until`, in (time, wallet) order. */
@@ -216,7 +218,8 @@ export function createSolanaSim(opts: SolanaSimOptions): SolanaSim {
   }
 
   let started = false
-  function start(lastTrade?: (wallet: string) => number | undefined): void {
+  /** Draw every wallet's first trade (after `lastTrade`), yielding after each `slice` wallets. */
+  function* starting(lastTrade: ((wallet: string) => number | undefined) | undefined, slice: number): Generator<void> {
     if (started) return
     started = true
     for (const c of cursors) {
@@ -224,7 +227,11 @@ export function createSolanaSim(opts: SolanaSimOptions): SolanaSim {
       draw(c)
       if (last !== undefined) while (c.next!.block_time <= last) draw(c)
       push(c)
+      if (c.index % slice === slice - 1) yield
     }
+  }
+  const start = (lastTrade?: (wallet: string) => number | undefined) => {
+    for (const _ of starting(lastTrade, size)) void _
   }
 
   return {
@@ -236,6 +243,10 @@ export function createSolanaSim(opts: SolanaSimOptions): SolanaSim {
     resume(lastTrade) {
       if (started) throw new Error('resume() must come before the first take()')
       start(lastTrade)
+    },
+    async resumeGently(lastTrade) {
+      if (started) throw new Error('resumeGently() must come before the first take()')
+      for (const _ of starting(lastTrade, 500)) await new Promise<void>((r) => setImmediate(r))
     },
     clock() {
       start()

@@ -78,7 +78,7 @@ export function createSolanaSimSource(opts: SolanaSimSourceOptions): SolanaSimSo
         (r) => [r.wallet, Number(r.t)],
       ),
     )
-    sim.resume((w) => last.get(w))
+    await sim.resumeGently((w) => last.get(w))
     const [c] = await queryRows<{ s: number; n: string }>(ch, 'SELECT toUnixTimestamp(max(start)) AS s, count() AS n FROM sol_usd_candles')
     const nextCandle = Number(c?.n ?? 0) > 0 ? Number(c!.s) + SOL_CANDLE_SECONDS : candleStart(genesis)
     if (last.size > 0) logger.info({ wallets: last.size, nextCandle }, 'solana venue: resumed after the stored trades')
