@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ohlcConsistent, PriceDecimal } from './price.ts'
 
 /**
  * The Solana venue's records. Amounts are integers in the smallest unit, as decimal strings
@@ -10,7 +11,7 @@ const base58 = (what: string) => z.string().regex(/^[1-9A-HJ-NP-Za-km-z]+$/, `${
 const wallet = base58('address').min(32).max(44)
 const units = z.string().regex(/^(0|[1-9]\d{0,75})$/, 'an integer in the smallest unit, as a decimal string')
 const positiveUnits = units.refine((s) => s !== '0', 'greater than 0')
-const price = z.string().regex(/^(0|[1-9]\d*)(\.\d{1,8})?$/, 'decimal string with at most 8 decimals')
+const price = PriceDecimal
 
 /** Seconds in one SOL/USD candle. */
 export const SOL_CANDLE_SECONDS = 300
@@ -47,10 +48,7 @@ export const SolUsdCandle = z
     low: price,
     close: price,
   })
-  .refine((c) => {
-    const [o, h, l, cl] = [Number(c.open), Number(c.high), Number(c.low), Number(c.close)]
-    return l <= o && l <= cl && o <= h && cl <= h && cl > 0
-  }, 'low <= open, close <= high; close > 0')
+  .refine((c) => ohlcConsistent(c) && Number(c.close) > 0, 'low <= open, close <= high; close > 0')
 export type SolUsdCandle = z.infer<typeof SolUsdCandle>
 
 /** A wallet of the venue's universe on `solana.universe`: who the venue's receipts are for. */

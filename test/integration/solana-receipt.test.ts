@@ -1,16 +1,11 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
-import { loadConfig } from '../../core/config.ts'
 import type { BusMessage } from '../../pipelines/bus/types.ts'
-import { createSolanaProcessor } from '../../pipelines/process/solana-processor.ts'
 import type { SolanaTrade, SolanaUniverseMember, SolUsdCandle } from '../../pipelines/records/solana.ts'
 import { base58 } from '../../pipelines/sim/base58.ts'
 import { deadLetterTopic, TOPICS } from '../../pipelines/topics.ts'
-import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
-import { createRuntime, type Runtime } from '../../bin/runtime.ts'
-import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
-import { tempDir } from '../setup/temp.ts'
+import { startSolanaEnv, type SolanaEnv } from '../setup/solana-env.ts'
 import { until } from '../setup/until.ts'
 
 /**
@@ -23,7 +18,6 @@ import { until } from '../setup/until.ts'
  * is closed when a sell takes its last unit, and its hold is that sell's time − its buy's.
  */
 
-const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 const addr = (label: string) => base58(createHash('sha256').update(label).digest())
 const sig = (label: string) => base58(createHash('sha512').update(label).digest())
 
@@ -83,22 +77,15 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 
-let rt: Runtime
-let api: ApiServer
-let processor: ReturnType<typeof createSolanaProcessor>
-let dir: ReturnType<typeof tempDir>
+let env: SolanaEnv
+let rt: SolanaEnv['rt']
+let api: SolanaEnv['api']
+let processor: SolanaEnv['processor']
 let lostAcks = 0
 const tradeInserts: number[] = []
 
 beforeAll(async () => {
-  dir = tempDir()
-  const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent' })
-  rt = await createRuntime(config, 'test')
-  api = await createApiServer(rt, { pollMs: 0 })
-  // Merges stopped: a duplicate insert would show as extra rows, not be folded away by a merge.
-  for (const t of ['solana_trades', 'solana_wallet_activity', 'solana_progress']) await rt.ch.command({ query: `SYSTEM STOP MERGES ${t}` })
-  processor = createSolanaProcessor({
-    ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, onTrades: (rows) => api.deps.solana.advanced(rows),
+  env = await startSolanaEnv({
     // The first two acknowledgements of the trades insert are lost (the insert landed): the
     // framework retries the same batch under the same token.
     tradeSinkHooks: {
@@ -111,7 +98,9 @@ beforeAll(async () => {
       },
     },
   })
-  await processor.start()
+  ;({ rt, api, processor } = env)
+  // Merges stopped: a duplicate insert would show as extra rows, not be folded away by a merge.
+  for (const t of ['solana_trades', 'solana_wallet_activity', 'solana_progress']) await rt.ch.command({ query: `SYSTEM STOP MERGES ${t}` })
   const publish = (topic: string, values: Array<{ key: string; value: unknown }>) => rt.bus.publish(topic, values.map((v) => ({ key: v.key, value: JSON.stringify(v.value) })))
   await publish(TOPICS.solanaUniverse, UNIVERSE.map((m) => ({ key: m.wallet, value: m })))
   // Trades before their candles: they wait (held) until the candles are in.
@@ -123,17 +112,9 @@ beforeAll(async () => {
   await until('the trades ingested', async () => ((await processor.lag()) === 0 && tradeInserts.length >= 3 ? true : undefined), 30_000)
 }, 60_000)
 
-afterAll(async () => {
-  await processor?.stop()
-  await api?.close()
-  await rt?.close()
-  dir?.cleanup()
-})
+afterAll(async () => env?.close())
 
-async function receipt(address: string) {
-  const res = await api.app.inject({ method: 'GET', url: `/solana/wallet-receipt/${address}`, headers: admin })
-  return { status: res.statusCode, json: () => res.json() }
-}
+const receipt = (address: string) => env.get(`/solana/wallet-receipt/${address}`)
 
 describe('GET /solana/wallet-receipt/{address}', () => {
   it('answers each constructed wallet with the hand-computed FIFO in USD: partial exits, unmatched sells, SOL legs at their candle', async () => {

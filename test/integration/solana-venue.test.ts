@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
-import { loadConfig } from '../../core/config.ts'
-import { createSolanaProcessor } from '../../pipelines/process/solana-processor.ts'
 import { candleStart, lamportsToMicroUsd, priceE8, type SolanaTrade } from '../../pipelines/records/solana.ts'
 import { createSolanaSim } from '../../pipelines/sim/solana-sim.ts'
 import { createSolanaSimSource } from '../../pipelines/sources/solana-sim-source.ts'
-import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
-import { createRuntime, type Runtime } from '../../bin/runtime.ts'
-import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
 import { refFold, type RefLeg } from '../setup/fifo-reference.ts'
-import { tempDir } from '../setup/temp.ts'
+import { startSolanaEnv, type SolanaEnv } from '../setup/solana-env.ts'
 import { until } from '../setup/until.ts'
 
 /**
@@ -26,32 +21,17 @@ const NOW = 1_750_000_000
 const BACKFILL = 36 * 3600
 const HALF = NOW - 12 * 3600
 
-let rt: Runtime
-let api: ApiServer
-let processor: ReturnType<typeof createSolanaProcessor>
-let dir: ReturnType<typeof tempDir>
-let ingested = 0
-
+let env: SolanaEnv
 beforeAll(async () => {
-  dir = tempDir()
-  rt = await createRuntime(loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent' }), 'test')
-  api = await createApiServer(rt, { pollMs: 0 })
-  processor = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, onTrades: (n) => { ingested += n; api.deps.solana.advanced(n) } })
-  await processor.start()
+  env = await startSolanaEnv()
 }, 60_000)
-
-afterAll(async () => {
-  await processor?.stop()
-  await api?.close()
-  await rt?.close()
-  dir?.cleanup()
-})
+afterAll(async () => env?.close())
 
 const source = (untilTime: number) =>
-  createSolanaSimSource({ bus: rt.bus, ch: rt.ch, logger: rt.logger, seed: SEED, tradesPerSecond: 100_000, backfillSeconds: BACKFILL, wallets: WALLETS, now: () => NOW, until: untilTime, tickMs: 5 })
+  createSolanaSimSource({ bus: env.rt.bus, ch: env.rt.ch, logger: env.rt.logger, seed: SEED, tradesPerSecond: 100_000, backfillSeconds: BACKFILL, wallets: WALLETS, now: () => NOW, until: untilTime, tickMs: 5 })
 
 async function drained(published: number): Promise<void> {
-  await until('the venue ingested', async () => ((await processor.lag()) === 0 && ingested >= published ? true : undefined), 120_000)
+  await until('the venue ingested', async () => ((await env.processor.lag()) === 0 && env.ingested() >= published ? true : undefined), 120_000)
 }
 
 describe('the simulated Solana venue through the pipeline', () => {
@@ -62,14 +42,14 @@ describe('the simulated Solana venue through the pipeline', () => {
     const first = source(HALF)
     await first.run()
     await drained(first.published())
-    const [mid] = await queryRows<{ c: string }>(rt.ch, 'SELECT count() AS c FROM solana_trades')
+    const [mid] = await queryRows<{ c: string }>(env.rt.ch, 'SELECT count() AS c FROM solana_trades')
     expect(Number(mid!.c)).toBe(all.filter((t) => t.block_time <= HALF).length)
     const second = source(NOW)
     await second.run()
     await drained(first.published() + second.published())
     expect(first.published() + second.published()).toBe(all.length)
     const [r] = await queryRows<{ c: string; u: string; w: string; members: string }>(
-      rt.ch,
+      env.rt.ch,
       'SELECT count() AS c, uniqExact(signature) AS u, uniqExact(wallet) AS w, (SELECT uniqExact(wallet) FROM solana_universe) AS members FROM solana_trades',
     )
     expect(Number(r!.c)).toBe(all.length)
@@ -111,8 +91,8 @@ describe('the simulated Solana venue through the pipeline', () => {
       sells += n
       holds.sort((a, b) => a - b)
       const median = holds.length === 0 ? null : holds.length % 2 ? holds[(holds.length - 1) / 2]! : (holds[holds.length / 2 - 1]! + holds[holds.length / 2]!) / 2
-      const res = await api.app.inject({ method: 'GET', url: `/solana/wallet-receipt/${wallet}`, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
-      expect(res.statusCode).toBe(200)
+      const res = await env.get(`/solana/wallet-receipt/${wallet}`)
+      expect(res.status).toBe(200)
       expect(res.json().data, wallet).toMatchObject({
         found: true,
         trades: trades.length,
