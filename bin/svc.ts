@@ -150,12 +150,12 @@ function simCheckpoints(config: Config, logger: Runtime['logger'], tracker?: Con
 }
 
 /** The simulated Solana venue, paced at SOLANA_SIM_TRADES_PER_SECOND; null when that is 0. */
-function startSolanaSim(rt: Runtime): SolanaSimSource | null {
+function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource | null {
   const c = rt.config
   if (c.SOLANA_SIM_TRADES_PER_SECOND === 0) return null
   const source = createSolanaSimSource({
     bus: rt.bus, ch: rt.ch, logger: rt.logger, namespace: c.BUS_NAMESPACE, seed: c.SIMULATOR_SEED,
-    tradesPerSecond: c.SOLANA_SIM_TRADES_PER_SECOND, backfillSeconds: Math.round(c.SIMULATOR_BACKFILL_HOURS * 3600),
+    tradesPerSecond: c.SOLANA_SIM_TRADES_PER_SECOND, backfillSeconds: Math.round(c.SIMULATOR_BACKFILL_HOURS * 3600), startWhen,
   })
   source.run().catch((err) => rt.logger.error({ err }, 'solana venue simulator stopped'))
   return source
@@ -187,6 +187,9 @@ async function commandStart(config: Config): Promise<void> {
   const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, onGraded: (n) => api.watermarks.socialAdvanced(n) })
   grader.start()
   let sim: SimSource | RpcSource | undefined
+  // The Solana venue starts once the simulated chain has caught up with its backfill, so a fresh
+  // `svc start` serves the chain and social products first.
+  let chainCaughtUp = () => true
   if (config.CHAIN_4663_RPC_URL) {
     sim = await startRpcSource(rt)
   } else if (config.simulatorOn) {
@@ -200,8 +203,9 @@ async function commandStart(config: Config): Promise<void> {
       checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
     })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
+    chainCaughtUp = () => processor.watermark() >= Math.floor((Date.now() / 1000 - start.genesis) / config.SIMULATOR_BLOCK_SECONDS) - 10
   }
-  const solanaSim = config.simulatorOn ? startSolanaSim(rt) : null
+  const solanaSim = config.simulatorOn ? startSolanaSim(rt, () => chainCaughtUp()) : null
   onShutdown(rt, [() => sim?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')

@@ -22,8 +22,10 @@ export interface SolanaSimSourceOptions {
   now?: () => number
   /** Stop once every trade up to this block time is published. */
   until?: number
-  /** Publish ticks (ms, default 250). */
+  /** Publish ticks (ms, default 1000): one batch of trades per tick, so one insert and fold per tick downstream. */
   tickMs?: number
+  /** Start only once this says so (polled each second): e.g. after the chain's backfill, so `svc start` serves that first. */
+  startWhen?: () => boolean
 }
 
 export interface SolanaSimSource {
@@ -53,7 +55,7 @@ export function createSolanaSimSource(opts: SolanaSimSourceOptions): SolanaSimSo
   }
   const size = opts.wallets ?? SOLANA_UNIVERSE_SIZE
   const now = opts.now ?? (() => Math.floor(Date.now() / 1000))
-  const tickMs = opts.tickMs ?? 250
+  const tickMs = opts.tickMs ?? 1_000
   let stopped = false
   let published = 0
 
@@ -86,6 +88,8 @@ export function createSolanaSimSource(opts: SolanaSimSourceOptions): SolanaSimSo
   }
 
   async function run(): Promise<void> {
+    while (!stopped && opts.startWhen && !opts.startWhen()) await sleep(1_000)
+    if (stopped) return
     const prepared = await prepare()
     const sim = prepared.sim
     let nextCandle = prepared.nextCandle
