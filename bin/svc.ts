@@ -187,8 +187,8 @@ async function commandStart(config: Config): Promise<void> {
   const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, onGraded: (n) => api.watermarks.socialAdvanced(n) })
   grader.start()
   let sim: SimSource | RpcSource | undefined
-  // The Solana venue starts once the simulated chain has caught up with its backfill, so a fresh
-  // `svc start` serves the chain and social products first.
+  // The Solana venue starts a minute after the simulated chain has caught up with its backfill,
+  // so a fresh `svc start` serves the chain and social products (graded calls) first.
   let chainCaughtUp = () => true
   if (config.CHAIN_4663_RPC_URL) {
     sim = await startRpcSource(rt)
@@ -203,7 +203,11 @@ async function commandStart(config: Config): Promise<void> {
       checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
     })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
-    chainCaughtUp = () => processor.watermark() >= Math.floor((Date.now() / 1000 - start.genesis) / config.SIMULATOR_BLOCK_SECONDS) - 10
+    let caughtUpAt = 0
+    chainCaughtUp = () => {
+      if (!caughtUpAt && processor.watermark() >= Math.floor((Date.now() / 1000 - start.genesis) / config.SIMULATOR_BLOCK_SECONDS) - 10) caughtUpAt = Date.now()
+      return caughtUpAt > 0 && Date.now() - caughtUpAt >= 60_000
+    }
   }
   const solanaSim = config.simulatorOn ? startSolanaSim(rt, () => chainCaughtUp()) : null
   onShutdown(rt, [() => sim?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => alerts.stop(), () => api.close(), () => payments?.stop()])
