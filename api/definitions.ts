@@ -70,6 +70,4 @@ Addresses are accepted in any case and answered lowercase; handles with or witho
 - Scan jobs (POST /structure, POST /forensics): \`queued\`, \`running\`, \`done\`, \`failed\`.
 - Free caller-card cap: 30 requests per minute per IP (then 429 with Retry-After).
 - Feed and stream \`limit\`: default 50, max 200.
-- Endpoints marked \`x-status: planned\` are declared by the contract but not served yet: they answer
-  501 \`not_implemented\`.
 `.trim()

@@ -5,6 +5,7 @@ import type { Metrics } from '../core/metrics.ts'
 import type { Store } from '../core/store/types.ts'
 import type { ServingCache } from './serving/serving-cache.ts'
 import type { SocialServing } from './serving/social-serving.ts'
+import type { SolanaServing } from './serving/solana-serving.ts'
 import type { TokenServing } from './serving/token-serving.ts'
 import type { ArcServing } from './serving/arc-serving.ts'
 import type { ReceiptServing } from './serving/receipt-serving.ts'
@@ -52,6 +53,8 @@ export interface ApiDeps {
   social: SocialServing
   /** Chain-5042 launches, pads and deployers (/arc), read as of the 5042 watermark and cached per key until it moves. */
   arc: ArcServing
+  /** Solana venue receipts, read by wallet and cached per wallet until the venue's ingest moves. */
+  solana: SolanaServing
   /** Wallet receipts of the tracked roster, cached per wallet until a batch changes them. */
   receipts: ReceiptServing
   /** Publishes an operator's leaderboard (the roster) on leaderboard.claims. */

@@ -10,6 +10,8 @@ import { benchReceipts } from './receipts.bench.ts'
 import { benchScale } from './scale.bench.ts'
 import { benchStructure } from './structure.bench.ts'
 import { benchMomentum, benchSocialIngest } from './social.bench.ts'
+import { benchSolana } from './solana.bench.ts'
+import { SOLANA_UNIVERSE_SIZE } from '../pipelines/sim/solana-sim.ts'
 import type { BenchResult } from './result.ts'
 
 /** Run every benchmark in one process and print each ratio against its named baseline. */
@@ -21,6 +23,7 @@ const benches: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['momentum', benchMomentum],
   ['access', benchAccess],
   ['composite', benchComposite],
+  ['solana', () => benchSolana()],
 ]
 /** Run only when named (`npm run bench -- scale`, `-- structure`, ...): they build large synthetic data or load the service for minutes. */
 const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
@@ -30,6 +33,7 @@ const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['load', benchLoadMix],
   ['arc', benchArc],
   ['receipts', benchReceipts],
+  ['solana-full', () => benchSolana(SOLANA_UNIVERSE_SIZE)],
 ]
 
 const only = process.argv.slice(2)

@@ -12,6 +12,7 @@ import { catalog } from '../api/catalog/index.ts'
 import type { ApiDeps } from '../api/deps.ts'
 import { createServingCache } from '../api/serving/serving-cache.ts'
 import { createSocialServing } from '../api/serving/social-serving.ts'
+import { createSolanaServing } from '../api/serving/solana-serving.ts'
 import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { createArcServing } from '../api/serving/arc-serving.ts'
@@ -64,6 +65,7 @@ export async function createApiServer(
     keys: createKeyRegistry(rt.ch, rt.store),
     tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES, store: rt.config.REDIS_URL ? rt.store : undefined }),
     social: createSocialServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    solana: createSolanaServing({ ch: rt.ch, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
     receipts: createReceiptServing({ ch: rt.ch, watermarks, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
     roster: { publish: (claims) => publishClaims(rt.bus, namespace, claims) },
     logger: rt.logger,

@@ -9,6 +9,8 @@ import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
 import { createClaimsProcessor, publishClaims } from '../pipelines/process/claims-processor.ts'
 import { claimRow, Leaderboard } from '../pipelines/records/leaderboard-claim.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
+import { createSolanaProcessor } from '../pipelines/process/solana-processor.ts'
+import { createSolanaSimSource, type SolanaSimSource } from '../pipelines/sources/solana-sim-source.ts'
 import { createCallGrader } from '../pipelines/social/grade-calls.ts'
 import { catchUpCallerState } from '../pipelines/social/caller-state.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
@@ -43,9 +45,10 @@ const USAGE = `usage: svc <command>
   pipeline source-5042  the chain-5042 JSON-RPC source only (needs CHAIN_5042_RPC_URL)
   pipeline prices       the ETH/USD candle and leaderboard-claims processors only
   pipeline social       the social processor (posts, follows, room sightings, mirrors) and the call grader
+  pipeline solana       the Solana venue processor (universe, SOL/USD candles, trades)
   pipeline alerts       the alert producers and the webhook delivery worker
   pipeline scans        the structure and forensics scan jobs and the daily scans of watched tokens
-  sim                   publish simulated chain-4663 blocks  [--from N] [--until N] [--genesis UNIX_SECONDS] [--chain 4663|5042]
+  sim                   publish simulated chain-4663 blocks (and, without --until, the Solana venue)  [--from N] [--until N] [--genesis UNIX_SECONDS] [--chain 4663|5042]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
   keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)
@@ -179,6 +182,18 @@ function simCheckpoints(config: Config, logger: Runtime['logger'], tracker?: Con
   }
 }
 
+/** The simulated Solana venue, paced at SOLANA_SIM_TRADES_PER_SECOND; null when that is 0. */
+function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource | null {
+  const c = rt.config
+  if (c.SOLANA_SIM_TRADES_PER_SECOND === 0) return null
+  const source = createSolanaSimSource({
+    bus: rt.bus, ch: rt.ch, logger: rt.logger, namespace: c.BUS_NAMESPACE, seed: c.SIMULATOR_SEED,
+    tradesPerSecond: c.SOLANA_SIM_TRADES_PER_SECOND, backfillSeconds: Math.round(c.SIMULATOR_BACKFILL_HOURS * 3600), startWhen,
+  })
+  source.run().catch((err) => rt.logger.error({ err }, 'solana venue simulator stopped'))
+  return source
+}
+
 async function commandStart(config: Config): Promise<void> {
   const created = await createRuntime(config, 'start')
   // On the in-process bus, published social records are safe only once consumed: track that.
@@ -196,6 +211,8 @@ async function commandStart(config: Config): Promise<void> {
   await claims.start()
   const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })
   await social.start()
+  const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onTrades: (n) => api.deps.solana.advanced(n) })
+  await solana.start()
   const alerts = await startAlertsWorker({
     ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, social: api.deps.social,
   })
@@ -206,6 +223,9 @@ async function commandStart(config: Config): Promise<void> {
   grader.start()
   let sim: SimSource | RpcSource | undefined
   let genesis4663: number | undefined
+  // The Solana venue starts a minute after the simulated chain has caught up with its backfill,
+  // so a fresh `svc start` serves the chain and social products (graded calls) first.
+  let chainCaughtUp = () => true
   if (config.CHAIN_4663_RPC_URL) {
     sim = await startRpcSource(rt, 4663)
   } else if (config.simulatorOn) {
@@ -220,6 +240,11 @@ async function commandStart(config: Config): Promise<void> {
       checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
     })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
+    let caughtUpAt = 0
+    chainCaughtUp = () => {
+      if (!caughtUpAt && processor.watermark() >= Math.floor((Date.now() / 1000 - start.genesis) / config.SIMULATOR_BLOCK_SECONDS) - 10) caughtUpAt = Date.now()
+      return caughtUpAt > 0 && Date.now() - caughtUpAt >= 60_000
+    }
   }
   // Chain 5042: over JSON-RPC when it has an RPC URL, else simulated (its own world, no social or prices).
   let arcSource: SimSource | RpcSource | undefined
@@ -243,7 +268,8 @@ async function commandStart(config: Config): Promise<void> {
     }
     startWhenLive().catch((err) => rt.logger.error({ err }, 'chain-5042 simulator stopped'))
   }
-  onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => grader.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
+  const solanaSim = config.simulatorOn ? startSolanaSim(rt, () => chainCaughtUp()) : null
+  onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -277,6 +303,13 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     onShutdown(rt, [() => social.stop(), () => grader.stop()])
     return
   }
+  if (positionals[0] === 'solana') {
+    const rt = await createRuntime(config, 'pipeline-solana')
+    const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
+    await solana.start()
+    onShutdown(rt, [() => solana.stop()])
+    return
+  }
   if (positionals[0] === 'prices') {
     const rt = await createRoleRuntime(config, 'pipeline-prices')
     const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
@@ -306,7 +339,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     return
   }
   if (positionals[0] !== 'chain-4663' && positionals[0] !== 'chain-5042') {
-    throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, chain-5042, source-4663, source-5042, prices, social, alerts or scans`)
+    throw new ConfigError(`unknown pipeline ${JSON.stringify(positionals[0] ?? '')}: expected chain-4663, chain-5042, source-4663, source-5042, prices, social, solana, alerts or scans`)
   }
   const chainId = Number(positionals[0].slice('chain-'.length)) as ChainId
   const exitAt = values['exit-at-block'] !== undefined ? Number(values['exit-at-block']) : undefined
@@ -341,8 +374,11 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
     untilBlock: values.until !== undefined ? Number(values.until) : undefined,
     checkpoints: cps ? { save: cps.save(start.genesis) } : undefined,
   })
-  onShutdown(rt, [() => sim.stop()])
+  // The Solana venue runs live beside an unbounded chain simulator.
+  const solanaSim = values.until === undefined ? startSolanaSim(rt) : null
+  onShutdown(rt, [() => sim.stop(), () => solanaSim?.stop()])
   await sim.run()
+  await solanaSim?.stop()
   await rt.close()
 }
 

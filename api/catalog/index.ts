@@ -1,11 +1,11 @@
 import { healthEndpoint, mcpEndpoint, metricsEndpoint, openApiEndpoint, x402CatalogEndpoint } from '../endpoints/meta.ts'
-import { plannedEndpoints } from '../endpoints/planned.ts'
 import { adminSqlEndpoint, createKeyEndpoint, faucetEndpoint, listKeysEndpoint, revokeKeyEndpoint } from '../endpoints/admin.ts'
 import { badgeEndpoint } from '../endpoints/badge.ts'
 import { deleteWebhookEndpoint, getWebhookEndpoint, setWebhookEndpoint, testAlertEndpoint } from '../endpoints/alerts.ts'
 import { listWatchlistEndpoint, unwatchTokenEndpoint, watchTokenEndpoint } from '../endpoints/watchlist.ts'
 import { callerCallsEndpoint, callerCardEndpoint, callersEndpoint } from '../endpoints/callers.ts'
 import { firstCallEndpoint } from '../endpoints/first-call.ts'
+import { solanaReceiptEndpoint } from '../endpoints/solana-receipt.ts'
 import { identifyEndpoint } from '../endpoints/identify.ts'
 import { mcpAccountEndpoints } from '../endpoints/mcp-account.ts'
 import { followsOfHandleEndpoint, socialFollowsEndpoint } from '../endpoints/follows.ts'
@@ -58,6 +58,7 @@ export const catalog: ServedEndpoint[] = [
   followsOfHandleEndpoint,
   signalsEndpoint,
   firstCallEndpoint,
+  solanaReceiptEndpoint,
   watchTokenEndpoint,
   listWatchlistEndpoint,
   unwatchTokenEndpoint,
@@ -87,7 +88,6 @@ export const catalog: ServedEndpoint[] = [
   entityEndpoint,
   smartHoldersEndpoint,
   ...arcEndpoints,
-  ...plannedEndpoints,
   openApiEndpoint,
   x402CatalogEndpoint,
   healthEndpoint,

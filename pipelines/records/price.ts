@@ -5,9 +5,16 @@ import { z } from 'zod'
  * one-minute OHLC candle. Prices are decimal strings (never floats on the bus) with at most
  * 8 decimals; `minute` is the unix second the minute starts at.
  */
-const decimal = z.string().regex(/^(0|[1-9]\d*)(\.\d{1,8})?$/, 'decimal string with at most 8 decimals')
+export const PriceDecimal = z.string().regex(/^(0|[1-9]\d*)(\.\d{1,8})?$/, 'decimal string with at most 8 decimals')
+const decimal = PriceDecimal
 
-export const PricePair = z.enum(['ETH/USD'])
+/** An OHLC candle's prices are consistent: low <= open, close <= high. */
+export function ohlcConsistent(c: { open: string; high: string; low: string; close: string }): boolean {
+  const [o, h, l, cl] = [Number(c.open), Number(c.high), Number(c.low), Number(c.close)]
+  return l <= o && l <= cl && o <= h && cl <= h
+}
+
+export const PricePair = z.enum(['ETH/USD', 'SOL/USD'])
 export type PricePair = z.infer<typeof PricePair>
 
 export const PriceCandle = z
@@ -19,8 +26,5 @@ export const PriceCandle = z
     low: decimal,
     close: decimal,
   })
-  .refine((c) => {
-    const [o, h, l, cl] = [Number(c.open), Number(c.high), Number(c.low), Number(c.close)]
-    return l <= o && l <= cl && o <= h && cl <= h
-  }, 'low <= open, close <= high')
+  .refine(ohlcConsistent, 'low <= open, close <= high')
 export type PriceCandle = z.infer<typeof PriceCandle>

@@ -14,3 +14,5 @@ ALTER TABLE token_pools_mv MODIFY COMMENT 'Materialized view: keeps token_pools 
 ALTER TABLE token_wallet_links_mv MODIFY COMMENT 'Materialized view: keeps token_wallet_links current from each insert into erc20_transfers.';
 ALTER TABLE transfers_by_wallet_mv MODIFY COMMENT 'Materialized view: keeps transfers_by_wallet current from each insert into erc20_transfers.';
 ALTER TABLE wallet_legs_mv MODIFY COMMENT 'Materialized view: keeps wallet_legs current from each insert into swaps.';
+ALTER TABLE solana_progress_mv MODIFY COMMENT 'Materialized view: keeps solana_progress current from each insert into solana_trades.';
+ALTER TABLE solana_wallet_activity_mv MODIFY COMMENT 'Materialized view: keeps solana_wallet_activity current from each insert into solana_trades.';

@@ -9,8 +9,7 @@ import { tempDir } from '../setup/temp.ts'
 /**
  * The contract, fuzzed: schemathesis (pinned in infra/python/requirements.txt) generates
  * requests from /openapi.json of a running `svc start` and runs every check, once without
- * credentials and once with a subscription key. Expected: no server error (501 of a planned
- * endpoint is its declared answer), no schema violation, no undocumented status, no valid
+ * credentials and once with a subscription key. Expected: no server error, no schema violation, no undocumented status, no valid
  * request refused, no invalid one accepted, 405 with Allow for undeclared methods, and every
  * error in the `{"error":{"code","message"}}` body. What is legitimately answered beside
  * schemathesis' defaults is in test/fuzz/schemathesis.toml, with why.

@@ -1,0 +1,95 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import type { Logger } from '../../core/logger.ts'
+import type { Metrics } from '../../core/metrics.ts'
+import type { Bus } from '../bus/types.ts'
+import { createConsumer, type Consumer, type Sink } from '../consumer/create-consumer.ts'
+import { createTableSink } from '../consumer/table-sink.ts'
+import type { SinkHooks } from '../sink/clickhouse-sink.ts'
+import { SolanaTrade, SolanaUniverseMember, SolUsdCandle } from '../records/solana.ts'
+import { TOPICS } from '../topics.ts'
+import { refreshSolanaFifo } from './solana/fifo-refresh.ts'
+import { createUsdLegStep, type SolanaTradeRow } from './solana/usd-leg-step.ts'
+
+export interface SolanaProcessorDeps {
+  ch: ClickHouseClient
+  bus: Bus
+  logger: Logger
+  metrics: Metrics
+  namespace?: string
+  /** Called after trade rows were inserted and folded (the API's Solana version, in one process). */
+  onTrades?(rows: number): void
+  /** Called after each acknowledged insert of trades (fault injection in tests). */
+  tradeSinkHooks?: SinkHooks
+  /** Trades per batch (default 5000). */
+  maxBatchSize?: number
+}
+
+/**
+ * The Solana venue's pipeline, one consumer per topic: universe membership into
+ * solana_universe, 5-minute SOL/USD candles into sol_usd_candles, and trades, each valued in
+ * micro-USD at its candle (usd-leg-step.ts), into solana_trades, whose views keep each wallet's
+ * legs for the receipt. Every insert carries its batch's deduplication token and every table
+ * keeps a deduplication window (migration 022), so a redelivered batch changes nothing.
+ */
+export function createSolanaProcessor(deps: SolanaProcessorDeps) {
+  const { ch, bus, logger, metrics } = deps
+  const common = { bus, logger, metrics, namespace: deps.namespace }
+  const tradeRows = createTableSink<SolanaTradeRow>({ name: 'solana-trades-writer', ch, metrics, tables: (v) => [['solana_trades', v.map((r) => ({ ...r }))]], hooks: deps.tradeSinkHooks })
+  // Trades in, then the FIFO states of the (wallet, mint) pairs they touched folded forward. A
+  // retry repeats both: the insert is dropped by its token, the fold finds nothing new.
+  const trades: Sink<SolanaTradeRow> = {
+    name: 'solana-trades-writer',
+    async write(items, ctx) {
+      await tradeRows.write(items, ctx)
+      const pairs = new Map<string, [string, string]>()
+      for (const { value: t } of items) pairs.set(`${t.wallet}/${t.mint}`, [t.wallet, t.mint])
+      await refreshSolanaFifo(ch, [...pairs.values()], ctx.token)
+      deps.onTrades?.(items.length)
+    },
+  }
+  const consumers: Consumer[] = [
+    createConsumer({
+      ...common,
+      name: 'solana-universe',
+      topic: TOPICS.solanaUniverse,
+      schema: SolanaUniverseMember,
+      maxBatchSize: 10_000,
+      sink: createTableSink<SolanaUniverseMember>({ name: 'universe-writer', ch, metrics, tables: (v) => [['solana_universe', v.map((m) => ({ ...m }))]] }),
+    }),
+    createConsumer({
+      ...common,
+      name: 'prices-sol-usd',
+      topic: TOPICS.pricesSolUsd,
+      schema: SolUsdCandle,
+      maxBatchSize: 5_000,
+      sink: createTableSink<SolUsdCandle>({
+        name: 'sol-candles-writer', ch, metrics,
+        tables: (v) => [['sol_usd_candles', v.map(({ start, open, high, low, close }) => ({ start, open, high, low, close }))]],
+      }),
+    }),
+    createConsumer({
+      ...common,
+      name: 'solana-trades',
+      topic: TOPICS.solanaTrades,
+      schema: SolanaTrade,
+      steps: [createUsdLegStep({ ch })],
+      maxBatchSize: deps.maxBatchSize ?? 5_000,
+      sink: trades,
+    }),
+  ]
+  return {
+    async start() {
+      for (const c of consumers) await c.start()
+      logger.info({ topics: [TOPICS.solanaUniverse, TOPICS.pricesSolUsd, TOPICS.solanaTrades] }, 'solana processor started')
+    },
+    async stop() {
+      await Promise.all(consumers.map((c) => c.stop()))
+    },
+    /** Records not yet consumed, over the three topics. */
+    async lag() {
+      let n = 0
+      for (const c of consumers) n += await c.lag()
+      return n
+    },
+  }
+}

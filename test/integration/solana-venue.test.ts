@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { queryRows } from '../../core/clickhouse.ts'
+import { candleStart, lamportsToMicroUsd, priceE8, type SolanaTrade } from '../../pipelines/records/solana.ts'
+import { createSolanaSim } from '../../pipelines/sim/solana-sim.ts'
+import { createSolanaSimSource } from '../../pipelines/sources/solana-sim-source.ts'
+import { refFold, type RefLeg } from '../setup/fifo-reference.ts'
+import { startSolanaEnv, type SolanaEnv } from '../setup/solana-env.ts'
+import { until } from '../setup/until.ts'
+
+/**
+ * The simulated venue through the real pipeline: the source publishes a small universe's
+ * history in two runs (the second resumes from what the first stored), the Solana processor
+ * ingests it, and each receipt agrees with the independent TypeScript FIFO
+ * (test/setup/fifo-reference.ts) over the simulator's own trades, each SOL leg valued at its
+ * candle's close as the definition says.
+ */
+
+const SEED = 11
+const WALLETS = 300
+const NOW = 1_750_000_000
+const BACKFILL = 36 * 3600
+const HALF = NOW - 12 * 3600
+
+let env: SolanaEnv
+beforeAll(async () => {
+  env = await startSolanaEnv()
+}, 60_000)
+afterAll(async () => env?.close())
+
+const source = (untilTime: number) =>
+  createSolanaSimSource({ bus: env.rt.bus, ch: env.rt.ch, logger: env.rt.logger, seed: SEED, tradesPerSecond: 100_000, backfillSeconds: BACKFILL, wallets: WALLETS, now: () => NOW, until: untilTime, tickMs: 5 })
+
+async function drained(published: number): Promise<void> {
+  await until('the venue ingested', async () => ((await env.processor.lag()) === 0 && env.ingested() >= published ? true : undefined), 120_000)
+}
+
+describe('the simulated Solana venue through the pipeline', () => {
+  const sim = createSolanaSim({ seed: SEED, genesis: NOW - BACKFILL, wallets: WALLETS })
+  const all: SolanaTrade[] = sim.take(NOW, 1e9)
+
+  it('publishes the universe and the trades once, across a restart that resumes from what was stored', async () => {
+    const first = source(HALF)
+    await first.run()
+    await drained(first.published())
+    const [mid] = await queryRows<{ c: string }>(env.rt.ch, 'SELECT count() AS c FROM solana_trades')
+    expect(Number(mid!.c)).toBe(all.filter((t) => t.block_time <= HALF).length)
+    const second = source(NOW)
+    await second.run()
+    await drained(first.published() + second.published())
+    expect(first.published() + second.published()).toBe(all.length)
+    const [r] = await queryRows<{ c: string; u: string; w: string; members: string }>(
+      env.rt.ch,
+      'SELECT count() AS c, uniqExact(signature) AS u, uniqExact(wallet) AS w, (SELECT uniqExact(wallet) FROM solana_universe) AS members FROM solana_trades',
+    )
+    expect(Number(r!.c)).toBe(all.length)
+    expect(Number(r!.u)).toBe(all.length)
+    expect(Number(r!.members)).toBe(WALLETS)
+    expect(Number(r!.w)).toBe(new Set(all.map((t) => t.wallet)).size)
+  }, 180_000)
+
+  it('answers every sampled wallet as the independent FIFO computes it from the simulator trades and candles', async () => {
+    const closeE8 = new Map<number, bigint>()
+    const usdMicro = (t: SolanaTrade) => {
+      if (t.quote === 'USD') return BigInt(t.quote_amount)
+      const s = candleStart(t.block_time)
+      if (!closeE8.has(s)) closeE8.set(s, priceE8(sim.candle(s).close))
+      return lamportsToMicroUsd(BigInt(t.quote_amount), closeE8.get(s)!)
+    }
+    const byWallet = new Map<string, SolanaTrade[]>()
+    for (const t of all) byWallet.set(t.wallet, [...(byWallet.get(t.wallet) ?? []), t])
+    const wallets = [...byWallet.keys()].filter((_, i) => i % 10 === 0)
+    let sells = 0
+    for (const wallet of wallets) {
+      const trades = byWallet.get(wallet)!
+      let realized = 0n
+      let open = 0n
+      let winning = 0
+      let n = 0
+      let unmatched = 0
+      const holds: number[] = []
+      for (const mint of new Set(trades.map((t) => t.mint))) {
+        const legs: RefLeg[] = trades.filter((t) => t.mint === mint).map((t) => ({ side: t.side === 'buy' ? 1 : -1, qty: BigInt(t.token_qty), cost: usdMicro(t), t: t.block_time }))
+        const { state, sells: out } = refFold(legs)
+        realized += state.realized
+        open += state.lots.reduce((s, l) => s + l.cost, 0n)
+        winning += state.winningSells
+        n += state.sells
+        unmatched += out.filter((s) => s.unmatchedQty > 0n).length
+        holds.push(...out.flatMap((s) => s.closedHolds))
+      }
+      sells += n
+      holds.sort((a, b) => a - b)
+      const median = holds.length === 0 ? null : holds.length % 2 ? holds[(holds.length - 1) / 2]! : (holds[holds.length / 2 - 1]! + holds[holds.length / 2]!) / 2
+      const res = await env.get(`/solana/wallet-receipt/${wallet}`)
+      expect(res.status).toBe(200)
+      expect(res.json().data, wallet).toMatchObject({
+        found: true,
+        trades: trades.length,
+        realized_net_micro_usd: realized.toString(),
+        open_cost_micro_usd: open.toString(),
+        sells: n,
+        winning_sells: winning,
+        win_rate: n ? winning / n : null,
+        unmatched_sells: unmatched,
+        median_hold_seconds: median,
+      })
+      expect(res.json().measured_through).toBe(new Date(all[all.length - 1]!.block_time * 1000).toISOString().replace('.000Z', 'Z'))
+    }
+    expect(sells).toBeGreaterThan(20)
+  }, 120_000)
+})
