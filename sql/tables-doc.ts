@@ -17,9 +17,9 @@ export interface TableInfo {
 }
 
 export async function readCatalogue(ch: ClickHouseClient): Promise<TableInfo[]> {
-  const tables = await queryRows<{ name: string; engine: string; sorting_key: string; comment: string }>(
+  const tables = await queryRows<{ name: string; engine: string; sorting_key: string; comment: string; create_table_query: string }>(
     ch,
-    "SELECT name, engine, sorting_key, comment FROM system.tables WHERE database = currentDatabase() AND name NOT LIKE '.inner%' ORDER BY name",
+    "SELECT name, engine, sorting_key, comment, create_table_query FROM system.tables WHERE database = currentDatabase() AND name NOT LIKE '.inner%' ORDER BY name",
   )
   const columns = await queryRows<{ table: string; name: string; type: string; comment: string }>(
     ch,
@@ -29,12 +29,24 @@ export async function readCatalogue(ch: ClickHouseClient): Promise<TableInfo[]> 
     name: t.name,
     engine: t.engine,
     sortingKey: t.sorting_key,
-    comment: t.comment,
+    comment: t.engine === 'MaterializedView' ? viewDescription(t.create_table_query) : t.comment,
     columns: t.engine === 'MaterializedView' ? [] : columns.filter((c) => c.table === t.name).map(({ name, type, comment }) => ({ name, type, comment })),
   }))
 }
 
-/** What lacks a comment: every table (views included) and every column of a table that stores rows. */
+/**
+ * What a materialized view does, read from its definition (`TO target ... FROM source`). Views
+ * carry no COMMENT on purpose: in ClickHouse 26 (chDB) an `ALTER TABLE <view> MODIFY COMMENT`
+ * makes a restarted server stop deduplicating a retried insert in that view's target (a retried
+ * batch after a crash would be counted twice), so the description comes from the SQL instead.
+ */
+export function viewDescription(createQuery: string): string {
+  const target = /\bTO\s+(?:`?\w+`?\.)?`?(\w+)`?/i.exec(createQuery)?.[1]
+  const sources = [...new Set([...createQuery.matchAll(/\b(?:FROM|JOIN)\s+(?:`?\w+`?\.)?`?([A-Za-z_]\w*)`?/gi)].map((m) => m[1]!))].filter((n) => n !== target)
+  return target ? `Materialized view: keeps ${target} current from each insert into ${sources[0] ?? '?'}${sources.length > 1 ? ` (reading ${sources.slice(1).join(', ')})` : ''}.` : ''
+}
+
+/** What lacks a comment: every table (views are described from their definition) and every column of a table that stores rows. */
 export function missingComments(catalogue: TableInfo[]): string[] {
   return catalogue.flatMap((t) => [...(t.comment ? [] : [`table ${t.name}`]), ...t.columns.filter((c) => !c.comment).map((c) => `column ${t.name}.${c.name}`)])
 }

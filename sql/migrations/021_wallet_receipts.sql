@@ -84,6 +84,7 @@ CREATE TABLE IF NOT EXISTS fifo_sells
 )
 ENGINE = ReplacingMergeTree(version)
 ORDER BY (chain_id, wallet, block_time, block_number, log_index, token)
+SETTINGS non_replicated_deduplication_window = 10000
 COMMENT 'Matched FIFO sells by wallet and time';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS fifo_sells_mv TO fifo_sells AS

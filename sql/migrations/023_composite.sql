@@ -101,7 +101,7 @@ CREATE TABLE IF NOT EXISTS mention_minute
 )
 ENGINE = AggregatingMergeTree
 ORDER BY (token, minute)
-SETTINGS index_granularity = 256
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000
 COMMENT 'Mentions per token and posting minute (issue 13, /pulse)';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS mention_minute_mv TO mention_minute AS

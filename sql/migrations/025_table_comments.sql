@@ -64,7 +64,6 @@ ALTER TABLE call_grades_by_token
     COMMENT COLUMN version 'row version: the highest wins on merge (ReplacingMergeTree)',
     COMMENT COLUMN sign 'collapsing sign: 1 a grade, -1 the cancellation of an earlier grade with the same values';
 
-ALTER TABLE call_grades_by_token_mv MODIFY COMMENT 'Materialized view: keeps call_grades_by_token current from each insert into call_grades.';
 ALTER TABLE caller_changes MODIFY COMMENT 'What each caller refresh changed, in seq order: API processes drop exactly these keys from their caches.';
 ALTER TABLE caller_changes
     COMMENT COLUMN seq 'change sequence, microseconds, always increasing',
@@ -72,9 +71,6 @@ ALTER TABLE caller_changes
     COMMENT COLUMN key 'the changed author or account',
     COMMENT COLUMN at 'when the change was written, UTC';
 
-ALTER TABLE caller_inputs_calls_mv MODIFY COMMENT 'Materialized view: keeps caller_inputs_noted current from each insert into calls.';
-ALTER TABLE caller_inputs_follows_mv MODIFY COMMENT 'Materialized view: keeps caller_inputs_noted current from each insert into follow_snapshots.';
-ALTER TABLE caller_inputs_grades_mv MODIFY COMMENT 'Materialized view: keeps caller_inputs_noted current from each insert into call_grades.';
 ALTER TABLE caller_inputs_noted MODIFY COMMENT 'What changed a caller\'s inputs, by the time it was noted (kept a week). Key: noted_at, author.';
 ALTER TABLE caller_inputs_noted
     COMMENT COLUMN noted_at 'when the row was noted, by the database clock (ms), UTC',
@@ -126,8 +122,6 @@ ALTER TABLE caller_stats
     COMMENT COLUMN hits 'sum: calls with a positive 1 h return',
     COMMENT COLUMN returns 'sumMap state of 1 h returns to their signed counts (for the median)';
 
-ALTER TABLE caller_stats_calls_mv MODIFY COMMENT 'Materialized view: keeps caller_stats current from each insert into calls.';
-ALTER TABLE caller_stats_grades_mv MODIFY COMMENT 'Materialized view: keeps caller_stats current from each insert into call_grades.';
 ALTER TABLE calls MODIFY COMMENT 'Calls: the first mention of a token by an author, kept by a view over mentions (AggregatingMergeTree). Key: author, token.';
 ALTER TABLE calls
     COMMENT COLUMN author 'social handle of the account that posted, lowercase without @',
@@ -143,8 +137,6 @@ ALTER TABLE calls_by_time
     COMMENT COLUMN author 'social handle of the account that posted, lowercase without @',
     COMMENT COLUMN token 'token contract, 0x address, lowercase';
 
-ALTER TABLE calls_by_time_mv MODIFY COMMENT 'Materialized view: keeps calls_by_time current from each insert into calls.';
-ALTER TABLE calls_mv MODIFY COMMENT 'Materialized view: keeps calls current from each insert into mentions.';
 ALTER TABLE calls_noted MODIFY COMMENT 'Calls by arrival time (late calls are found here, kept a week). Key: noted_at, author, token.';
 ALTER TABLE calls_noted
     COMMENT COLUMN noted_at 'when the row was noted, by the database clock (ms), UTC',
@@ -152,7 +144,6 @@ ALTER TABLE calls_noted
     COMMENT COLUMN token 'token contract, 0x address, lowercase',
     COMMENT COLUMN called_at 'the call time: the author\'s first mention of the token, UTC';
 
-ALTER TABLE calls_noted_mv MODIFY COMMENT 'Materialized view: keeps calls_noted current from each insert into calls.';
 ALTER TABLE chain_blocks MODIFY COMMENT 'Ingested blocks of each followed chain. Key: chain_id, number.';
 ALTER TABLE chain_blocks
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -184,11 +175,6 @@ ALTER TABLE chain_totals
     COMMENT COLUMN traders 'distinct traders',
     COMMENT COLUMN tokens_traded 'distinct tokens traded';
 
-ALTER TABLE chain_totals_blocks_mv MODIFY COMMENT 'Materialized view: keeps chain_totals current from each insert into chain_blocks.';
-ALTER TABLE chain_totals_creations_mv MODIFY COMMENT 'Materialized view: keeps chain_totals current from each insert into contract_creations.';
-ALTER TABLE chain_totals_pools_mv MODIFY COMMENT 'Materialized view: keeps chain_totals current from each insert into pools.';
-ALTER TABLE chain_totals_swaps_mv MODIFY COMMENT 'Materialized view: keeps chain_totals current from each insert into swaps.';
-ALTER TABLE chain_totals_transfers_mv MODIFY COMMENT 'Materialized view: keeps chain_totals current from each insert into erc20_transfers.';
 ALTER TABLE chain_traders MODIFY COMMENT 'Every trader a chain has seen (new traders of a batch are the ones not here). Key: chain_id, trader.';
 ALTER TABLE chain_traders
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -258,7 +244,6 @@ ALTER TABLE launch_feed
     COMMENT COLUMN token 'token contract, 0x address, lowercase',
     COMMENT COLUMN block_number 'block number';
 
-ALTER TABLE launch_feed_mv MODIFY COMMENT 'Materialized view: keeps launch_feed current from each insert into launches.';
 ALTER TABLE launches MODIFY COMMENT 'A token\'s launch: its first WETH pool. Key: chain_id, token.';
 ALTER TABLE launches
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -305,7 +290,6 @@ ALTER TABLE mention_hourly
     COMMENT COLUMN posts 'uniqExact state of the posts',
     COMMENT COLUMN authors 'groupUniqArray state of the authors';
 
-ALTER TABLE mention_hourly_mv MODIFY COMMENT 'Materialized view: keeps mention_hourly current from each insert into mentions.';
 ALTER TABLE mentions MODIFY COMMENT 'Social posts mentioning a token (by address or cashtag), one row per post, token and symbol. Key: token, symbol, post_id.';
 ALTER TABLE mentions
     COMMENT COLUMN post_id 'id of the social post',
@@ -323,7 +307,6 @@ ALTER TABLE mentions_by_capture
     COMMENT COLUMN author 'social handle of the account that posted, lowercase without @',
     COMMENT COLUMN token 'token contract, 0x address, lowercase';
 
-ALTER TABLE mentions_by_capture_mv MODIFY COMMENT 'Materialized view: keeps mentions_by_capture current from each insert into mentions.';
 ALTER TABLE pipeline_batches MODIFY COMMENT 'The batch journal: a batch is recorded before it is inserted so a retry re-forms it exactly (the newest per consumer matters). Key: consumer.';
 ALTER TABLE pipeline_batches
     COMMENT COLUMN consumer 'the pipeline consumer',
@@ -339,7 +322,6 @@ ALTER TABLE pool_liquidity
     COMMENT COLUMN added 'LP tokens minted, exact',
     COMMENT COLUMN removed 'LP tokens burned, exact';
 
-ALTER TABLE pool_liquidity_mv MODIFY COMMENT 'Materialized view: keeps pool_liquidity current from each insert into liquidity_events.';
 ALTER TABLE pool_providers MODIFY COMMENT 'Liquidity added and removed per pool and provider (SummingMergeTree). Key: chain_id, pool, provider.';
 ALTER TABLE pool_providers
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -348,7 +330,6 @@ ALTER TABLE pool_providers
     COMMENT COLUMN added 'LP tokens minted, exact',
     COMMENT COLUMN removed 'LP tokens burned, exact';
 
-ALTER TABLE pool_providers_mv MODIFY COMMENT 'Materialized view: keeps pool_providers current from each insert into liquidity_events.';
 ALTER TABLE pool_reserves MODIFY COMMENT 'Pool reserves after each Sync log. Key: chain_id, block_number, log_index.';
 ALTER TABLE pool_reserves
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -433,7 +414,6 @@ ALTER TABLE swaps_by_token
     COMMENT COLUMN weth_in 'WETH paid in, wei, exact (UInt256)',
     COMMENT COLUMN weth_out 'WETH received, wei, exact (UInt256)';
 
-ALTER TABLE swaps_by_token_mv MODIFY COMMENT 'Materialized view: keeps swaps_by_token current from each insert into swaps.';
 ALTER TABLE tg_sightings MODIFY COMMENT 'Tokens seen in messaging-platform rooms. Key: token, room, message_id.';
 ALTER TABLE tg_sightings
     COMMENT COLUMN room 'the room',
@@ -448,7 +428,6 @@ ALTER TABLE tg_token_stats
     COMMENT COLUMN messages 'uniqExact state of the messages',
     COMMENT COLUMN first_at 'min: first sighting, UTC';
 
-ALTER TABLE tg_token_stats_mv MODIFY COMMENT 'Materialized view: keeps tg_token_stats current from each insert into tg_sightings.';
 ALTER TABLE token_activity MODIFY COMMENT 'Per-token trading activity kept by a view over swaps (AggregatingMergeTree). Key: chain_id, token.';
 ALTER TABLE token_activity
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -460,7 +439,6 @@ ALTER TABLE token_activity
     COMMENT COLUMN last_swap_block 'max: last swap block',
     COMMENT COLUMN last_swap_time 'max: last swap time, UTC';
 
-ALTER TABLE token_activity_mv MODIFY COMMENT 'Materialized view: keeps token_activity current from each insert into swaps.';
 ALTER TABLE token_block_activity MODIFY COMMENT 'Swaps and WETH volume per token and block (SummingMergeTree). Key: chain_id, token, block_number.';
 ALTER TABLE token_block_activity
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -469,7 +447,6 @@ ALTER TABLE token_block_activity
     COMMENT COLUMN swaps 'number of swaps',
     COMMENT COLUMN weth_volume 'WETH traded, wei, exact (UInt256)';
 
-ALTER TABLE token_block_activity_mv MODIFY COMMENT 'Materialized view: keeps token_block_activity current from each insert into swaps.';
 ALTER TABLE token_last_swap MODIFY COMMENT 'Each token\'s latest swap, for its quote (AggregatingMergeTree). Key: chain_id, token.';
 ALTER TABLE token_last_swap
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -477,7 +454,6 @@ ALTER TABLE token_last_swap
     COMMENT COLUMN last_key 'max: (block_number, log_index) of the latest swap',
     COMMENT COLUMN quote 'argMax state: (weth, tokens, pool, time, block) of the latest swap';
 
-ALTER TABLE token_last_swap_mv MODIFY COMMENT 'Materialized view: keeps token_last_swap current from each insert into swaps.';
 ALTER TABLE token_real MODIFY COMMENT 'The block in which a token first met the "real" thresholds. Key: chain_id, token.';
 ALTER TABLE token_real
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -492,7 +468,6 @@ ALTER TABLE token_real_noted
     COMMENT COLUMN token 'token contract, 0x address, lowercase',
     COMMENT COLUMN real_block 'block in which the token first met the "real" thresholds';
 
-ALTER TABLE token_real_noted_mv MODIFY COMMENT 'Materialized view: keeps token_real_noted current from each insert into token_real.';
 ALTER TABLE token_state MODIFY COMMENT 'One row per token, newest version wins: launch facts, activity, real, quote, supply, liquidity. Key: chain_id, token.';
 ALTER TABLE token_state
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -541,7 +516,6 @@ ALTER TABLE token_supply
     COMMENT COLUMN minted 'tokens minted (transfers from the zero address), in token base units, exact',
     COMMENT COLUMN burned 'tokens burned (transfers to the zero address), in token base units, exact';
 
-ALTER TABLE token_supply_mv MODIFY COMMENT 'Materialized view: keeps token_supply current from each insert into erc20_transfers.';
 ALTER TABLE token_trader_first MODIFY COMMENT 'Each trader\'s first block per token (AggregatingMergeTree). Key: chain_id, token, trader.';
 ALTER TABLE token_trader_first
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -549,7 +523,6 @@ ALTER TABLE token_trader_first
     COMMENT COLUMN trader 'wallet that traded, 0x address, lowercase',
     COMMENT COLUMN first_block 'min: first block the trader swapped the token';
 
-ALTER TABLE token_trader_first_mv MODIFY COMMENT 'Materialized view: keeps token_trader_first current from each insert into swaps.';
 ALTER TABLE transfers_by_token MODIFY COMMENT 'ERC-20 transfers ordered by token (reads per token). Key: chain_id, token, block_number, log_index.';
 ALTER TABLE transfers_by_token
     COMMENT COLUMN chain_id 'EVM chain id (4663: the followed chain)',
@@ -562,7 +535,6 @@ ALTER TABLE transfers_by_token
     COMMENT COLUMN value 'amount in token base units, exact (UInt256)',
     COMMENT COLUMN block_time 'timestamp of the block, UTC';
 
-ALTER TABLE transfers_by_token_mv MODIFY COMMENT 'Materialized view: keeps transfers_by_token current from each insert into erc20_transfers.';
 ALTER TABLE watchlists MODIFY COMMENT 'Each key\'s watched tokens (customer data: not readable through ad-hoc SQL). Key: key_hash, token.';
 ALTER TABLE watchlists
     COMMENT COLUMN key_hash 'SHA-256 hex of the subscription key (the key itself is never stored)',

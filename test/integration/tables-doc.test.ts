@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { analystAccessSql, analystAccessStatements } from '../../sql/analyst-access.ts'
@@ -31,6 +31,19 @@ describe('docs/tables.md', () => {
     const catalogue = await readCatalogue(env.rt.ch)
     expect(catalogue.length).toBeGreaterThan(40)
     expect(missingComments(catalogue), 'add a COMMENT (ALTER TABLE … MODIFY COMMENT / COMMENT COLUMN) in the migration that creates it').toEqual([])
+  })
+
+  it('no migration alters a materialized view (in chDB a restarted server then stops deduplicating retried inserts into its target); views are described from their definition', async () => {
+    const catalogue = await readCatalogue(env.rt.ch)
+    const views = catalogue.filter((t) => t.engine === 'MaterializedView')
+    expect(views.length).toBeGreaterThan(20)
+    for (const v of views) expect(v.comment, v.name).toMatch(/^Materialized view: keeps \w+ current from each insert into \w+/)
+    const dir = join(import.meta.dirname, '../../sql/migrations')
+    const altered = readdirSync(dir).flatMap((f) => {
+      const sql = readFileSync(join(dir, f), 'utf8')
+      return views.filter((v) => new RegExp(`ALTER\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?\`?${v.name}\`?\\s`, 'i').test(sql)).map((v) => `${f}: ${v.name}`)
+    })
+    expect(altered).toEqual([])
   })
 
   it('is what the migrated schema generates (run `npm run docs:tables` after changing a migration)', async () => {
