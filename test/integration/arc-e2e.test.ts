@@ -11,6 +11,7 @@ import { addPool, buy, compileLaunchpad, deployArc, launch, launchInOneBlock, tr
 import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { tempDir } from '../setup/temp.ts'
+import { getOk, ingestedHead } from '../setup/hardhat-ingest.ts'
 
 /**
  * Chain 5042 end to end: a Hardhat node reporting chain id 5042 with our launchpads, Uniswap v2
@@ -29,21 +30,8 @@ let processor: ChainProcessor
 let source: RpcSource
 const launches: ArcLaunchFact[] = []
 
-async function caughtUp(): Promise<number> {
-  const head = Number(await node.client.getBlockNumber())
-  const deadline = Date.now() + 60_000
-  while (processor.watermark() < head) {
-    if (Date.now() > deadline) throw new Error(`ingest stuck at ${processor.watermark()}, head ${head}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return head
-}
-
-async function get(url: string) {
-  const res = await api.app.inject({ method: 'GET', url, headers: admin })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json()
-}
+const caughtUp = () => ingestedHead(node, processor)
+const get = (url: string) => getOk(api.app, url, admin)
 
 // ---- what the chain says, as of block W (from the node's logs, independently of the service) ----
 

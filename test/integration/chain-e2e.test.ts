@@ -14,6 +14,7 @@ import { deployUniswapV2, runScenario, type ScenarioResult, type UniswapV2Deploy
 import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
 import { startHardhatNode, type HardhatNode } from '../../infra/hardhat/node.ts'
 import { tempDir } from '../setup/temp.ts'
+import { getOk, ingestedHead } from '../setup/hardhat-ingest.ts'
 import { expectStructureMatchesChain } from '../setup/structure-expectations.ts'
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
@@ -27,22 +28,8 @@ let claims: { start(): Promise<void>; stop(): Promise<void> }
 let source: RpcSource
 let scenario: ScenarioResult
 
-/** Wait until the service has ingested the node's head. */
-async function caughtUp(): Promise<number> {
-  const head = Number(await node.client.getBlockNumber())
-  const deadline = Date.now() + 60_000
-  while (processor.watermark() < head) {
-    if (Date.now() > deadline) throw new Error(`ingest stuck at ${processor.watermark()}, head ${head}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return head
-}
-
-async function get(url: string) {
-  const res = await api.app.inject({ method: 'GET', url, headers: admin })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json()
-}
+const caughtUp = () => ingestedHead(node, processor)
+const get = (url: string) => getOk(api.app, url, admin)
 
 beforeAll(async () => {
   node = await startHardhatNode({ chainId: 4663 })
