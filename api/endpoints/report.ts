@@ -12,6 +12,8 @@ import { DeployerHistoryView, deployerHistoryView } from '../views/deployer.ts'
 import { TokenView, tokenView } from '../views/token.ts'
 import { VerdictView, verdictView } from '../views/verdict.ts'
 import { tokenVerdictSignals } from '../serving/verdict-signals.ts'
+import { SCAN_STATES } from '../../core/domain/scan-job.ts'
+import { ScanJobView, scanJobView } from '../views/scan-job.ts'
 
 /** Measured callers listed in a dossier, earliest call first. */
 const CALLERS_LIMIT = 50
@@ -28,14 +30,21 @@ const DossierCallers = z.object({
   truncated: z.boolean(),
 })
 
-/** Forensics scans are declared (POST/GET /forensics) but not run yet: the dossier says so. */
+/**
+ * The forensics status of the dossier: the token's newest forensics scan job (POST /forensics/{token}
+ * queues one, the scans role runs it). The result itself is GET /forensics/{token}: the dossier
+ * names the job and the block its result is measured through, never infers a result.
+ */
 const Forensics = z.object({
-  status: z.literal('not_scanned'),
-  available: z.literal(false).meta({ description: 'forensics scans are not offered yet; no result is inferred' }),
-  note: z.string(),
+  status: z.enum(['not_scanned', ...SCAN_STATES]).meta({ description: 'not_scanned (no forensics scan was ever requested), else the newest scan job\'s state: queued, running, done or failed' }),
+  job: ScanJobView.nullable().meta({ description: 'the newest forensics scan job of the token; null when not_scanned' }),
+  result: z.string().meta({ description: 'where the result is served (GET /forensics/{token}; free)' }),
 })
 
-const FORENSICS = { status: 'not_scanned', available: false, note: 'Forensics scans are not available yet; this dossier contains no forensics result.' } as const
+async function forensicsStatus(deps: ApiDeps, token: string): Promise<z.infer<typeof Forensics>> {
+  const job = await deps.scans.latest('forensics', token)
+  return { status: job?.state ?? 'not_scanned', job: job && scanJobView(job), result: `/forensics/${token}` }
+}
 
 /**
  * Accounts that called the token: first call time per author (cached per chain and social
@@ -73,7 +82,7 @@ export const reportEndpoint = defineEndpoint<ApiDeps>()({
   method: 'GET',
   path: '/report/{token}',
   summary: 'Token dossier',
-  description: `Full dossier of a token on chain 4663: the verdict (signal, confidence, reasons), the deployer record with its launch history (as /deployer), the token vitals (as /token), the measured callers who called it (true total, earliest 50 listed) and the forensics status (scans are not available yet: not_scanned). Unknown tokens answer found:false with high_risk, confidence 0 and the reason not_tracked. Free 25 per day per IP (also with ?tier=free), then 0.05.\n\n${VERDICT_RULES_MARKDOWN}`,
+  description: `Full dossier of a token on chain 4663: the verdict (signal, confidence, reasons), the deployer record with its launch history (as /deployer), the token vitals (as /token), the measured callers who called it (true total, earliest 50 listed) and the forensics status (the newest forensics scan job: not_scanned, queued, running, done or failed; its result at GET /forensics/{token}). Unknown tokens answer found:false with high_risk, confidence 0 and the reason not_tracked. Free 25 per day per IP (also with ?tier=free), then 0.05.\n\n${VERDICT_RULES_MARKDOWN}`,
   tags: ['token'],
   params: z.object({ token: Address }),
   query: z.object({ tier: z.enum(['free']).optional().meta({ description: 'free: use the free daily quota (25 per day per IP)' }) }),
@@ -108,7 +117,7 @@ export const reportEndpoint = defineEndpoint<ApiDeps>()({
         token: tokenView(params.token, t, d),
         deployer: t?.deployer ? deployerHistoryView(t.deployer, d) : null,
         callers: t ? callersView(calls, callers, t) : { accounts: 0, measured: 0, list: [], truncated: false },
-        forensics: FORENSICS,
+        forensics: await forensicsStatus(deps, params.token),
       },
       chain_id: deps.tokens.chainId,
       measured_through_block: deps.tokens.measuredThrough(),

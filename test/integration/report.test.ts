@@ -175,7 +175,7 @@ describe('GET /report/{token}', () => {
       token: { token: UNKNOWN, found: false, swaps: 0, weth_volume_wei: '0' },
       deployer: null,
       callers: { accounts: 0, measured: 0, list: [], truncated: false },
-      forensics: { status: 'not_scanned', available: false },
+      forensics: { status: 'not_scanned', job: null },
     })
     const verdict = (await get(`/verdict/${UNKNOWN}`)).json()
     expect(verdict).toMatchObject({ signal: 'high_risk', confidence: 0, data: { token: UNKNOWN, found: false, reasons: [{ code: 'not_tracked' }] } })

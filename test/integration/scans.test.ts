@@ -143,6 +143,9 @@ describe('forensics of a constructed token', () => {
     const body = await settled(`/forensics/${token}`)
     expect(body.data.job).toMatchObject({ id: job.id, state: 'done', measured_through_block: 130 })
     expect(body.measured_through_block).toBe(130)
+    // The dossier shows the same job as its forensics status.
+    const dossier = (await call('GET', `/report/${token}`)).json()
+    expect(dossier.data.forensics).toEqual({ status: 'done', job: body.data.job, result: `/forensics/${token}` })
     const r = body.data.result
 
     // Expected, from the constructed rows.
