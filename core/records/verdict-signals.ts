@@ -31,8 +31,9 @@ const share = (part: bigint, whole: bigint) => (whole > 0n ? Number((part * 10_0
  * The verdict's signals beyond the token and deployer records, for a set of tokens, all by key
  * (one query per kind, whatever the number of tokens):
  *  - insiders: the wallets each deployer sent supply to before the token's first swap
- *    (transfers_by_token, by token), the launch pool and the zero address excluded; their
- *    balance now from the same keyed range;
+ *    (transfers_by_token, by token, only the blocks before it), the launch pool and the zero
+ *    address excluded; their balance now from holder_balances (by token and wallet), not from
+ *    the token's whole transfer history;
  *  - who can pull the liquidity: the launch pool's providers and their net liquidity
  *    (pool_providers, by pool), the deployer's and the insiders' shares of it;
  *  - measured callers: the accounts that mentioned the token (mentions, by token) whose
@@ -55,9 +56,12 @@ export async function verdictSignalsOf(ch: ClickHouseClient, chainId: number, ts
              SELECT DISTINCT t.token AS token, t.to_address AS w FROM transfers_by_token AS t INNER JOIN keys AS k ON k.token = t.token
              WHERE t.chain_id = {chain:UInt32} AND t.token IN {tokens:Array(String)} AND t.from_address = k.deployer
                AND t.to_address NOT IN (k.deployer, {zero:String}, k.pool) AND t.block_number < k.before)
-           SELECT token, (SELECT groupArray(w) FROM ins WHERE ins.token = tr.token) AS insiders,
-                  toString(toInt256(sumIf(value, (token, to_address) IN (SELECT token, w FROM ins))) - toInt256(sumIf(value, (token, from_address) IN (SELECT token, w FROM ins)))) AS held
-           FROM transfers_by_token AS tr WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} GROUP BY token`,
+           SELECT i.token AS token, groupArray(i.w) AS insiders, toString(sum(b.balance)) AS held
+           FROM ins AS i LEFT JOIN (
+             SELECT token, wallet, sum(balance) AS balance FROM holder_balances
+             WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND (token, wallet) IN (SELECT token, w FROM ins)
+             GROUP BY token, wallet) AS b ON b.token = i.token AND b.wallet = i.w
+           GROUP BY i.token`,
           {
             chain: chainId, zero: ZERO,
             tokens: withDeployer.map((t) => t.token), deployers: withDeployer.map((t) => t.deployer!), pools: withDeployer.map((t) => t.launch?.pool ?? ''),
