@@ -77,8 +77,10 @@ export function createSolanaServing(deps: { ch: ClickHouseClient; maxEntries: nu
 }
 
 /**
- * One wallet's receipt: its membership and its FIFO states (one per mint, kept by the pipeline),
- * summed; the median hold over every closed lot of every mint. Two keyed reads in one query.
+ * One wallet's receipt: its membership, its FIFO states (the newest per mint, kept by the
+ * pipeline) summed, and the median hold over its closed lots from their counts per hold
+ * (solana_hold_counts: the middle one, or the mean of the middle two). Keyed reads by wallet, in
+ * one query.
  */
 const RECEIPT_SQL = `
 SELECT (SELECT count() FROM solana_universe WHERE wallet = {wallet:String}) AS member,
@@ -88,9 +90,10 @@ SELECT (SELECT count() FROM solana_universe WHERE wallet = {wallet:String}) AS m
        toString(sum(state.winning_sells)) AS winning,
        toString(sum(unmatched_sells)) AS unmatched,
        toString(sum(${fifoOpen('state').cost})) AS open_cost,
-       arraySort(arrayFlatten(groupArray(closed_holds))) AS h,
-       if(length(h) = 0, NULL, if(length(h) % 2 = 1, toFloat64(h[intDiv(length(h) + 1, 2)]), (h[intDiv(length(h), 2)] + h[intDiv(length(h), 2) + 1]) / 2)) AS median_hold
-FROM (SELECT legs, state, unmatched_sells, closed_holds FROM solana_fifo_state FINAL WHERE wallet = {wallet:String})`
+       (SELECT if(total = 0, NULL, (arrayFirst((h, c) -> c >= lo, holds, cum) + arrayFirst((h, c) -> c >= hi, holds, cum)) / 2)
+        FROM (SELECT groupArray(h) AS holds, arrayCumSum(groupArray(n)) AS cum, sum(n) AS total, intDiv(total + 1, 2) AS lo, intDiv(total, 2) + 1 AS hi
+              FROM (SELECT hold_seconds AS h, sum(lots) AS n FROM solana_hold_counts WHERE wallet = {wallet:String} GROUP BY h ORDER BY h))) AS median_hold
+FROM (SELECT legs, state, unmatched_sells FROM solana_fifo_state WHERE wallet = {wallet:String} ORDER BY mint, legs DESC LIMIT 1 BY mint)`
 
 async function loadReceipt(ch: ClickHouseClient, wallet: string): Promise<SolanaReceipt> {
   const [r] = await queryRows<{ member: string; trades: string; realized: string; sells: string; winning: string; unmatched: string; open_cost: string; median_hold: number | null }>(

@@ -7,7 +7,7 @@ import { createTableSink } from '../consumer/table-sink.ts'
 import type { SinkHooks } from '../sink/clickhouse-sink.ts'
 import { SolanaTrade, SolanaUniverseMember, SolUsdCandle } from '../records/solana.ts'
 import { TOPICS } from '../topics.ts'
-import { refreshSolanaFifo } from './solana/fifo-refresh.ts'
+import { foldSolana, planSolanaFold } from './solana/fifo-refresh.ts'
 import { createUsdLegStep, type SolanaTradeRow } from './solana/usd-leg-step.ts'
 
 export interface SolanaProcessorDeps {
@@ -35,15 +35,16 @@ export function createSolanaProcessor(deps: SolanaProcessorDeps) {
   const { ch, bus, logger, metrics } = deps
   const common = { bus, logger, metrics, namespace: deps.namespace }
   const tradeRows = createTableSink<SolanaTradeRow>({ name: 'solana-trades-writer', ch, metrics, tables: (v) => [['solana_trades', v.map((r) => ({ ...r }))]], hooks: deps.tradeSinkHooks })
-  // Trades in, then the FIFO states of the (wallet, mint) pairs they touched folded forward. A
-  // retry repeats both: the insert is dropped by its token, the fold finds nothing new.
+  // The touched pairs' states looked up (late legs found), the trades in, then the pairs' FIFO
+  // states folded forward (solana/fifo-refresh.ts). A retry repeats all three: the insert is
+  // dropped by its token, the fold finds nothing new.
   const trades: Sink<SolanaTradeRow> = {
     name: 'solana-trades-writer',
     async write(items, ctx) {
+      const plan = await planSolanaFold(ch, items.map((i) => i.value))
+      if (plan.late > 0) logger.info({ pairs: plan.late }, 'solana trades older than their pair\'s FIFO state: those pairs are folded again from their first trade')
       await tradeRows.write(items, ctx)
-      const pairs = new Map<string, [string, string]>()
-      for (const { value: t } of items) pairs.set(`${t.wallet}/${t.mint}`, [t.wallet, t.mint])
-      await refreshSolanaFifo(ch, [...pairs.values()], ctx.token)
+      await foldSolana(ch, plan, ctx.token)
       deps.onTrades?.(items.length)
     },
   }
