@@ -105,7 +105,15 @@ export async function benchSolana(wallets = Number(process.env.BENCH_SOLANA_WALL
 
     // Ours: universe and candles first (not timed), then the trades through the bus and the processor.
     let ingested = 0
-    const processor = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, maxBatchSize: BATCH, onTrades: (n) => (ingested += n) })
+    /** When each batch was folded, and the trades ingested by then. */
+    const done: Array<{ at: number; rows: number }> = []
+    const processor = createSolanaProcessor({
+      ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, maxBatchSize: BATCH,
+      onTrades: (n) => {
+        ingested += n
+        done.push({ at: performance.now(), rows: ingested })
+      },
+    })
     await processor.start()
     await rt.bus.publish(TOPICS.solanaUniverse, addresses.map((wallet) => ({ key: wallet, value: JSON.stringify({ wallet, venue: 'bench', listed_at: T0 }) })))
     await rt.bus.publish(TOPICS.pricesSolUsd, candles.map((c) => ({ key: 'SOL/USD', value: JSON.stringify(c) })))
@@ -123,6 +131,13 @@ export async function benchSolana(wallets = Number(process.env.BENCH_SOLANA_WALL
     const t2 = performance.now()
     while (ingested < total) await new Promise((r) => setTimeout(r, 5))
     oursSeconds += (performance.now() - t2) / 1000
+    // Rows/s over each quarter of the trades, between the batches that completed it: whether a
+    // batch costs more as history grows.
+    const quarters = [0, 1, 2, 3].map((q) => {
+      const end = done.find((d) => d.rows >= ((q + 1) * total) / 4)!
+      const start = q === 0 ? done[0]! : done.find((d) => d.rows >= (q * total) / 4)!
+      return (end.rows - start.rows) / ((end.at - start.at) / 1000)
+    })
     await processor.stop()
 
     // Receipts, cold: each sampled wallet read once through the serving (a miss each time).
@@ -154,7 +169,7 @@ export async function benchSolana(wallets = Number(process.env.BENCH_SOLANA_WALL
         ours: { value: Math.round(total / oursSeconds), unit: 'rows/s' },
         base: { value: Math.round(total / bareSeconds), unit: 'rows/s' },
         ratio: bareSeconds / oursSeconds,
-        notes: `${size}; ours ${oursSeconds.toFixed(1)} s, bare ${bareSeconds.toFixed(1)} s; full size (${SOLANA_UNIVERSE_SIZE.toLocaleString('en-US')} wallets): npm run bench -- solana-full`,
+        notes: `${size}; ours ${oursSeconds.toFixed(1)} s, bare ${bareSeconds.toFixed(1)} s; rows/s per quarter of the trades ${quarters.map((x) => Math.round(x).toLocaleString('en-US')).join(' / ')} (first ÷ last ${(quarters[0]! / quarters[3]!).toFixed(2)}: how a batch's cost grows as history grows 4×); full size (${SOLANA_UNIVERSE_SIZE.toLocaleString('en-US')} wallets): npm run bench -- solana-full`,
       },
       {
         name: 'solana receipt p99, cold (keyed read of the stored FIFO states, one wallet)',

@@ -15,7 +15,7 @@ import { tempDir } from '../setup/temp.ts'
  * a consumer really sees, against the independent FIFO (test/setup/fifo-reference.ts) over every
  * wallet's trades in key order: batches of random size, batches redelivered under another token,
  * processes that stop after the late-leg lookup (and its deletes) or after the insert and before
- * the fold, and legs held back and delivered after later ones (late legs).
+ * the fold (the records then delivered again, at times in smaller batches), and legs held back and delivered after later ones (late legs).
  */
 
 const WALLETS = Array.from({ length: 5 }, (_, i) => base58(createHash('sha256').update(`fold/wallet/${i}`).digest()))
@@ -77,7 +77,7 @@ describe('the Solana FIFO batch steps', () => {
     const all = trades(rnd, 900)
     const { ch } = rt
     let tokens = 0
-    const counts = { batches: 0, redelivered: 0, stoppedAfterPlan: 0, stoppedAfterInsert: 0, latePairs: 0 }
+    const counts = { batches: 0, redelivered: 0, stoppedAfterPlan: 0, stoppedAfterInsert: 0, split: 0, latePairs: 0 }
 
     /** The processor's write: plan, insert under the batch token, fold; `stopAfter` ends it early (a killed process). */
     async function write(rows: SolanaTradeRow[], token: string, stopAfter?: 'plan' | 'insert') {
@@ -109,7 +109,13 @@ describe('the Solana FIFO batch steps', () => {
         await write(batch, token, 'insert')
         counts.stoppedAfterInsert++
       }
-      await write(batch, token)
+      if (stop < 0.3 && rnd() < 0.5) {
+        // The redelivery is re-formed smaller: the first records, then the rest in the next batch.
+        const cut = Math.ceil(batch.length / 2)
+        await write(batch.slice(0, cut), `${token}:a`)
+        await write(batch.slice(cut), `${token}:b`)
+        counts.split++
+      } else await write(batch, token)
       counts.batches++
       delivered.push(batch)
       // A producer's retry: an earlier batch published again (new offsets, another token).
@@ -123,6 +129,7 @@ describe('the Solana FIFO batch steps', () => {
     expect(counts.stoppedAfterPlan).toBeGreaterThan(2)
     expect(counts.stoppedAfterInsert).toBeGreaterThan(2)
     expect(counts.redelivered).toBeGreaterThan(2)
+    expect(counts.split).toBeGreaterThan(2)
 
     const serving = createSolanaServing({ ch, maxEntries: 100 })
     let sells = 0

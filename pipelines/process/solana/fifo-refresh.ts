@@ -15,12 +15,13 @@ import type { SolanaTradeRow } from './usd-leg-step.ts'
  *     redelivery: looked up by its key in solana_trades) or a late leg, which FIFO cannot take
  *     from the end: that pair's state and hold counts are deleted, so it is folded from its first
  *     leg (rare; a delivery out of time order);
- *  2. after the insert (`foldSolana`), the pairs with a state fold only their legs after the
- *     state's key, read from the batch's earliest block time on (a keyed range per pair); pairs
- *     without one fold every leg.
+ *  2. after the insert (`foldSolana`), the pairs with a state fold the batch's legs after the
+ *     state's key, passed with the statement (nothing of solana_trades is read for them); pairs
+ *     without one read and fold every stored leg.
  *
  * Idempotent across crashes: every earlier batch was folded before its offsets were committed, so
- * a pair's unfolded legs are all in the batch being written (or were redelivered into it); a
+ * a pair's unfolded legs are in the batch being written or in later deliveries (a redelivery
+ * brings back every record after the last committed one, in order, in batches of any size); a
  * repeated fold finds nothing after the state's key and inserts nothing; a crash after the deletes
  * leaves the pair without a state, which folds it whole.
  */
@@ -29,10 +30,10 @@ type Pair = [wallet: string, mint: string]
 
 /** What `foldSolana` folds after the batch's insert. */
 export interface SolanaFoldPlan {
-  /** Earliest block time of the batch (unix seconds): where stated pairs' new legs start. */
-  from: number
-  /** Pairs with a state: fold their legs after its key. */
+  /** Pairs with a state: fold their legs after its key, which are all in the batch. */
   stated: Pair[]
+  /** The batch's trades of the stated pairs, once each: what they fold (no read of solana_trades). */
+  statedLegs: Map<string, SolanaTradeRow[]>
   /** Pairs without one (new, or a late leg made them start over): fold every leg. */
   whole: Pair[]
   /** Pairs that received a leg older than their state (counted, for the log). */
@@ -59,17 +60,13 @@ function compareKeys(a: LegKey, b: LegKey): number {
 /** Step 1, before the batch's trades are inserted: which pairs fold from their state, which whole. */
 export async function planSolanaFold(ch: ClickHouseClient, rows: SolanaTradeRow[]): Promise<SolanaFoldPlan> {
   const pairs = new Map<string, Pair>()
-  let from = Number.MAX_SAFE_INTEGER
-  for (const r of rows) {
-    pairs.set(`${r.wallet}/${r.mint}`, [r.wallet, r.mint])
-    from = Math.min(from, r.block_time)
-  }
+  for (const r of rows) pairs.set(`${r.wallet}/${r.mint}`, [r.wallet, r.mint])
   const through = new Map<string, LegKey>()
   for (const part of chunks([...pairs.values()], PAIRS_PER_STATEMENT)) {
     const states = await queryRows<{ wallet: string; mint: string; t: number; slot: string; signature: string; side: number }>(
       ch,
-      `SELECT wallet, mint, toUnixTimestamp(through.t) AS t, toString(through.slot) AS slot, through.signature AS signature, through.side AS side
-       FROM solana_fifo_state WHERE ${PAIRS} ORDER BY wallet, mint, legs DESC LIMIT 1 BY wallet, mint`,
+      `SELECT wallet, mint, toUnixTimestamp(k.t) AS t, toString(k.slot) AS slot, k.signature AS signature, k.side AS side
+       FROM (SELECT wallet, mint, argMax(through, legs) AS k FROM solana_fifo_state WHERE ${PAIRS} GROUP BY wallet, mint)`,
       pairParams(part),
     )
     for (const s of states) through.set(`${s.wallet}/${s.mint}`, [Number(s.t), BigInt(s.slot), s.signature, Number(s.side)])
@@ -97,45 +94,66 @@ export async function planSolanaFold(ch: ClickHouseClient, rows: SolanaTradeRow[
   const stated: Pair[] = []
   const whole: Pair[] = []
   for (const [k, p] of pairs) (through.has(k) && !late.has(k) ? stated : whole).push(p)
-  return { from, stated, whole, late: late.size }
+  const statedLegs = new Map<string, SolanaTradeRow[]>()
+  const seen = new Set<string>()
+  for (const r of rows) {
+    const pair = `${r.wallet}/${r.mint}`
+    const key = `${pair}/${r.block_time}/${r.signature}/${r.side}`
+    if (!through.has(pair) || late.has(pair) || seen.has(key)) continue
+    seen.add(key)
+    statedLegs.set(pair, [...(statedLegs.get(pair) ?? []), r])
+  }
+  return { stated, statedLegs, whole, late: late.size }
 }
 
-/** Step 2, after the insert: fold the planned pairs' new legs onto their states. */
+/**
+ * Step 2, after the insert: fold the planned pairs' new legs onto their states. A stated pair's
+ * unfolded legs are all in the batch (every earlier batch was folded before it was acknowledged,
+ * and a redelivery brings back every record after the last acknowledged one), so they are passed
+ * with the statement; a pair folded whole reads its legs from solana_trades.
+ */
 export async function foldSolana(ch: ClickHouseClient, plan: SolanaFoldPlan, token?: string): Promise<void> {
-  const runs: Array<[name: string, pairs: Pair[], from: number]> = [['stated', plan.stated, plan.from], ['whole', plan.whole, 0]]
-  for (const [name, pairs, from] of runs) {
-    let i = 0
-    for (const part of chunks(pairs, PAIRS_PER_STATEMENT)) {
-      await ch.command({
-        query: FOLD_SQL,
-        query_params: { ...pairParams(part), from },
-        clickhouse_settings: token ? { insert_deduplication_token: `${token}:solana_fifo_state:${name}:${i++}` } : {},
-      })
-    }
+  const dedup = (name: string, i: number) => (token ? { insert_deduplication_token: `${token}:solana_fifo_state:${name}:${i}` } : {})
+  let i = 0
+  for (const part of chunks(plan.stated, PAIRS_PER_STATEMENT)) {
+    const legs = part.flatMap(([w, m]) => plan.statedLegs.get(`${w}/${m}`) ?? [])
+    await ch.command({
+      query: foldSql(BATCH_LEGS),
+      query_params: { ...pairParams(part), legs: tupleParam(legs.map((r) => [r.wallet, r.mint, r.block_time, r.slot, r.signature, r.side === 'buy' ? 1 : -1, BigInt(r.token_qty), BigInt(r.usd_micro)])) },
+      clickhouse_settings: dedup('stated', i++),
+    })
+  }
+  i = 0
+  for (const part of chunks(plan.whole, PAIRS_PER_STATEMENT)) {
+    await ch.command({ query: foldSql(STORED_LEGS), query_params: pairParams(part), clickhouse_settings: dedup('whole', i++) })
   }
 }
 
-/** Legs of the statement's pairs from block time `from` on, once each (a redelivered trade may be stored twice). */
-const LEGS = `SELECT DISTINCT wallet, mint, block_time, slot, signature, if(side = 'buy', 1, -1) AS side_n, token_qty, usd_micro
-  FROM solana_trades WHERE ${PAIRS} AND block_time >= toDateTime({from:UInt32}, 'UTC')`
+/** Legs passed with the statement (the batch's trades of stated pairs). */
+const BATCH_LEGS = `SELECT l.1 AS wallet, l.2 AS mint, toDateTime(l.3, 'UTC') AS block_time, l.4 AS slot, l.5 AS signature, l.6 AS side_n, l.7 AS token_qty, l.8 AS usd_micro
+  FROM (SELECT arrayJoin({legs:Array(Tuple(String, String, UInt32, UInt64, String, Int8, UInt256, UInt256))}) AS l)`
+
+/** Every stored leg of the statement's pairs, once each (a redelivered trade may be stored twice). */
+const STORED_LEGS = `SELECT DISTINCT wallet, mint, block_time, slot, signature, if(side = 'buy', 1, -1) AS side_n, token_qty, usd_micro
+  FROM solana_trades WHERE ${PAIRS}`
 
 const keyed = `arraySort(x -> x.1, groupArray(((block_time, slot, signature, side_n), CAST((side_n, toInt256(token_qty), toInt256(usd_micro), toUInt32(block_time)), '${FIFO_LEG_TYPE}'))))`
 
 const fold = fifoFold('arrayMap(x -> x.2, new_legs)', `if(s_found = 1, s_state, ${fifoInitialState()})`)
 
-const FOLD_SQL = `
+const foldSql = (legs: string) => `
 INSERT INTO solana_fifo_state (wallet, mint, legs, through, state, unmatched_sells, holds_added)
 SELECT wallet, mint, s_legs + length(new_legs), new_legs[-1].1, f.1, s_unmatched + arrayCount(x -> x.3 > 0, f.2), arrayFlatten(arrayMap(x -> x.5, f.2))
 FROM (
   SELECT wallet, mint, new_legs, s_legs, s_unmatched, ${fold} AS f
   FROM (
-    SELECT l.wallet AS wallet, l.mint AS mint, s.found AS s_found, s.legs AS s_legs, s.unmatched_sells AS s_unmatched,
+    SELECT l.wallet AS wallet, l.mint AS mint, s.found AS s_found, s.folded AS s_legs, s.unmatched_sells AS s_unmatched,
            CAST(s.state, '${FIFO_STATE_TYPE}') AS s_state,
            arrayFilter(x -> s.found = 0 OR x.1 > s.through, l.legs) AS new_legs
-    FROM (SELECT wallet, mint, ${keyed} AS legs FROM (${LEGS}) GROUP BY wallet, mint) AS l
+    FROM (SELECT wallet, mint, ${keyed} AS legs FROM (${legs}) GROUP BY wallet, mint) AS l
     LEFT JOIN (
-      SELECT wallet, mint, 1 AS found, legs, through, state, unmatched_sells
-      FROM solana_fifo_state WHERE ${PAIRS} ORDER BY wallet, mint, legs DESC LIMIT 1 BY wallet, mint
+      SELECT wallet, mint, 1 AS found, max(legs) AS folded, argMax(through, legs) AS through, argMax(state, legs) AS state, argMax(unmatched_sells, legs) AS unmatched_sells
+      FROM solana_fifo_state WHERE ${PAIRS} GROUP BY wallet, mint
     ) AS s ON l.wallet = s.wallet AND l.mint = s.mint
   )
   WHERE length(new_legs) > 0
