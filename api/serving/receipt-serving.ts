@@ -7,7 +7,7 @@ import {
   readEthUsdRange,
   readHolds,
   readPositions,
-  readSellFigures,
+  readSellWindow,
   readRoster,
   type Roster,
 } from '../../core/records/wallet-receipt.ts'
@@ -119,10 +119,10 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     const [positions, holds, sells, ethUsd30d] = await Promise.all([
       readPositions(ch, chainId, wallet),
       readHolds(ch, chainId, wallet),
-      readSellFigures(ch, chainId, wallet, from, claim.claimedAt),
+      readSellWindow(ch, chainId, wallet, from, claim.claimedAt),
       ethRanges.get(`${from}/${claim.claimedAt}`, () => readEthUsdRange(ch, from, claim.claimedAt)),
     ])
-    const data = receiptView(wallet, measuredThrough, { positions, holds, sellsWithUnmatched: sells.withUnmatched, claim, measured30d: sells.window, ethUsd30d })
+    const data = receiptView(wallet, measuredThrough, { positions, holds, sellsWithUnmatched: positions.reduce((n, p) => n + p.unmatchedSells, 0), claim, measured30d: sells, ethUsd30d })
     return { data, openTokens: positions.filter((p) => p.openLots > 0).map((p) => p.token) }
   }
 

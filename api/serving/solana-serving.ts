@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { fifoOpen } from '../../core/domain/fifo-sql.ts'
+import { medianHold } from '../../core/domain/hold-median.ts'
 import { createServingCache } from './serving-cache.ts'
 
 /** One wallet's receipt on the Solana venue, amounts exact in micro-USD. */
@@ -77,10 +78,9 @@ export function createSolanaServing(deps: { ch: ClickHouseClient; maxEntries: nu
 }
 
 /**
- * One wallet's receipt: its membership, its FIFO states (the newest per mint, kept by the
- * pipeline) summed, and the median hold over its closed lots from their counts per hold
- * (solana_hold_counts: the middle one, or the mean of the middle two). Keyed reads by wallet, in
- * one query.
+ * One wallet's receipt: its membership and its FIFO states (the newest per mint, kept by the
+ * pipeline) summed in one query; its closed lots' holds counted per hold (solana_hold_counts) in
+ * another. Keyed reads by wallet.
  */
 const RECEIPT_SQL = `
 SELECT (SELECT count() FROM solana_universe WHERE wallet = {wallet:String}) AS member,
@@ -89,16 +89,16 @@ SELECT (SELECT count() FROM solana_universe WHERE wallet = {wallet:String}) AS m
        toString(sum(state.sells)) AS sells,
        toString(sum(state.winning_sells)) AS winning,
        toString(sum(unmatched_sells)) AS unmatched,
-       toString(sum(${fifoOpen('state').cost})) AS open_cost,
-       (SELECT if(total = 0, NULL, (arrayFirst((h, c) -> c >= lo, holds, cum) + arrayFirst((h, c) -> c >= hi, holds, cum)) / 2)
-        FROM (SELECT groupArray(h) AS holds, arrayCumSum(groupArray(n)) AS cum, sum(n) AS total, intDiv(total + 1, 2) AS lo, intDiv(total, 2) + 1 AS hi
-              FROM (SELECT hold_seconds AS h, sum(lots) AS n FROM solana_hold_counts WHERE wallet = {wallet:String} GROUP BY h ORDER BY h))) AS median_hold
+       toString(sum(${fifoOpen('state').cost})) AS open_cost
 FROM (SELECT legs, state, unmatched_sells FROM solana_fifo_state WHERE wallet = {wallet:String} ORDER BY mint, legs DESC LIMIT 1 BY mint)`
 
+const HOLDS_SQL = 'SELECT hold_seconds AS hold, sum(lots) AS lots FROM solana_hold_counts WHERE wallet = {wallet:String} GROUP BY hold'
+
 async function loadReceipt(ch: ClickHouseClient, wallet: string): Promise<SolanaReceipt> {
-  const [r] = await queryRows<{ member: string; trades: string; realized: string; sells: string; winning: string; unmatched: string; open_cost: string; median_hold: number | null }>(
-    ch, RECEIPT_SQL, { wallet },
-  )
+  const [[r], holds] = await Promise.all([
+    queryRows<{ member: string; trades: string; realized: string; sells: string; winning: string; unmatched: string; open_cost: string }>(ch, RECEIPT_SQL, { wallet }),
+    queryRows<{ hold: number; lots: string }>(ch, HOLDS_SQL, { wallet }),
+  ])
   return {
     found: Number(r?.member ?? 0) > 0,
     trades: Number(r?.trades ?? 0),
@@ -107,6 +107,6 @@ async function loadReceipt(ch: ClickHouseClient, wallet: string): Promise<Solana
     winningSells: Number(r?.winning ?? 0),
     unmatchedSells: Number(r?.unmatched ?? 0),
     openCostMicroUsd: BigInt(r?.open_cost ?? 0),
-    medianHoldSeconds: r?.median_hold === null || r?.median_hold === undefined ? null : Number(r.median_hold),
+    medianHoldSeconds: medianHold(holds.map((h) => ({ hold: Number(h.hold), lots: Number(h.lots) }))),
   }
 }

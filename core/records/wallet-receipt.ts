@@ -2,13 +2,15 @@ import { formatEther } from 'viem'
 import type { ClickHouseClient } from '../clickhouse.ts'
 import { queryRows } from '../clickhouse.ts'
 import { FIFO_STATE } from '../domain/fifo-sql.ts'
+import { medianHold } from '../domain/hold-median.ts'
 
 /**
  * A tracked wallet's receipt (issue 12, DESIGN §7), read by key from what the chain processor keeps
  * (migration 021): the wallet's FIFO state per token (fifo_state), its matched sells by time
  * (fifo_sells), the tokens' latest swap (token_last_swap), the latest leaderboard
- * (leaderboard_claims) and ETH/USD candles (price_candles). No read depends on the wallet's number
- * of legs except the closed-lot holds, which are one range read of its sells.
+ * (leaderboard_claims) and ETH/USD candles (price_candles), and its closed lots' holds counted per
+ * hold (fifo_hold_counts). No read grows with the wallet's number of legs: its states are one row
+ * per token, its 30-day result one key range of its sells, its holds one row per distinct hold.
  */
 
 export const HOLD_LABELS = ['scalper', 'swing', 'holder'] as const
@@ -63,6 +65,8 @@ export interface TokenPosition {
   sells: number
   winningSells: number
   unmatchedQty: bigint
+  /** Sells with quantity not covered by open lots. */
+  unmatchedSells: number
   spentWei: bigint
   receivedWei: bigint
   openQty: bigint
@@ -77,16 +81,16 @@ const S = FIFO_STATE
 /** The wallet's FIFO states (one row per token), with each token's latest swap. */
 export async function readPositions(ch: ClickHouseClient, chainId: number, wallet: string): Promise<TokenPosition[]> {
   const rows = await queryRows<{
-    token: string; realized: string; sells: string; wins: string; unmatched: string; spent: string; received: string
+    token: string; realized: string; sells: string; wins: string; unmatched: string; unmatched_sells: string; spent: string; received: string
     open_qty: string; open_cost: string; lots: string; q_weth: string | null; q_token: string | null; q_block: string | null
   }>(
     ch,
     `WITH s AS (
-       SELECT token, state FROM fifo_state WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}
+       SELECT token, state, unmatched_sells FROM fifo_state WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}
        ORDER BY token, version DESC LIMIT 1 BY token)
      SELECT s.token AS token,
             toString(s.state.${S.realized}) AS realized, s.state.${S.sells} AS sells, s.state.${S.winningSells} AS wins,
-            toString(s.state.${S.unmatchedQty}) AS unmatched, toString(s.state.${S.spent}) AS spent, toString(s.state.${S.received}) AS received,
+            toString(s.state.${S.unmatchedQty}) AS unmatched, s.unmatched_sells AS unmatched_sells, toString(s.state.${S.spent}) AS spent, toString(s.state.${S.received}) AS received,
             toString(arraySum(arrayMap(l -> l.1, s.state.${S.lots}))) AS open_qty, toString(arraySum(arrayMap(l -> l.2, s.state.${S.lots}))) AS open_cost,
             length(s.state.${S.lots}) AS lots,
             q.quote.1 AS q_weth, q.quote.2 AS q_token, q.quote.5 AS q_block
@@ -103,6 +107,7 @@ export async function readPositions(ch: ClickHouseClient, chainId: number, walle
     sells: Number(r.sells),
     winningSells: Number(r.wins),
     unmatchedQty: BigInt(r.unmatched),
+    unmatchedSells: Number(r.unmatched_sells),
     spentWei: BigInt(r.spent),
     receivedWei: BigInt(r.received),
     openQty: BigInt(r.open_qty),
@@ -112,39 +117,30 @@ export async function readPositions(ch: ClickHouseClient, chainId: number, walle
   }))
 }
 
-/** Median hold (seconds) of the wallet's closed lots, overall and per token, and their counts. */
+/** Median hold (seconds) of the wallet's closed lots, overall and per token, and their counts: one keyed read of its hold counts. */
 export async function readHolds(ch: ClickHouseClient, chainId: number, wallet: string): Promise<{ all: { median: number | null; lots: number }; byToken: Map<string, { median: number | null; lots: number }> }> {
-  const rows = await queryRows<{ token: string; median: number; lots: string }>(
+  const rows = await queryRows<{ token: string; hold: number; lots: string }>(
     ch,
-    `SELECT token, quantileExact(0.5)(h) AS median, count() AS lots
-     FROM (SELECT token, arrayJoin(closed_holds) AS h FROM fifo_sells FINAL WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String})
-     GROUP BY GROUPING SETS ((token), ()) ORDER BY token`,
+    `SELECT token, hold_seconds AS hold, sum(lots) AS lots FROM fifo_hold_counts WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}
+     GROUP BY token, hold ORDER BY token, hold`,
     { chain: chainId, wallet },
   )
-  const byToken = new Map<string, { median: number | null; lots: number }>()
-  let all = { median: null as number | null, lots: 0 }
-  for (const r of rows) {
-    const v = { median: Number(r.lots) > 0 ? Number(r.median) : null, lots: Number(r.lots) }
-    // The grand total row has the default key.
-    if (r.token === '') all = v
-    else byToken.set(r.token, v)
-  }
-  return { all, byToken }
+  const perToken = new Map<string, Array<{ hold: number; lots: number }>>()
+  for (const r of rows) perToken.set(r.token, [...(perToken.get(r.token) ?? []), { hold: Number(r.hold), lots: Number(r.lots) }])
+  const figures = (counts: Array<{ hold: number; lots: number }>) => ({ median: medianHold(counts), lots: counts.reduce((n, c) => n + c.lots, 0) })
+  const byToken = new Map([...perToken].map(([token, counts]) => [token, figures(counts)]))
+  return { all: figures([...perToken.values()].flat()), byToken }
 }
 
-/**
- * Realized PnL (wei) and count of the wallet's sells with time in (from, to] (unix seconds), and
- * how many of all its sells had quantity without an open lot: one range read of its sells.
- */
-export async function readSellFigures(ch: ClickHouseClient, chainId: number, wallet: string, from: number, to: number): Promise<{ window: { wei: bigint; sells: number }; withUnmatched: number }> {
-  const [r] = await queryRows<{ wei: string; n: string; unmatched: string }>(
+/** Realized PnL (wei) and count of the wallet's sells with time in (from, to] (unix seconds): one key range of its sells. */
+export async function readSellWindow(ch: ClickHouseClient, chainId: number, wallet: string, from: number, to: number): Promise<{ wei: bigint; sells: number }> {
+  const [r] = await queryRows<{ wei: string; n: string }>(
     ch,
-    `WITH block_time > toDateTime({from:UInt32}, 'UTC') AND block_time <= toDateTime({to:UInt32}, 'UTC') AS inside
-     SELECT toString(sumIf(realized, inside)) AS wei, countIf(inside) AS n, countIf(unmatched_qty > 0) AS unmatched FROM fifo_sells FINAL
-     WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}`,
+    `SELECT toString(sum(realized)) AS wei, count() AS n FROM fifo_sells FINAL
+     WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String} AND block_time > toDateTime({from:UInt32}, 'UTC') AND block_time <= toDateTime({to:UInt32}, 'UTC')`,
     { chain: chainId, wallet, from, to },
   )
-  return { window: { wei: BigInt(r?.wei ?? '0'), sells: Number(r?.n ?? 0) }, withUnmatched: Number(r?.unmatched ?? 0) }
+  return { wei: BigInt(r?.wei ?? '0'), sells: Number(r?.n ?? 0) }
 }
 
 /** ETH/USD low and high over candles with minute in (from, to], or null without candles. */

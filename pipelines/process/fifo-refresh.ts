@@ -59,7 +59,7 @@ export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: Wa
 }
 
 /** Stored state of the pairs (newest version each). */
-const PREV = `SELECT wallet, token, through_pos, legs, state FROM fifo_state
+const PREV = `SELECT wallet, token, through_pos, legs, state, unmatched_sells FROM fifo_state
   WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))}
   ORDER BY wallet, token, version DESC LIMIT 1 BY wallet, token`
 
@@ -69,15 +69,15 @@ const LEGS = `SELECT wallet, token, ${LEG_POS} AS pos, block_number, log_index, 
   ORDER BY wallet, token, block_number, log_index LIMIT 1 BY wallet, token, block_number, log_index`
 
 const foldQuery = `
-INSERT INTO fifo_state (chain_id, wallet, token, through_pos, legs, state, sells_added, version)
+INSERT INTO fifo_state (chain_id, wallet, token, through_pos, legs, state, sells_added, version, unmatched_sells)
 SELECT {chain:UInt32}, wallet, token, legs_arr[-1].1, prev_legs + length(legs_arr), f.1,
        arrayMap(s -> (legs_arr[s.1].2, legs_arr[s.1].3, legs_arr[s.1].4, legs_arr[s.1].6, legs_arr[s.1].7, s.2, s.3, s.4, s.5), f.2),
-       {version:UInt64}
+       {version:UInt64}, prev_unmatched + arrayCount(s -> s.3 > 0, f.2)
 FROM (
-  SELECT wallet, token, legs_arr, prev_legs,
+  SELECT wallet, token, legs_arr, prev_legs, prev_unmatched,
          ${fifoFold(`arrayMap(x -> CAST((x.5, x.6, x.7, toUInt32(x.4)), '${FIFO_LEG_TYPE}'), legs_arr)`, `CAST(prev_state, '${FIFO_STATE_TYPE}')`)} AS f
   FROM (
-    SELECT l.wallet AS wallet, l.token AS token, any(p.legs) AS prev_legs, any(p.state) AS prev_state,
+    SELECT l.wallet AS wallet, l.token AS token, any(p.legs) AS prev_legs, any(p.state) AS prev_state, any(p.unmatched_sells) AS prev_unmatched,
            arraySort(x -> x.1, groupArray((l.pos, l.block_number, l.log_index, l.block_time, l.side, l.qty, l.cost))) AS all_legs,
            arraySlice(all_legs, 1, {per_pair:UInt32}) AS legs_arr
     FROM (${LEGS}) AS l
@@ -122,7 +122,9 @@ export async function refoldPairs(ch: ClickHouseClient, chainId: number, pairs: 
   for (const part of chunks(pairs, PAIRS_PER_FOLD)) {
     const p = { chain: chainId, pairs: tupleParam(part) }
     await ch.command({ query: 'DELETE FROM fifo_state WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))}', query_params: p })
-    await ch.command({ query: 'DELETE FROM fifo_sells WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))}', query_params: p })
+    for (const table of ['fifo_sells', 'fifo_hold_counts']) {
+      await ch.command({ query: `DELETE FROM ${table} WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))}`, query_params: p })
+    }
   }
   return foldPairs(ch, chainId, pairs, 0)
 }

@@ -5,6 +5,29 @@ import { tempDir } from '../setup/temp.ts'
 
 /** Migrations that carry data a data dir already holds: applied over a dir stopped before them. */
 describe('upgrading a data dir', () => {
+  it('028 counts the holds of sells matched before it and writes each state again with its unmatched sells', async () => {
+    const dir = tempDir()
+    const ch = await createClickHouse({ DATA_DIR: dir.path } as never)
+    try {
+      const all = readMigrations()
+      await migrate(ch, all.filter((m) => m.version < 28))
+      // Two folds of one pair: the first matched a sell with an unmatched rest, the second closed two lots.
+      await ch.command({
+        query: `INSERT INTO fifo_state (chain_id, wallet, token, through_pos, legs, sells_added, version) VALUES
+          (4663, 'w', 't', 10, 3, [(1, 0, '2026-01-01 00:00:00', 5, 9, 0, 5, 9, [])], 1),
+          (4663, 'w', 't', 20, 6, [(2, 0, '2026-01-01 01:00:00', 5, 9, 4, 0, 5, [60, 600])], 2)`,
+      })
+      await migrate(ch, all)
+      const counts = await queryRows<{ h: number; n: string }>(ch, "SELECT hold_seconds AS h, sum(lots) AS n FROM fifo_hold_counts WHERE wallet = 'w' GROUP BY h ORDER BY h")
+      expect(counts.map((c) => [c.h, Number(c.n)])).toEqual([[60, 1], [600, 1]])
+      const [state] = await queryRows<{ legs: string; unmatched_sells: string; pos: string }>(ch, "SELECT legs, unmatched_sells, through_pos AS pos FROM fifo_state FINAL WHERE wallet = 'w'")
+      expect([Number(state!.legs), Number(state!.pos), Number(state!.unmatched_sells)]).toEqual([6, 20, 1])
+    } finally {
+      await ch.close()
+      dir.cleanup()
+    }
+  })
+
   it('027 carries the closed holds of Solana FIFO states folded before it into solana_hold_counts, and drops the column', async () => {
     const dir = tempDir()
     const ch = await createClickHouse({ DATA_DIR: dir.path } as never)

@@ -115,14 +115,19 @@ function expected(blocks: Block[]) {
 
 async function compare(blocks: Block[]): Promise<{ pairs: number; sells: number; unmatched: number; partial: number }> {
   const want = expected(blocks)
-  const got = await queryRows<{ wallet: string; token: string; state: { lots: Array<{ qty: string; cost: string; opened_at: number }>; realized: string; sells: string; winning_sells: string; unmatched_qty: string; matched_cost: string; spent: string; received: string }; legs: string }>(
+  const got = await queryRows<{ wallet: string; token: string; state: { lots: Array<{ qty: string; cost: string; opened_at: number }>; realized: string; sells: string; winning_sells: string; unmatched_qty: string; matched_cost: string; spent: string; received: string }; legs: string; unmatched_sells: string }>(
     ch,
-    `SELECT wallet, token, state, legs FROM fifo_state FINAL WHERE chain_id = {c:UInt32} ORDER BY wallet, token`,
+    `SELECT wallet, token, state, legs, unmatched_sells FROM fifo_state FINAL WHERE chain_id = {c:UInt32} ORDER BY wallet, token`,
     { c: CHAIN },
   )
   const sells = await queryRows<{ wallet: string; token: string; block_number: string; log_index: number; matched_cost: string; unmatched_qty: string; realized: string; closed_holds: number[] }>(
     ch,
     `SELECT wallet, token, block_number, log_index, matched_cost, unmatched_qty, realized, closed_holds FROM fifo_sells FINAL WHERE chain_id = {c:UInt32} ORDER BY wallet, token, block_number, log_index`,
+    { c: CHAIN },
+  )
+  const holdCounts = await queryRows<{ wallet: string; token: string; hold: number; lots: string }>(
+    ch,
+    'SELECT wallet, token, hold_seconds AS hold, sum(lots) AS lots FROM fifo_hold_counts WHERE chain_id = {c:UInt32} GROUP BY wallet, token, hold ORDER BY wallet, token, hold',
     { c: CHAIN },
   )
   const gotPairs = got.filter((g) => Number(g.legs) > 0)
@@ -146,6 +151,11 @@ async function compare(blocks: Block[]): Promise<{ pairs: number; sells: number;
     expect(mine.map((x) => [Number(x.block_number), x.log_index, BigInt(x.matched_cost), BigInt(x.unmatched_qty), BigInt(x.realized), x.closed_holds]), k).toEqual(
       w.sells.map((x) => [w.legs[x.leg - 1]!.block, w.legs[x.leg - 1]!.log, x.matchedCost, x.unmatchedQty, x.realized, x.closedHolds]),
     )
+    // What the receipt reads instead of the sells: the count of sells with unmatched quantity, and the holds counted per hold.
+    expect(Number(g.unmatched_sells), k).toBe(w.sells.filter((x) => x.unmatchedQty > 0n).length)
+    const counted = new Map<number, number>()
+    for (const h of w.sells.flatMap((x) => x.closedHolds)) counted.set(h, (counted.get(h) ?? 0) + 1)
+    expect(holdCounts.filter((x) => x.wallet === g.wallet && x.token === g.token).map((x) => [x.hold, Number(x.lots)]), k).toEqual([...counted].sort((a, b) => a[0] - b[0]))
     nSells += w.sells.length
     unmatched += w.sells.filter((x) => x.unmatchedQty > 0n).length
     partial += w.sells.filter((x) => x.closedHolds.length === 0 && x.unmatchedQty === 0n).length
