@@ -156,7 +156,7 @@ export function basketFigures(deps: Deps, limit: number): Promise<BasketFigures>
       newestMembers(deps, chain, limit),
       queryRows<{ at: string; block: string; ret: number }>(
         deps.ch,
-        `SELECT toUnixTimestamp(marked_at) AS at, marked_block AS block, forward_return AS ret
+        `SELECT toUnixTimestamp(marked_at) AS at, marked_block AS block, return_24h AS ret
          FROM basket_closes WHERE chain_id = {chain:UInt32} ORDER BY marked_at, marked_block, launched_at, token`,
         { chain },
       ),

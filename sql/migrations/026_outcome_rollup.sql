@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS basket_closes
     marked_block   UInt64 COMMENT 'the served block at which the mark was taken',
     launched_at    DateTime('UTC') COMMENT 'block time of the member''s launch',
     token          String COMMENT 'token address of the member',
-    forward_return Float64 COMMENT 'measured 24 h return: mark price / entry price - 1'
+    return_24h     Float64 COMMENT 'measured 24 h return: mark price / entry price - 1 (launch_marks.forward_return)'
 )
 ENGINE = ReplacingMergeTree
 ORDER BY (chain_id, marked_at, marked_block, launched_at, token)
@@ -83,7 +83,8 @@ SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000
 COMMENT 'The paper basket''s positions closed at their 24 h mark, in chain-time order (issue 13: /basket equity curve). Key: chain_id, marked_at, marked_block, launched_at, token';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS basket_closes_mv TO basket_closes AS
-SELECT chain_id, marked_at, marked_block, launched_at, token, assumeNotNull(forward_return) AS forward_return
+-- (The return is named apart: an alias equal to a column name would be what WHERE reads.)
+SELECT chain_id, marked_at, marked_block, launched_at, token, assumeNotNull(forward_return) AS return_24h
 FROM launch_marks
 WHERE horizon = '24h' AND signal = 'low_risk' AND verdict_late = 0 AND verdict_priced = 1 AND isNotNull(forward_return);
 
