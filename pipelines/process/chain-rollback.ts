@@ -137,7 +137,7 @@ function launchDays(days: string[]): { where: string; params: Record<string, num
 }
 
 /** Copy aside the surviving verdicts and marks of the launch days that rows at or above `fromBlock` belong to. */
-async function setAsideOutcomes(ch: ClickHouseClient, chainId: number, fromBlock: number): Promise<void> {
+export async function setAsideOutcomes(ch: ClickHouseClient, chainId: number, fromBlock: number): Promise<void> {
   const rows = await queryRows<{ d: string }>(
     ch,
     `SELECT DISTINCT toString(toDate(launched_at)) AS d FROM (${OUTCOME_SOURCES.map(([t, col]) => `SELECT launched_at FROM ${t} WHERE chain_id = {chain:UInt32} AND ${col} >= {from:UInt64}`).join(' UNION ALL ')})`,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApiServer } from '../../bin/serve-api.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
+import { recoverRollbacks, rollbackChain, setAsideOutcomes } from '../../pipelines/process/chain-rollback.ts'
+import { buildOutcomeWorld, rollupAgainstRaw } from '../setup/outcome-world.ts'
 import { readRecordedOutcomes, referenceBasketData, referenceProofData } from '../setup/outcomes-reference.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 
@@ -21,29 +22,7 @@ let env: Embedded
 
 beforeAll(async () => {
   env = await startEmbedded({}, { social: false })
-  const ch = env.rt.ch
-  await ch.command({
-    query: `INSERT INTO launch_verdicts (chain_id, launched_at, token, symbol, deployer, launch_block, due_at, taken_block, taken_at, lag_seconds, signal,
-                                         confidence, reasons, quoted, entry_weth, entry_token, entry_price_weth, entry_quote_block, decimals)
-      SELECT ${CHAIN}, toDateTime(${T0} + intDiv(number, 2) * 211) AS at, concat('0x', lower(hex(sipHash64(number)))), concat('S', toString(number)), '', 100 + number,
-             at + 900, 1000 + number, at + 900 + lag, multiIf(number % 13 = 0, 601, number % 17 = 0, 600, number % 7) AS lag,
-             ['low_risk', 'low_risk', 'moderate_risk', 'high_risk', 'avoid'][number % 5 + 1], (number % 100) / 100, '[]',
-             toUInt8(number % 11 != 3) AS q, toUInt256(if(q, 1000 + number, 0)), toUInt256(if(q, 10, 0)), if(q, toString(number / 1e5), ''), if(q, 999 + number, 0), 18
-      FROM numbers(${N})`,
-    clickhouse_settings: { insert_deduplication_token: 'outcome-rollup-test-verdicts' },
-  })
-  // Marks copy their verdict's lateness and pricing, as the pipeline does (launch-verdicts.ts).
-  await ch.command({
-    query: `INSERT INTO launch_marks (chain_id, horizon, launched_at, token, signal, due_at, marked_block, marked_at, quoted, mark_weth, mark_token, price_weth,
-                                      forward_return, is_real, dead, verdict_late, verdict_priced)
-      SELECT chain_id, h.1 AS horizon, launched_at, token, signal, due_at + h.2, intDiv(taken_block, 2) * 2 + h.3 AS mb,
-             toDateTime(intDiv(toUnixTimestamp(due_at) + h.2, 1200) * 1200) AS ma, 1, toUInt256(1), toUInt256(1), '1',
-             if(quoted = 1 AND launch_block % 19 != 5, if(launch_block % 23 = 0, 0, round(sin(launch_block * 1.7 + h.3) * 2, 6)), NULL),
-             toUInt8((launch_block + h.3) % 3 = 0), if(launch_block % 4 = 1, 'liquidity_removed', ''), toUInt8(lag_seconds > 600), quoted
-      FROM launch_verdicts ARRAY JOIN [('1h', 3600, 30), ('24h', 86400, 900), ('7d', 604800, 6300)] AS h
-      WHERE chain_id = ${CHAIN} AND launch_block % 10 < multiIf(h.1 = '1h', 9, h.1 = '24h', 7, 5)`,
-    clickhouse_settings: { insert_deduplication_token: 'outcome-rollup-test-marks' },
-  })
+  await buildOutcomeWorld(env.rt.ch, CHAIN, T0, N)
 }, 180_000)
 afterAll(async () => env?.close())
 
@@ -67,25 +46,6 @@ async function reference() {
   return { basket: referenceBasketData(verdicts, marks), proof: referenceProofData(verdicts, marks), verdicts: verdicts.length, marks: marks.length }
 }
 
-/** The rollup per key and what the remaining raw rows give for the same key (counts and sorted returns). */
-async function rollupAgainstRaw() {
-  const q = (sql: string) => queryRows<Record<string, unknown>>(env.rt.ch, sql)
-  const rollup = await q(`SELECT signal, horizon, launch_day, late, priced, sum(n) AS n, sum(real_marks) AS r, sum(dead_marks) AS d, arraySort(groupArrayMerge(returns)) AS rs
-    FROM outcome_rollup WHERE chain_id = ${CHAIN} GROUP BY signal, horizon, launch_day, late, priced HAVING n > 0 ORDER BY signal, horizon, launch_day, late, priced`)
-  const raw = await q(`SELECT signal, horizon, launch_day, late, priced, n, r, d, rs FROM (
-      SELECT signal, '' AS horizon, toDate(launched_at) AS launch_day, toUInt8(lag_seconds > 600) AS late, quoted AS priced, count() AS n, 0 AS r, 0 AS d, [] :: Array(Float64) AS rs
-      FROM launch_verdicts FINAL WHERE chain_id = ${CHAIN} GROUP BY signal, launch_day, late, priced
-      UNION ALL
-      SELECT m.signal, m.horizon, toDate(m.launched_at) AS launch_day, toUInt8(v.lag_seconds > 600) AS late, v.quoted AS priced, count() AS n, sum(m.is_real) AS r,
-             countIf(m.dead != '') AS d, arraySort(groupArrayIf(assumeNotNull(m.forward_return), isNotNull(m.forward_return))) AS rs
-      FROM launch_marks AS m FINAL INNER JOIN (SELECT token, lag_seconds, quoted FROM launch_verdicts FINAL WHERE chain_id = ${CHAIN}) AS v ON v.token = m.token
-      WHERE m.chain_id = ${CHAIN}
-      GROUP BY m.signal, m.horizon, launch_day, late, priced)
-    ORDER BY signal, horizon, launch_day, late, priced`)
-  const norm = (rows: Array<Record<string, unknown>>) => rows.map((r) => ({ ...r, n: Number(r.n), r: Number(r.r), d: Number(r.d), rs: (r.rs as number[]).map(Number), late: Number(r.late), priced: Number(r.priced) }))
-  return { rollup: norm(rollup), raw: norm(raw) }
-}
-
 describe('/basket and /proof.json from the outcome aggregates', () => {
   it('equal the full recompute from every recorded verdict and mark', async () => {
     const ref = await reference()
@@ -103,7 +63,7 @@ describe('/basket and /proof.json from the outcome aggregates', () => {
     expect(counts.some((n) => n % 2 === 0) && counts.some((n) => n % 2 === 1), `marked counts ${counts.join(', ')}`).toBe(true)
     expect(new Set(ref.proof.signals.map((p) => p.tokens)).size).toBeGreaterThan(1)
     // The aggregates themselves equal the raw rows, key by key.
-    const a = await rollupAgainstRaw()
+    const a = await rollupAgainstRaw(env.rt.ch, CHAIN)
     expect(a.rollup).toEqual(a.raw)
   })
 
@@ -132,7 +92,7 @@ describe('/basket and /proof.json from the outcome aggregates', () => {
     expect((once.basket.members as Array<{ token: string }>)[0]!.token).toBe('0xreplay2')
     await insert()
     expect(await served()).toEqual(once)
-    const a = await rollupAgainstRaw()
+    const a = await rollupAgainstRaw(env.rt.ch, CHAIN)
     expect(a.rollup).toEqual(a.raw)
   })
 
@@ -153,10 +113,32 @@ describe('/basket and /proof.json from the outcome aggregates', () => {
     expect(s.basket).toEqual(after.basket)
     expect(s.proof).toEqual(after.proof)
     expect(s.basket).not.toEqual(before.basket)
-    const a = await rollupAgainstRaw()
+    const a = await rollupAgainstRaw(env.rt.ch, CHAIN)
     expect(a.rollup).toEqual(a.raw)
     // Nothing is left set aside: a restart has nothing to finish.
     const scratch = await queryRows<{ name: string }>(ch, "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'rollback_%'")
     expect(scratch).toEqual([])
+  })
+
+  it('a rollback that died midway (verdicts replayed, marks not yet) is finished on restart with nothing counted twice', async () => {
+    const ch = env.rt.ch
+    const fork = 2_200
+    await setAsideOutcomes(ch, CHAIN, fork)
+    for (const [t, col] of [['launch_verdicts', 'taken_block'], ['launch_marks', 'marked_block']]) {
+      await ch.command({ query: `DELETE FROM ${t} WHERE chain_id = ${CHAIN} AND ${col} >= ${fork}` })
+    }
+    // The dead process had replayed the set-aside verdicts once: the views counted them again.
+    await ch.command({ query: `INSERT INTO launch_verdicts SELECT * FROM rollback_${CHAIN}_launch_verdicts`, clickhouse_settings: { insert_deduplicate: 0 } })
+    const crashed = await rollupAgainstRaw(ch, CHAIN)
+    expect(crashed.rollup).not.toEqual(crashed.raw)
+    await recoverRollbacks(ch, CHAIN)
+    const a = await rollupAgainstRaw(ch, CHAIN)
+    expect(a.rollup).toEqual(a.raw)
+    const ref = await reference()
+    const s = await served()
+    expect(s.basket).toEqual(ref.basket)
+    expect(s.proof).toEqual(ref.proof)
+    const [left] = await queryRows<{ n: string }>(ch, `SELECT count() AS n FROM launch_marks WHERE chain_id = ${CHAIN} AND marked_block >= ${fork}`)
+    expect(Number(left!.n)).toBe(0)
   })
 })
