@@ -34,7 +34,10 @@ interface RollupCell {
   dead: number
 }
 
-/** Returns of on-time verdicts' marks per signal and horizon: all of them, and those of priced verdicts. */
+/**
+ * Returns of on-time verdicts' marks per signal and horizon, all of them and those of priced
+ * verdicts; only what an answer uses (every horizon of the basket's signal, 24 h of the others).
+ */
 interface OnTimeReturns {
   all: ReturnStats
   priced: ReturnStats
@@ -67,10 +70,10 @@ function rollup(deps: Deps): Promise<Rollup> {
                 countIf(priced = 1) AS pn, countIf(r > 0 AND priced = 1) AS pup,
                 quantileExactLowIf(0.5)(r, priced = 1) AS plo, quantileExactHighIf(0.5)(r, priced = 1) AS phi
          FROM (SELECT signal, horizon, priced, groupArrayMerge(returns) AS rs FROM outcome_rollup
-               WHERE chain_id = {chain:UInt32} AND horizon != '' AND late = 0 GROUP BY signal, horizon, priced)
+               WHERE chain_id = {chain:UInt32} AND late = 0 AND (horizon = '24h' OR signal = {basket:String} AND horizon != '') GROUP BY signal, horizon, priced)
          ARRAY JOIN rs AS r
          GROUP BY signal, horizon`,
-        { chain },
+        { chain, basket: BASKET_SIGNAL },
       ),
     ])
     return {

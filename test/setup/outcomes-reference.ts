@@ -5,6 +5,7 @@ import {
   type EquityPoint, type HorizonName, type RecordedMark, type RecordedVerdict,
 } from '../../core/domain/basket.ts'
 import { VERDICT_SIGNALS } from '../../core/domain/verdict.ts'
+import type { ProofRow } from '../../api/serving/outcome-serving.ts'
 import { iso } from '../../api/views/caller.ts'
 
 /**
@@ -78,16 +79,6 @@ export function basketOf(verdicts: RecordedVerdict[], marks: RecordedMark[]): Ba
     return m && m.return !== null ? [{ markedAt: m.markedAt, markedBlock: m.markedBlock, return: m.return }] : []
   })
   return { members, late: low.length - onTime.length, unpriced: onTime.length - members.length, perHorizon, equity: equityCurve(closed) }
-}
-
-export interface ProofRow {
-  signal: string
-  tokens: number
-  marked_7d: number
-  became_real_share: number | null
-  dead_within_7d_share: number | null
-  marked_24h_with_return: number
-  median_return_24h: number | null
 }
 
 /**
