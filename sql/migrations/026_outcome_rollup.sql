@@ -9,10 +9,11 @@ ALTER TABLE launch_marks
     ADD COLUMN IF NOT EXISTS verdict_late UInt8 DEFAULT 0 COMMENT '1 when the token''s +15 min verdict was taken more than 600 s after its due time (late: left out of the basket and the proof), copied from launch_verdicts',
     ADD COLUMN IF NOT EXISTS verdict_priced UInt8 DEFAULT 0 COMMENT '1 when the token had a price when its verdict was taken (launch_verdicts.quoted), copied';
 
+-- Marks recorded before this migration: their verdict's facts, once (synchronous: the backfill below reads them).
 ALTER TABLE launch_marks UPDATE
     verdict_late = (chain_id, launched_at, token) IN (SELECT chain_id, launched_at, token FROM launch_verdicts WHERE lag_seconds > 600),
     verdict_priced = (chain_id, launched_at, token) IN (SELECT chain_id, launched_at, token FROM launch_verdicts WHERE quoted = 1)
-WHERE 1 SETTINGS mutations_sync = 2;
+WHERE 1 SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1;
 
 -- Per chain, verdict signal, horizon ('' for the verdicts themselves), launch day and the two
 -- verdict facts: counts, the launch-time window and the measured returns (kept whole, so the
