@@ -4,6 +4,7 @@ import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import { benchLoadMix } from './load-mix.bench.ts'
+import { benchOutcomes } from './outcomes.bench.ts'
 import { benchCallers } from './callers.bench.ts'
 import { benchComposite } from './composite.bench.ts'
 import { benchReceipts } from './receipts.bench.ts'
@@ -33,6 +34,7 @@ const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['load', benchLoadMix],
   ['arc', benchArc],
   ['receipts', benchReceipts],
+  ['outcomes', benchOutcomes],
   ['solana-full', () => benchSolana(SOLANA_UNIVERSE_SIZE)],
 ]
 

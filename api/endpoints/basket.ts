@@ -1,9 +1,9 @@
 import { z } from 'zod'
-import { BASKET_HORIZONS, BASKET_RULES_MARKDOWN, basketOf, marksByToken, type HorizonName, type RecordedMark } from '../../core/domain/basket.ts'
+import { BASKET_RULES_MARKDOWN, type RecordedMark } from '../../core/domain/basket.ts'
 import { BlockNumber, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
-import { LaunchWindow, launchWindow, recordedOutcomes } from '../serving/outcome-serving.ts'
+import { basketFigures, LaunchWindow } from '../serving/outcome-serving.ts'
 import { iso } from '../views/caller.ts'
 
 /** Members listed, newest launch first. */
@@ -83,35 +83,27 @@ export const basketEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermarks' 
   access: { kind: 'free' },
   tool: { name: 'svc_basket' },
   async handler({ deps }) {
-    const { verdicts, marks } = await recordedOutcomes(deps)
-    const b = basketOf(verdicts, marks)
-    const byToken = marksByToken(marks)
-    const newest = [...b.members].reverse()
-    const horizons = {} as Record<HorizonName, (typeof b.perHorizon)[HorizonName]>
-    for (const h of BASKET_HORIZONS) horizons[h.name] = b.perHorizon[h.name]
+    const b = await basketFigures(deps, MEMBERS_LIMIT)
     return {
       data: {
-        members: newest.slice(0, MEMBERS_LIMIT).map((v) => {
-          const m = byToken.get(v.token)
-          return {
-            token: v.token,
-            symbol: v.symbol || null,
-            launched_at: iso(v.launchedAt),
-            verdict_taken_block: v.takenBlock,
-            verdict_taken_at: iso(v.takenAt),
-            lag_seconds: v.lagSeconds,
-            confidence: v.confidence,
-            entry_price_weth: v.entryPrice!,
-            entry_quote_block: v.entryBlock!,
-            marks: { '1h': markView(m?.['1h']), '24h': markView(m?.['24h']), '7d': markView(m?.['7d']) },
-          }
-        }),
-        members_total: b.members.length,
-        truncated: b.members.length > MEMBERS_LIMIT,
+        members: b.members.map((v) => ({
+          token: v.token,
+          symbol: v.symbol || null,
+          launched_at: iso(v.launchedAt),
+          verdict_taken_block: v.takenBlock,
+          verdict_taken_at: iso(v.takenAt),
+          lag_seconds: v.lagSeconds,
+          confidence: v.confidence,
+          entry_price_weth: v.entryPrice!,
+          entry_quote_block: v.entryBlock!,
+          marks: { '1h': markView(v.marks['1h']), '24h': markView(v.marks['24h']), '7d': markView(v.marks['7d']) },
+        })),
+        members_total: b.membersTotal,
+        truncated: b.membersTotal > MEMBERS_LIMIT,
         excluded: { late: b.late, unpriced: b.unpriced },
-        horizons,
+        horizons: b.perHorizon,
         equity_curve: b.equity.map((p) => ({ ...p, at: iso(p.at) })),
-        window: launchWindow(b.members),
+        window: b.window,
       },
       chain_id: deps.tokens.chainId,
       measured_through_block: deps.tokens.measuredThrough(),

@@ -1,10 +1,10 @@
 import { z } from 'zod'
-import { BASKET_RULES_MARKDOWN, isLate, proofOf } from '../../core/domain/basket.ts'
+import { BASKET_RULES_MARKDOWN } from '../../core/domain/basket.ts'
 import { VERDICT_SIGNALS } from '../../core/domain/verdict.ts'
 import { Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
-import { LaunchWindow, launchWindow, recordedOutcomes } from '../serving/outcome-serving.ts'
+import { LaunchWindow, proofFigures } from '../serving/outcome-serving.ts'
 
 export const ProofResponse = z.object({
   data: z.object({
@@ -34,14 +34,12 @@ export const proofEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermarks' |
   response: ProofResponse,
   access: { kind: 'free' },
   async handler({ deps }) {
-    const { verdicts, marks } = await recordedOutcomes(deps)
-    const p = proofOf(verdicts, marks, VERDICT_SIGNALS)
-    const counted = verdicts.filter((v) => !isLate(v))
+    const p = await proofFigures(deps, VERDICT_SIGNALS)
     return {
       data: {
         signals: p.rows as Array<z.infer<typeof ProofResponse>['data']['signals'][number]>,
         late_excluded: p.late,
-        window: launchWindow(counted),
+        window: p.window,
       },
       chain_id: deps.tokens.chainId,
       measured_through_block: deps.tokens.measuredThrough(),

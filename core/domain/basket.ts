@@ -35,17 +35,23 @@ export function forwardReturn(entry: { weth: bigint; token: bigint } | null, mar
 export function median(xs: number[]): number | null {
   if (xs.length === 0) return null
   const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  const v = s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-  return Math.round(v * 1e6) / 1e6
+  return medianOfMiddles(s[(s.length - 1) >> 1]!, s[s.length >> 1]!)
+}
+
+/**
+ * The median from the two middle values of the sorted list (the same value for an odd count),
+ * 6 decimals: what SQL's quantileExactLow(0.5) and quantileExactHigh(0.5) give.
+ */
+export function medianOfMiddles(low: number, high: number): number {
+  return Math.round(((low + high) / 2) * 1e6) / 1e6
 }
 
 /** Share of the values above 0 (4 decimals); null for none. */
 export function hitRate(xs: number[]): number | null {
-  if (xs.length === 0) return null
-  return Math.round((xs.filter((x) => x > 0).length / xs.length) * 10_000) / 10_000
+  return share(xs.filter((x) => x > 0).length, xs.length)
 }
 
+/** Share n / of, 4 decimals; null when of is 0. */
 export function share(n: number, of: number): number | null {
   return of === 0 ? null : Math.round((n / of) * 10_000) / 10_000
 }
@@ -117,75 +123,18 @@ export interface RecordedMark {
   dead: string | null
 }
 
-export const isLate = (v: RecordedVerdict) => v.lagSeconds > LATE_AFTER_SECONDS
+/** A verdict taken more than LATE_AFTER_SECONDS after its due time is late. */
+export const isLateLag = (lagSeconds: number) => lagSeconds > LATE_AFTER_SECONDS
+export const isLate = (v: RecordedVerdict) => isLateLag(v.lagSeconds)
 
-/** Marks by token and horizon. */
-export function marksByToken(marks: RecordedMark[]): Map<string, Partial<Record<HorizonName, RecordedMark>>> {
-  const out = new Map<string, Partial<Record<HorizonName, RecordedMark>>>()
-  for (const m of marks) {
-    const e = out.get(m.token) ?? {}
-    e[m.horizon] ??= m
-    out.set(m.token, e)
-  }
-  return out
+/** The figures of a set of measured returns, from their count, how many are above 0 and the two middle values. */
+export interface ReturnStats {
+  n: number
+  positive: number
+  low: number
+  high: number
 }
 
-export interface BasketSummary {
-  members: RecordedVerdict[]
-  late: number
-  unpriced: number
-  perHorizon: Record<HorizonName, { marked: number; hit_rate: number | null; median_return: number | null }>
-  equity: EquityPoint[]
-}
-
-/** The paper basket from the recorded verdicts and marks: on-time low_risk verdicts with an entry price. */
-export function basketOf(verdicts: RecordedVerdict[], marks: RecordedMark[]): BasketSummary {
-  const low = verdicts.filter((v) => v.signal === BASKET_SIGNAL)
-  const onTime = low.filter((v) => !isLate(v))
-  const members = onTime.filter((v) => v.entryPrice !== null)
-  const byToken = marksByToken(marks)
-  const perHorizon = {} as BasketSummary['perHorizon']
-  for (const h of BASKET_HORIZONS) {
-    const rs = members.map((v) => byToken.get(v.token)?.[h.name]?.return).filter((r): r is number => r !== null && r !== undefined)
-    perHorizon[h.name] = { marked: rs.length, hit_rate: hitRate(rs), median_return: median(rs) }
-  }
-  const closed = members.flatMap((v) => {
-    const m = byToken.get(v.token)?.['24h']
-    return m && m.return !== null ? [{ markedAt: m.markedAt, markedBlock: m.markedBlock, return: m.return }] : []
-  })
-  return { members, late: low.length - onTime.length, unpriced: onTime.length - members.length, perHorizon, equity: equityCurve(closed) }
-}
-
-export interface ProofRow {
-  signal: string
-  tokens: number
-  marked_7d: number
-  became_real_share: number | null
-  dead_within_7d_share: number | null
-  marked_24h_with_return: number
-  median_return_24h: number | null
-}
-
-/**
- * Per verdict signal, over on-time recorded verdicts: how many tokens; of those with a 7 d mark,
- * the share real and the share dead at it; the median 24 h return over those with a 24 h return.
- */
-export function proofOf(verdicts: RecordedVerdict[], marks: RecordedMark[], signals: readonly string[]): { rows: ProofRow[]; late: number } {
-  const byToken = marksByToken(marks)
-  const onTime = verdicts.filter((v) => !isLate(v))
-  const rows = signals.map((signal) => {
-    const vs = onTime.filter((v) => v.signal === signal)
-    const m7 = vs.map((v) => byToken.get(v.token)?.['7d']).filter((m): m is RecordedMark => m !== undefined)
-    const r24 = vs.map((v) => byToken.get(v.token)?.['24h']?.return).filter((r): r is number => r !== null && r !== undefined)
-    return {
-      signal,
-      tokens: vs.length,
-      marked_7d: m7.length,
-      became_real_share: share(m7.filter((m) => m.isReal).length, m7.length),
-      dead_within_7d_share: share(m7.filter((m) => m.dead !== null).length, m7.length),
-      marked_24h_with_return: r24.length,
-      median_return_24h: median(r24),
-    }
-  })
-  return { rows, late: verdicts.length - onTime.length }
+export function returnFigures(r: ReturnStats): { marked: number; hit_rate: number | null; median_return: number | null } {
+  return { marked: r.n, hit_rate: share(r.positive, r.n), median_return: r.n ? medianOfMiddles(r.low, r.high) : null }
 }

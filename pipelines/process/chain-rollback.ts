@@ -117,6 +117,76 @@ async function replayScratch(ch: ClickHouseClient, chainId: number, r: (typeof R
   return keys
 }
 
+/**
+ * The recorded verdicts and marks (migration 023) and what views keep from them by launch day
+ * (migration 026: outcome_rollup, basket_closes). Their aggregates are rebuilt per launch day a
+ * rollback touched, from the day's surviving rows replayed through the views: work proportional
+ * to the reorg's days, not to every launch recorded.
+ */
+const OUTCOME_SOURCES: Array<[table: string, blockColumn: string]> = [['launch_verdicts', 'taken_block'], ['launch_marks', 'marked_block']]
+const OUTCOMES = 'outcomes'
+
+/** `launched_at` within the given UTC days ('YYYY-MM-DD'), as keyed ranges, with their parameters. */
+function launchDays(days: string[]): { where: string; params: Record<string, number> } {
+  const params: Record<string, number> = {}
+  const ranges = days.map((d, i) => {
+    params[`d${i}`] = Date.parse(`${d}T00:00:00Z`) / 1000
+    return `(launched_at >= toDateTime({d${i}:UInt32}) AND launched_at < toDateTime({d${i}:UInt32} + 86400))`
+  })
+  return { where: `(${ranges.join(' OR ')})`, params }
+}
+
+/** Copy aside the surviving verdicts and marks of the launch days that rows at or above `fromBlock` belong to. */
+export async function setAsideOutcomes(ch: ClickHouseClient, chainId: number, fromBlock: number): Promise<void> {
+  const rows = await queryRows<{ d: string }>(
+    ch,
+    `SELECT DISTINCT toString(toDate(launched_at)) AS d FROM (${OUTCOME_SOURCES.map(([t, col]) => `SELECT launched_at FROM ${t} WHERE chain_id = {chain:UInt32} AND ${col} >= {from:UInt64}`).join(' UNION ALL ')})`,
+    { chain: chainId, from: fromBlock },
+  )
+  const days = rows.map((r) => r.d)
+  if (days.length === 0) return
+  const keyTable = scratchKeys(chainId, OUTCOMES)
+  for (const t of [keyTable, ...OUTCOME_SOURCES.map(([s]) => scratchTable(chainId, s))]) await ch.command({ query: `DROP TABLE IF EXISTS ${t}` })
+  await ch.command({ query: `CREATE TABLE ${keyTable} (k String) ENGINE = MergeTree ORDER BY k` })
+  await ch.insert({ table: keyTable, values: days.map((k) => ({ k })), format: 'JSONEachRow' })
+  const { where, params } = launchDays(days)
+  for (const [source, col] of OUTCOME_SOURCES) {
+    const scratch = scratchTable(chainId, source)
+    await ch.command({ query: `CREATE TABLE ${scratch} AS ${source} ENGINE = MergeTree ORDER BY tuple()` })
+    await ch.command({
+      query: `INSERT INTO ${scratch} SELECT * FROM ${source} WHERE chain_id = {chain:UInt32} AND ${where} AND ${col} < {from:UInt64}`,
+      query_params: { chain: chainId, from: fromBlock, ...params },
+    })
+  }
+}
+
+/**
+ * Rebuild the launch days set aside: drop their aggregates and their verdicts and marks, then
+ * insert the set-aside rows again so the views see them anew. Idempotent like replayScratch: a
+ * rerun after a crash before the scratch tables are dropped redoes the same days from the same
+ * rows; once one scratch table is dropped the replay had finished.
+ */
+async function replayOutcomes(ch: ClickHouseClient, chainId: number): Promise<void> {
+  const keyTable = scratchKeys(chainId, OUTCOMES)
+  if (!(await tableExists(ch, keyTable))) return
+  const scratches = OUTCOME_SOURCES.map(([s]) => scratchTable(chainId, s))
+  const present = await Promise.all(scratches.map((t) => tableExists(ch, t)))
+  if (present.every(Boolean)) {
+    const days = (await queryRows<{ k: string }>(ch, `SELECT DISTINCT k FROM ${keyTable}`)).map((x) => x.k)
+    const { where, params } = launchDays(days)
+    const p = { chain: chainId, ...params }
+    await ch.command({ query: 'DELETE FROM outcome_rollup WHERE chain_id = {chain:UInt32} AND launch_day IN {days:Array(Date)}', query_params: { chain: chainId, days } })
+    for (const t of ['basket_closes', ...OUTCOME_SOURCES.map(([s]) => s)]) {
+      await ch.command({ query: `DELETE FROM ${t} WHERE chain_id = {chain:UInt32} AND ${where}`, query_params: p })
+    }
+    for (const [source] of OUTCOME_SOURCES) {
+      await ch.command({ query: `INSERT INTO ${source} SELECT * FROM ${scratchTable(chainId, source)}`, clickhouse_settings: { insert_deduplicate: 0 } })
+    }
+  }
+  for (const t of scratches) await ch.command({ query: `DROP TABLE IF EXISTS ${t}` })
+  await ch.command({ query: `DROP TABLE ${keyTable}` })
+}
+
 /** Wallet-token pairs whose FIFO state a rollback must rebuild (they traded in orphaned blocks). */
 const fifoScratch = (chainId: number) => `rollback_${chainId}_fifo_pairs`
 
@@ -140,6 +210,7 @@ export async function recoverRollbacks(ch: ClickHouseClient, chainId: number): P
     const keys = await replayScratch(ch, chainId, r)
     if (r.key === 'token') tokens.push(...keys)
   }
+  await replayOutcomes(ch, chainId)
   lastRefolded = await refoldScratch(ch, chainId)
   return tokens
 }
@@ -172,6 +243,7 @@ export async function rollbackChain(ch: ClickHouseClient, chainId: number, fromB
     if (r.source === 'swaps') affectedTokens.push(...keys)
     if (keys.length > 0) await setAside(ch, chainId, r, keys, fromBlock)
   }
+  await setAsideOutcomes(ch, chainId, fromBlock)
   const touched = await queryRows<{ t: string }>(
     ch,
     `SELECT DISTINCT t FROM (

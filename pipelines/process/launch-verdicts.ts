@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
-import { BASKET_HORIZONS, VERDICT_DELAY_SECONDS, forwardReturn, type HorizonName } from '../../core/domain/basket.ts'
+import { BASKET_HORIZONS, VERDICT_DELAY_SECONDS, forwardReturn, isLateLag, type HorizonName } from '../../core/domain/basket.ts'
 import { verdict, type VerdictSignals } from '../../core/domain/verdict.ts'
 import { verdictSignalsOf } from '../../core/records/verdict-signals.ts'
 import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerRecord, type DeployerStateRow } from '../../core/records/deployer-state.ts'
@@ -79,6 +79,8 @@ interface Due {
   entry_weth: string
   entry_token: string
   quoted: number
+  /** The recorded verdict's lag (marks only). */
+  lag: number
 }
 
 const KINDS: Kind[] = ['verdict', ...BASKET_HORIZONS.map((h) => h.name)]
@@ -97,11 +99,11 @@ async function dueRows(ch: ClickHouseClient, chainId: number, from: Record<Kind,
     params[`through${i}`] = Math.max(0, chainTime - VERDICT_DELAY_SECONDS - horizonSeconds(k))
     const range = `chain_id = {chain:UInt32} AND launched_at >= toDateTime({from${i}:UInt32}) AND launched_at <= toDateTime({through${i}:UInt32})`
     if (k === 'verdict') {
-      return `SELECT DISTINCT 'verdict' AS kind, token, toUnixTimestamp(launched_at) AS at, toUInt32(0) AS due_at, '' AS signal, toUInt256(0) AS entry_weth, toUInt256(0) AS entry_token, toUInt8(0) AS quoted
+      return `SELECT DISTINCT 'verdict' AS kind, token, toUnixTimestamp(launched_at) AS at, toUInt32(0) AS due_at, '' AS signal, toUInt256(0) AS entry_weth, toUInt256(0) AS entry_token, toUInt8(0) AS quoted, toUInt32(0) AS lag
         FROM launches_by_time WHERE ${range} AND (launched_at > toDateTime({from${i}:UInt32}) OR token NOT IN (
           SELECT token FROM launch_verdicts WHERE chain_id = {chain:UInt32} AND launched_at = toDateTime({from${i}:UInt32})))`
     }
-    return `SELECT '${k}' AS kind, token, toUnixTimestamp(launched_at) AS at, toUnixTimestamp(due_at) AS due_at, signal, entry_weth, entry_token, quoted
+    return `SELECT '${k}' AS kind, token, toUnixTimestamp(launched_at) AS at, toUnixTimestamp(due_at) AS due_at, signal, entry_weth, entry_token, quoted, lag_seconds AS lag
       FROM (SELECT * FROM launch_verdicts WHERE ${range} ORDER BY launched_at, token, taken_block LIMIT 1 BY token)
       WHERE launched_at > toDateTime({from${i}:UInt32}) OR token NOT IN (
         SELECT token FROM launch_marks WHERE chain_id = {chain:UInt32} AND horizon = '${k}' AND launched_at = toDateTime({from${i}:UInt32}))`
@@ -167,6 +169,8 @@ async function insertMarks(ch: ClickHouseClient, chainId: number, horizon: Horiz
       quoted: q ? 1 : 0, mark_weth: (q?.weth ?? 0n).toString(), mark_token: (q?.token ?? 0n).toString(), price_weth: q?.price ?? '',
       forward_return: forwardReturn(entry, q),
       is_real: t?.realBlock != null ? 1 : 0, dead: t?.dead ?? '',
+      // The verdict's facts the aggregates split on (migration 026), frozen with it.
+      verdict_late: isLateLag(Number(d.lag)) ? 1 : 0, verdict_priced: Number(d.quoted) ? 1 : 0,
     }
   })
   await ch.insert({

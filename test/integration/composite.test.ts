@@ -7,7 +7,9 @@ import { AgentFeaturesResponse } from '../../api/endpoints/agent-features.ts'
 import { BasketResponse } from '../../api/endpoints/basket.ts'
 import { ProofResponse } from '../../api/endpoints/proof.ts'
 import { PulseResponse } from '../../api/endpoints/pulse.ts'
+import { LATE_AFTER_SECONDS } from '../../core/domain/basket.ts'
 import { ConstructedWorld, weth, type Pair } from '../setup/constructed-world.ts'
+import { readRecordedOutcomes, referenceBasketData, referenceProofData } from '../setup/outcomes-reference.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 
 /**
@@ -330,4 +332,18 @@ describe('constructed world, phase 2 (eight days later)', () => {
     expect(p.data.late_excluded).toBe(0)
     expect(p.measured_through_block).toBe(w.head)
   })
+
+  it('the marks the pipeline took carry their verdict\'s facts, and the served figures equal the full recompute from the recorded rows', async () => {
+    const [m] = await queryRows<{ n: string; wrong: string }>(
+      env.rt.ch,
+      `SELECT count() AS n, countIf(m.verdict_late != toUInt8(v.lag_seconds > ${LATE_AFTER_SECONDS}) OR m.verdict_priced != v.quoted) AS wrong
+       FROM launch_marks AS m INNER JOIN launch_verdicts AS v ON v.token = m.token WHERE m.chain_id = 4663`,
+    )
+    expect(Number(m!.n)).toBeGreaterThan(20)
+    expect(Number(m!.wrong)).toBe(0)
+    const { verdicts, marks } = await readRecordedOutcomes(env.rt.ch, 4663)
+    expect((await get('/basket')).data).toEqual(referenceBasketData(verdicts, marks))
+    expect((await get('/proof.json')).data).toEqual(referenceProofData(verdicts, marks))
+  })
 })
+

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { basketOf, equityCurve, forwardReturn, LATE_AFTER_SECONDS, median, proofOf, type RecordedMark, type RecordedVerdict } from '../../core/domain/basket.ts'
+import { equityCurve, forwardReturn, LATE_AFTER_SECONDS, median, medianOfMiddles, type RecordedMark, type RecordedVerdict } from '../../core/domain/basket.ts'
+import { basketOf, proofOf } from '../setup/outcomes-reference.ts'
 
 const v = (token: string, signal: string, extra: Partial<RecordedVerdict> = {}): RecordedVerdict => ({
   token, symbol: token.toUpperCase(), signal, confidence: 0.8, launchedAt: 1000, takenBlock: 10, takenAt: 1900, lagSeconds: 0, entryPrice: '0.00001', entryBlock: 9, ...extra,
@@ -20,6 +21,9 @@ describe('basket and proof from recorded verdicts and marks', () => {
     expect(median([3, 1, 2])).toBe(2)
     expect(median([4, 1, 2, 3])).toBe(2.5)
     expect(median([])).toBeNull()
+    // From the two middle values, as SQL's quantileExactLow/High(0.5) give them.
+    expect(medianOfMiddles(2, 3)).toBe(2.5)
+    expect(medianOfMiddles(0.1234564, 0.1234564)).toBe(0.123456)
   })
 
   it('members are on-time low_risk verdicts with a price; late and unpriced ones are counted apart', () => {
