@@ -57,11 +57,13 @@ describe('infra/kafka/topics.ts against the real broker', () => {
     for (const [t, n] of partitions) partitionsOf.set(t, n)
     expect(partitions.get(sightings)).toBe(TOPIC_SPECS[TOPICS.tgSightings].partitions)
 
-    const configs = await admin.describeConfigs({ includeSynonyms: false, resources: planned.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.topic, configNames: ['retention.ms'] })) })
-    for (const t of planned) {
-      const value = configs.resources.find((r) => r.resourceName === t.topic)!.configEntries.find((e) => e.configName === 'retention.ms')!.configValue
-      expect(Number(value), t.topic).toBe(t.retentionMs)
-    }
+    // Retention as the broker describes it (an altered config, like metadata, is applied within moments).
+    const retention = await until('the declared retentions', async () => {
+      const configs = await admin.describeConfigs({ includeSynonyms: false, resources: planned.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.topic, configNames: ['retention.ms'] })) })
+      const values = new Map(configs.resources.map((r) => [r.resourceName, Number(r.configEntries.find((e) => e.configName === 'retention.ms')!.configValue)]))
+      return planned.every((t) => values.get(t.topic) === t.retentionMs) ? values : undefined
+    }, 20_000)
+    for (const t of planned) expect(retention.get(t.topic), t.topic).toBe(t.retentionMs)
     const dlq = planned.find((t) => t.topic === deadLetterTopic(sightings))!
     expect(dlq.retentionMs).toBe(DEAD_LETTER_RETENTION_HOURS * 3_600_000)
 

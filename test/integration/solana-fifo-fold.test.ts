@@ -7,7 +7,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { foldSolana, planSolanaFold } from '../../pipelines/process/solana/fifo-refresh.ts'
 import type { SolanaTradeRow } from '../../pipelines/process/solana/usd-leg-step.ts'
 import { base58 } from '../../pipelines/sim/base58.ts'
-import { refFold, seeded, type RefLeg } from '../setup/fifo-reference.ts'
+import { refWallet, seeded, type RefLeg } from '../setup/fifo-reference.ts'
 import { tempDir } from '../setup/temp.ts'
 
 /**
@@ -134,39 +134,22 @@ describe('the Solana FIFO batch steps', () => {
     const serving = createSolanaServing({ ch, maxEntries: 100 })
     let sells = 0
     for (const wallet of WALLETS) {
-      let realized = 0n
-      let open = 0n
-      let winning = 0
-      let n = 0
-      let unmatched = 0
-      const holds: number[] = []
       const mine = all.filter((r) => r.wallet === wallet).sort(order)
-      for (const mint of MINTS) {
-        const legs: RefLeg[] = mine.filter((r) => r.mint === mint).map((r) => ({ side: r.side === 'buy' ? 1 : -1, qty: BigInt(r.token_qty), cost: BigInt(r.usd_micro), t: r.block_time }))
-        const { state, sells: out } = refFold(legs)
-        realized += state.realized
-        open += state.lots.reduce((s, l) => s + l.cost, 0n)
-        winning += state.winningSells
-        n += state.sells
-        unmatched += out.filter((s) => s.unmatchedQty > 0n).length
-        holds.push(...out.flatMap((s) => s.closedHolds))
-      }
-      sells += n
-      holds.sort((a, b) => a - b)
-      const median = holds.length === 0 ? null : holds.length % 2 ? holds[(holds.length - 1) / 2]! : (holds[holds.length / 2 - 1]! + holds[holds.length / 2]!) / 2
+      const want = refWallet(MINTS.map((mint) => mine.filter((r) => r.mint === mint).map((r): RefLeg => ({ side: r.side === 'buy' ? 1 : -1, qty: BigInt(r.token_qty), cost: BigInt(r.usd_micro), t: r.block_time }))))
+      sells += want.sells
       const r = await serving.receipt(wallet)
       expect(r, wallet).toEqual({
         found: true,
         trades: mine.length,
-        realizedMicroUsd: realized,
-        sells: n,
-        winningSells: winning,
-        unmatchedSells: unmatched,
-        openCostMicroUsd: open,
-        medianHoldSeconds: median,
+        realizedMicroUsd: want.realized,
+        sells: want.sells,
+        winningSells: want.winningSells,
+        unmatchedSells: want.unmatchedSells,
+        openCostMicroUsd: want.openCost,
+        medianHoldSeconds: want.medianHold,
       })
       const [c] = await queryRows<{ lots: string }>(ch, 'SELECT sum(lots) AS lots FROM solana_hold_counts WHERE wallet = {w:String}', { w: wallet })
-      expect(Number(c!.lots), wallet).toBe(holds.length)
+      expect(Number(c!.lots), wallet).toBe(want.holds.length)
     }
     expect(sells).toBeGreaterThan(100)
   }, 240_000)

@@ -3,7 +3,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { candleStart, lamportsToMicroUsd, priceE8, type SolanaTrade } from '../../pipelines/records/solana.ts'
 import { createSolanaSim } from '../../pipelines/sim/solana-sim.ts'
 import { createSolanaSimSource } from '../../pipelines/sources/solana-sim-source.ts'
-import { refFold, type RefLeg } from '../setup/fifo-reference.ts'
+import { refWallet, type RefLeg } from '../setup/fifo-reference.ts'
 import { startSolanaEnv, type SolanaEnv } from '../setup/solana-env.ts'
 import { until } from '../setup/until.ts'
 
@@ -72,37 +72,20 @@ describe('the simulated Solana venue through the pipeline', () => {
     let sells = 0
     for (const wallet of wallets) {
       const trades = byWallet.get(wallet)!
-      let realized = 0n
-      let open = 0n
-      let winning = 0
-      let n = 0
-      let unmatched = 0
-      const holds: number[] = []
-      for (const mint of new Set(trades.map((t) => t.mint))) {
-        const legs: RefLeg[] = trades.filter((t) => t.mint === mint).map((t) => ({ side: t.side === 'buy' ? 1 : -1, qty: BigInt(t.token_qty), cost: usdMicro(t), t: t.block_time }))
-        const { state, sells: out } = refFold(legs)
-        realized += state.realized
-        open += state.lots.reduce((s, l) => s + l.cost, 0n)
-        winning += state.winningSells
-        n += state.sells
-        unmatched += out.filter((s) => s.unmatchedQty > 0n).length
-        holds.push(...out.flatMap((s) => s.closedHolds))
-      }
-      sells += n
-      holds.sort((a, b) => a - b)
-      const median = holds.length === 0 ? null : holds.length % 2 ? holds[(holds.length - 1) / 2]! : (holds[holds.length / 2 - 1]! + holds[holds.length / 2]!) / 2
+      const want = refWallet([...new Set(trades.map((t) => t.mint))].map((mint) => trades.filter((t) => t.mint === mint).map((t): RefLeg => ({ side: t.side === 'buy' ? 1 : -1, qty: BigInt(t.token_qty), cost: usdMicro(t), t: t.block_time }))))
+      sells += want.sells
       const res = await env.get(`/solana/wallet-receipt/${wallet}`)
       expect(res.status).toBe(200)
       expect(res.json().data, wallet).toMatchObject({
         found: true,
         trades: trades.length,
-        realized_net_micro_usd: realized.toString(),
-        open_cost_micro_usd: open.toString(),
-        sells: n,
-        winning_sells: winning,
-        win_rate: n ? winning / n : null,
-        unmatched_sells: unmatched,
-        median_hold_seconds: median,
+        realized_net_micro_usd: want.realized.toString(),
+        open_cost_micro_usd: want.openCost.toString(),
+        sells: want.sells,
+        winning_sells: want.winningSells,
+        win_rate: want.sells ? want.winningSells / want.sells : null,
+        unmatched_sells: want.unmatchedSells,
+        median_hold_seconds: want.medianHold,
       })
       expect(res.json().measured_through).toBe(new Date(all[all.length - 1]!.block_time * 1000).toISOString().replace('.000Z', 'Z'))
     }

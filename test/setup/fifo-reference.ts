@@ -92,3 +92,34 @@ export function randomWei(rnd: () => number, lo: bigint, span: bigint): bigint {
   const r = BigInt(Math.floor(rnd() * 2 ** 30)) * BigInt(Math.floor(rnd() * 2 ** 30)) + BigInt(Math.floor(rnd() * 2 ** 30))
   return lo + (span > 0n ? r % span : 0n)
 }
+
+/** A wallet's receipt figures over its legs per token (each token's legs in leg order). */
+export interface RefWalletFigures {
+  realized: bigint
+  openCost: bigint
+  sells: number
+  winningSells: number
+  /** Sells with quantity not covered by lots. */
+  unmatchedSells: number
+  /** Every closed lot's hold, sorted. */
+  holds: number[]
+  /** The middle hold, or the mean of the middle two; null without one. */
+  medianHold: number | null
+}
+
+/** Fold each token's legs from nothing and add the figures up. */
+export function refWallet(legsByToken: Iterable<RefLeg[]>): RefWalletFigures {
+  const f: RefWalletFigures = { realized: 0n, openCost: 0n, sells: 0, winningSells: 0, unmatchedSells: 0, holds: [], medianHold: null }
+  for (const legs of legsByToken) {
+    const { state, sells } = refFold(legs)
+    f.realized += state.realized
+    f.openCost += state.lots.reduce((s, l) => s + l.cost, 0n)
+    f.sells += state.sells
+    f.winningSells += state.winningSells
+    f.unmatchedSells += sells.filter((s) => s.unmatchedQty > 0n).length
+    f.holds.push(...sells.flatMap((s) => s.closedHolds))
+  }
+  const h = f.holds.sort((a, b) => a - b)
+  f.medianHold = h.length === 0 ? null : h.length % 2 ? h[(h.length - 1) / 2]! : (h[h.length / 2 - 1]! + h[h.length / 2]!) / 2
+  return f
+}
