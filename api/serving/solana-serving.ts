@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { fifoOpen } from '../../core/domain/fifo-sql.ts'
-import { medianHold } from '../../core/domain/hold-median.ts'
+import { medianHoldSql } from '../../core/domain/hold-median.ts'
 import { createServingCache } from './serving-cache.ts'
 
 /** One wallet's receipt on the Solana venue, amounts exact in micro-USD. */
@@ -92,12 +92,12 @@ SELECT (SELECT count() FROM solana_universe WHERE wallet = {wallet:String}) AS m
        toString(sum(${fifoOpen('state').cost})) AS open_cost
 FROM (SELECT legs, state, unmatched_sells FROM solana_fifo_state WHERE wallet = {wallet:String} ORDER BY mint, legs DESC LIMIT 1 BY mint)`
 
-const HOLDS_SQL = 'SELECT hold_seconds AS hold, sum(lots) AS lots FROM solana_hold_counts WHERE wallet = {wallet:String} GROUP BY hold'
+const HOLDS_SQL = `SELECT ${medianHoldSql('hold_seconds', 'lots')} AS median FROM solana_hold_counts WHERE wallet = {wallet:String}`
 
 async function loadReceipt(ch: ClickHouseClient, wallet: string): Promise<SolanaReceipt> {
-  const [[r], holds] = await Promise.all([
+  const [[r], [holds]] = await Promise.all([
     queryRows<{ member: string; trades: string; realized: string; sells: string; winning: string; unmatched: string; open_cost: string }>(ch, RECEIPT_SQL, { wallet }),
-    queryRows<{ hold: number; lots: string }>(ch, HOLDS_SQL, { wallet }),
+    queryRows<{ median: number | null }>(ch, HOLDS_SQL, { wallet }),
   ])
   return {
     found: Number(r?.member ?? 0) > 0,
@@ -107,6 +107,6 @@ async function loadReceipt(ch: ClickHouseClient, wallet: string): Promise<Solana
     winningSells: Number(r?.winning ?? 0),
     unmatchedSells: Number(r?.unmatched ?? 0),
     openCostMicroUsd: BigInt(r?.open_cost ?? 0),
-    medianHoldSeconds: medianHold(holds.map((h) => ({ hold: Number(h.hold), lots: Number(h.lots) }))),
+    medianHoldSeconds: holds?.median === null || holds?.median === undefined ? null : Number(holds.median),
   }
 }

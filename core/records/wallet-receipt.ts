@@ -2,7 +2,7 @@ import { formatEther } from 'viem'
 import type { ClickHouseClient } from '../clickhouse.ts'
 import { queryRows } from '../clickhouse.ts'
 import { FIFO_STATE } from '../domain/fifo-sql.ts'
-import { medianHold } from '../domain/hold-median.ts'
+import { medianHoldSql } from '../domain/hold-median.ts'
 
 /**
  * A tracked wallet's receipt (issue 12, DESIGN §7), read by key from what the chain processor keeps
@@ -119,17 +119,22 @@ export async function readPositions(ch: ClickHouseClient, chainId: number, walle
 
 /** Median hold (seconds) of the wallet's closed lots, overall and per token, and their counts: one keyed read of its hold counts. */
 export async function readHolds(ch: ClickHouseClient, chainId: number, wallet: string): Promise<{ all: { median: number | null; lots: number }; byToken: Map<string, { median: number | null; lots: number }> }> {
-  const rows = await queryRows<{ token: string; hold: number; lots: string }>(
+  const rows = await queryRows<{ token: string; median: number | null; closed: string }>(
     ch,
-    `SELECT token, hold_seconds AS hold, sum(lots) AS lots FROM fifo_hold_counts WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}
-     GROUP BY token, hold ORDER BY token, hold`,
+    `SELECT token, ${medianHoldSql('hold_seconds', 'lots')} AS median, sum(lots) AS closed
+     FROM fifo_hold_counts WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}
+     GROUP BY GROUPING SETS ((token), ()) ORDER BY token`,
     { chain: chainId, wallet },
   )
-  const perToken = new Map<string, Array<{ hold: number; lots: number }>>()
-  for (const r of rows) perToken.set(r.token, [...(perToken.get(r.token) ?? []), { hold: Number(r.hold), lots: Number(r.lots) }])
-  const figures = (counts: Array<{ hold: number; lots: number }>) => ({ median: medianHold(counts), lots: counts.reduce((n, c) => n + c.lots, 0) })
-  const byToken = new Map([...perToken].map(([token, counts]) => [token, figures(counts)]))
-  return { all: figures([...perToken.values()].flat()), byToken }
+  const byToken = new Map<string, { median: number | null; lots: number }>()
+  let all = { median: null as number | null, lots: 0 }
+  for (const r of rows) {
+    const v = { median: r.median === null ? null : Number(r.median), lots: Number(r.closed) }
+    // The grand total row has the default key.
+    if (r.token === '') all = v
+    else byToken.set(r.token, v)
+  }
+  return { all, byToken }
 }
 
 /** Realized PnL (wei) and count of the wallet's sells with time in (from, to] (unix seconds): one key range of its sells. */

@@ -6,7 +6,8 @@ import { createMetrics } from '../../core/metrics.ts'
 import { foldBlocks } from '../../pipelines/process/fifo-refresh.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
 import { migratedChDB } from '../setup/chdb.ts'
-import { randomWei, refFold, seeded, type RefLeg } from '../setup/fifo-reference.ts'
+import { randomWei, refFold, refWallet, seeded, type RefLeg } from '../setup/fifo-reference.ts'
+import { readHolds } from '../../core/records/wallet-receipt.ts'
 
 /**
  * The differential test of issue 12: random swap histories (partial and full exits, re-entries,
@@ -159,6 +160,17 @@ async function compare(blocks: Block[]): Promise<{ pairs: number; sells: number;
     nSells += w.sells.length
     unmatched += w.sells.filter((x) => x.unmatchedQty > 0n).length
     partial += w.sells.filter((x) => x.closedHolds.length === 0 && x.unmatchedQty === 0n).length
+  }
+  // The receipt's hold figures per wallet, overall and per token, against the reference's closed holds.
+  for (const wallet of new Set(gotPairs.map((g) => g.wallet))) {
+    const mine = [...want].filter(([k]) => k.startsWith(`${wallet}/`))
+    const got = await readHolds(ch, CHAIN, wallet)
+    const all = refWallet(mine.map(([, w]) => w.legs))
+    expect(got.all, wallet).toEqual({ median: all.medianHold, lots: all.holds.length })
+    for (const [k, w] of mine) {
+      const one = refWallet([w.legs])
+      expect(got.byToken.get(k.slice(wallet.length + 1)) ?? { median: null, lots: 0 }, k).toEqual({ median: one.medianHold, lots: one.holds.length })
+    }
   }
   return { pairs: gotPairs.length, sells: nSells, unmatched, partial }
 }
