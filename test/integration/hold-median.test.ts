@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createClickHouse, queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
 import { medianHoldSql } from '../../core/domain/hold-median.ts'
 import { tupleParam } from '../../pipelines/social/grade-reads.ts'
 import { seeded } from '../setup/fifo-reference.ts'
-import { tempDir } from '../setup/temp.ts'
+import { freshChDB } from '../setup/chdb.ts'
 
 /** The plain definition over every lot: the middle hold, or the mean of the middle two. */
 function plainMedian(holds: number[]): number | null {
@@ -13,15 +13,13 @@ function plainMedian(holds: number[]): number | null {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
-const dir = tempDir()
+let db: Awaited<ReturnType<typeof freshChDB>>
 let ch: ClickHouseClient
 beforeAll(async () => {
-  ch = await createClickHouse({ DATA_DIR: dir.path } as never)
+  db = await freshChDB()
+  ch = db.ch
 })
-afterAll(async () => {
-  await ch?.close()
-  dir.cleanup()
-})
+afterAll(async () => db?.close())
 
 /** The SQL median over (hold, lots) rows. */
 async function sqlMedian(rows: Array<[hold: number, lots: number]>): Promise<number | null> {

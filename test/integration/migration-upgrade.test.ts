@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { createClickHouse, queryRows } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
 import { migrate, readMigrations } from '../../sql/migrate.ts'
-import { tempDir } from '../setup/temp.ts'
+import { freshChDB } from '../setup/chdb.ts'
 
 /** Migrations that carry data a data dir already holds: applied over a dir stopped before them. */
 describe('upgrading a data dir', () => {
   it('028 counts the holds of sells matched before it and writes each state again with its unmatched sells', async () => {
-    const dir = tempDir()
-    const ch = await createClickHouse({ DATA_DIR: dir.path } as never)
+    const { ch, close } = await freshChDB()
     try {
       const all = readMigrations()
       await migrate(ch, all.filter((m) => m.version < 28))
@@ -23,14 +22,12 @@ describe('upgrading a data dir', () => {
       const [state] = await queryRows<{ legs: string; unmatched_sells: string; pos: string }>(ch, "SELECT legs, unmatched_sells, through_pos AS pos FROM fifo_state FINAL WHERE wallet = 'w'")
       expect([Number(state!.legs), Number(state!.pos), Number(state!.unmatched_sells)]).toEqual([6, 20, 1])
     } finally {
-      await ch.close()
-      dir.cleanup()
+      await close()
     }
   })
 
   it('027 carries the closed holds of Solana FIFO states folded before it into solana_hold_counts, and drops the column', async () => {
-    const dir = tempDir()
-    const ch = await createClickHouse({ DATA_DIR: dir.path } as never)
+    const { ch, close } = await freshChDB()
     try {
       const all = readMigrations()
       await migrate(ch, all.filter((m) => m.version < 27))
@@ -42,8 +39,7 @@ describe('upgrading a data dir', () => {
       const columns = await queryRows<{ name: string }>(ch, "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'solana_fifo_state'")
       expect(columns.map((c) => c.name)).not.toContain('closed_holds')
     } finally {
-      await ch.close()
-      dir.cleanup()
+      await close()
     }
   })
 })

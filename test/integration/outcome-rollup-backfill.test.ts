@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createClickHouse, queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
 import { migrate, readMigrations } from '../../sql/migrate.ts'
 import { buildOutcomeWorld, rollupAgainstRaw } from '../setup/outcome-world.ts'
-import { tempDir } from '../setup/temp.ts'
+import { freshChDB } from '../setup/chdb.ts'
 
 /**
  * Migration 026 on a database that already recorded verdicts and marks (migrated through 025):
@@ -11,19 +11,17 @@ import { tempDir } from '../setup/temp.ts'
  */
 const CHAIN = 4663
 const T0 = 1_750_000_000 - (1_750_000_000 % 86_400) + 7_200
-const dir = tempDir()
+let db: Awaited<ReturnType<typeof freshChDB>>
 let ch: ClickHouseClient
 
 beforeAll(async () => {
-  ch = await createClickHouse({ DATA_DIR: dir.path } as Parameters<typeof createClickHouse>[0])
+  db = await freshChDB()
+  ch = db.ch
   await migrate(ch, readMigrations().filter((m) => m.version < 26))
   await buildOutcomeWorld(ch, CHAIN, T0, 2_000, false)
   expect((await migrate(ch)).applied).toContain('026_outcome_rollup')
 }, 180_000)
-afterAll(async () => {
-  await ch?.close()
-  dir.cleanup()
-})
+afterAll(async () => db?.close())
 
 describe('migration 026 backfills what was recorded before it', () => {
   it('marks carry their verdict\'s lateness and pricing', async () => {

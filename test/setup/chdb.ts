@@ -2,11 +2,10 @@ import { createClickHouse, type ClickHouseClient } from '../../core/clickhouse.t
 import { migrate } from '../../sql/migrate.ts'
 import { tempDir } from './temp.ts'
 
-/** A migrated chDB in a temporary directory (one per test file: chDB is one engine per process). */
-export async function migratedChDB(): Promise<{ ch: ClickHouseClient; close(): Promise<void> }> {
+/** An empty chDB in a temporary directory (one per test file: chDB is one engine per process). */
+export async function freshChDB(): Promise<{ ch: ClickHouseClient; close(): Promise<void> }> {
   const dir = tempDir()
   const ch = await createClickHouse({ DATA_DIR: dir.path } as never)
-  await migrate(ch)
   return {
     ch,
     async close() {
@@ -14,4 +13,11 @@ export async function migratedChDB(): Promise<{ ch: ClickHouseClient; close(): P
       dir.cleanup()
     },
   }
+}
+
+/** A migrated chDB in a temporary directory. */
+export async function migratedChDB(): Promise<{ ch: ClickHouseClient; close(): Promise<void> }> {
+  const db = await freshChDB()
+  await migrate(db.ch)
+  return db
 }
