@@ -47,6 +47,10 @@ const PAIRS_PER_STATEMENT = 5_000
 const PAIRS = 'wallet IN {wallets:Array(String)} AND (wallet, mint) IN {pairs:Array(Tuple(String, String))}'
 const pairParams = (pairs: Pair[]) => ({ wallets: [...new Set(pairs.map((p) => p[0]))], pairs: tupleParam(pairs) })
 
+/** A pair's and a trade's identity as map keys (a trade: its solana_trades key). */
+const pairKey = (wallet: string, mint: string) => `${wallet}/${mint}`
+const tradeKey = (t: { wallet: string; mint: string; block_time: number; signature: string; side: string }) => `${t.wallet}/${t.mint}/${t.block_time}/${t.signature}/${t.side}`
+
 /** A leg's order key, compared as ClickHouse compares the `through` tuple. */
 type LegKey = [t: number, slot: bigint, signature: string, side: number]
 const keyOf = (r: SolanaTradeRow): LegKey => [r.block_time, BigInt(r.slot), r.signature, r.side === 'buy' ? 1 : -1]
@@ -60,7 +64,7 @@ function compareKeys(a: LegKey, b: LegKey): number {
 /** Step 1, before the batch's trades are inserted: which pairs fold from their state, which whole. */
 export async function planSolanaFold(ch: ClickHouseClient, rows: SolanaTradeRow[]): Promise<SolanaFoldPlan> {
   const pairs = new Map<string, Pair>()
-  for (const r of rows) pairs.set(`${r.wallet}/${r.mint}`, [r.wallet, r.mint])
+  for (const r of rows) pairs.set(pairKey(r.wallet, r.mint), [r.wallet, r.mint])
   const through = new Map<string, LegKey>()
   for (const part of chunks([...pairs.values()], PAIRS_PER_STATEMENT)) {
     const states = await queryRows<{ wallet: string; mint: string; t: number; slot: string; signature: string; side: number }>(
@@ -69,23 +73,23 @@ export async function planSolanaFold(ch: ClickHouseClient, rows: SolanaTradeRow[
        FROM (SELECT wallet, mint, argMax(through, legs) AS k FROM solana_fifo_state WHERE ${PAIRS} GROUP BY wallet, mint)`,
       pairParams(part),
     )
-    for (const s of states) through.set(`${s.wallet}/${s.mint}`, [Number(s.t), BigInt(s.slot), s.signature, Number(s.side)])
+    for (const s of states) through.set(pairKey(s.wallet, s.mint), [Number(s.t), BigInt(s.slot), s.signature, Number(s.side)])
   }
   // Trades at or before their pair's state: stored already (redelivered), or late.
   const behind = rows.filter((r) => {
-    const k = through.get(`${r.wallet}/${r.mint}`)
+    const k = through.get(pairKey(r.wallet, r.mint))
     return k !== undefined && compareKeys(keyOf(r), k) <= 0
   })
   const late = new Map<string, Pair>()
   for (const part of chunks(behind, PAIRS_PER_STATEMENT)) {
-    const stored = await queryRows<{ wallet: string; mint: string; t: number; signature: string; side: string }>(
+    const stored = await queryRows<{ wallet: string; mint: string; block_time: number; signature: string; side: string }>(
       ch,
-      `SELECT DISTINCT wallet, mint, toUnixTimestamp(block_time) AS t, signature, toString(side) AS side FROM solana_trades
+      `SELECT DISTINCT wallet, mint, toUnixTimestamp(block_time) AS block_time, signature, toString(side) AS side FROM solana_trades
        WHERE wallet IN {wallets:Array(String)} AND (wallet, mint, block_time, signature, side) IN {keys:Array(Tuple(String, String, DateTime('UTC'), String, String))}`,
       { wallets: [...new Set(part.map((r) => r.wallet))], keys: tupleParam(part.map((r) => [r.wallet, r.mint, r.block_time, r.signature, r.side])) },
     )
-    const known = new Set(stored.map((s) => `${s.wallet}/${s.mint}/${s.t}/${s.signature}/${s.side}`))
-    for (const r of part) if (!known.has(`${r.wallet}/${r.mint}/${r.block_time}/${r.signature}/${r.side}`)) late.set(`${r.wallet}/${r.mint}`, [r.wallet, r.mint])
+    const known = new Set(stored.map((s) => tradeKey({ ...s, block_time: Number(s.block_time) })))
+    for (const r of part) if (!known.has(tradeKey(r))) late.set(pairKey(r.wallet, r.mint), [r.wallet, r.mint])
   }
   // Hold counts first: a crash between the two deletes leaves the state, so the leg is still late on redelivery.
   for (const part of chunks([...late.values()], PAIRS_PER_STATEMENT)) {
@@ -97,11 +101,13 @@ export async function planSolanaFold(ch: ClickHouseClient, rows: SolanaTradeRow[
   const statedLegs = new Map<string, SolanaTradeRow[]>()
   const seen = new Set<string>()
   for (const r of rows) {
-    const pair = `${r.wallet}/${r.mint}`
-    const key = `${pair}/${r.block_time}/${r.signature}/${r.side}`
+    const pair = pairKey(r.wallet, r.mint)
+    const key = tradeKey(r)
     if (!through.has(pair) || late.has(pair) || seen.has(key)) continue
     seen.add(key)
-    statedLegs.set(pair, [...(statedLegs.get(pair) ?? []), r])
+    const legs = statedLegs.get(pair)
+    if (legs) legs.push(r)
+    else statedLegs.set(pair, [r])
   }
   return { stated, statedLegs, whole, late: late.size }
 }
@@ -116,7 +122,7 @@ export async function foldSolana(ch: ClickHouseClient, plan: SolanaFoldPlan, tok
   const dedup = (name: string, i: number) => (token ? { insert_deduplication_token: `${token}:solana_fifo_state:${name}:${i}` } : {})
   let i = 0
   for (const part of chunks(plan.stated, PAIRS_PER_STATEMENT)) {
-    const legs = part.flatMap(([w, m]) => plan.statedLegs.get(`${w}/${m}`) ?? [])
+    const legs = part.flatMap(([w, m]) => plan.statedLegs.get(pairKey(w, m)) ?? [])
     await ch.command({
       query: foldSql(BATCH_LEGS),
       query_params: { ...pairParams(part), legs: tupleParam(legs.map((r) => [r.wallet, r.mint, r.block_time, r.slot, r.signature, r.side === 'buy' ? 1 : -1, BigInt(r.token_qty), BigInt(r.usd_micro)])) },
