@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ClickHouseError } from '@clickhouse/client'
 import { isDependencyUnavailable } from '../core/dependency.ts'
 import { planHas, SQL_LIMITS } from '../core/domain/plans.ts'
+import { deniedSetting } from '../sql/query-policy.ts'
 import { normalizeSql, prepareReadOnly, ReadOnlyRefusal, streamBytes } from '../sql/read-only.ts'
 import type { ApiDeps } from './deps.ts'
 
@@ -147,6 +148,7 @@ export function clickhouseDoor(deps: Pick<ApiDeps, 'ch' | 'keys' | 'store' | 'lo
     for (const [k, v] of Object.entries(params)) {
       if (HTTP_PARAMS.has(k) || k.startsWith('param_') || k.startsWith('http_') || k === 'enable_http_compression' || k === 'send_progress_in_http_headers') continue
       if (!known.has(k)) throw fail('UNKNOWN_SETTING', `Unknown setting '${k}'.`)
+      if (deniedSetting(k)) throw fail('READONLY', `Cannot modify '${k}' setting here: it reads or writes files, unlocks introspection or is fixed by your limits.`)
       out[k] = v
     }
     for (const k of CAPPED) {
@@ -173,9 +175,10 @@ export function clickhouseDoor(deps: Pick<ApiDeps, 'ch' | 'keys' | 'store' | 'lo
       const text = [params.query ?? '', body?.toString('utf8') ?? ''].filter((s) => s.trim()).join('\n')
       const queryParams = Object.fromEntries(Object.entries(params).filter(([k]) => k.startsWith('param_')).map(([k, v]) => [k.slice(6), v]))
       const formatHeader = req.headers['x-clickhouse-format']
-      const prepared = prepareReadOnly(text, {
+      const prepared = await prepareReadOnly(deps.ch, text, {
         settings: await settingsOf(params),
         defaultFormat: params.default_format ?? (typeof formatHeader === 'string' ? formatHeader : 'TabSeparated'),
+        params: queryParams,
         probes: PROBES,
       })
       const rs = await deps.ch.exec({ query: prepared.sql, query_params: queryParams, query_id: queryId })

@@ -120,6 +120,10 @@ describe('@clickhouse/client (npm) through /clickhouse', () => {
     for (const table of SECRET_TABLES) expect(await codeOf(`SELECT count() FROM ${table}`)).toMatch(new RegExp(`^497: .*${table}`))
     expect(await codeOf('SELECT 1 SETTINGS readonly = 0')).toMatch(/^164: /)
     expect(await codeOf('SELECT 1; DROP TABLE chain_blocks')).toMatch(/^62: /)
+    expect(await codeOf('SELECT `it\'s`; CREATE TABLE x (a UInt8) ENGINE = Memory')).toMatch(/^62: /)
+    expect(await codeOf("SELECT * FROM `f\\x69le`('/proc/self/environ', 'RawBLOB')")).toMatch(/^497: .*file/)
+    expect(await codeOf('SELECT count() FROM `\\x77ebhooks`')).toMatch(/^497: .*webhooks/)
+    await expect(client.query({ query: 'SELECT 1', format: 'JSONEachRow', clickhouse_settings: { format_schema: '/etc/passwd:M' } as never })).rejects.toThrow(/format_schema/)
     // Nothing was written or dropped.
     expect(Number((await truth('SELECT count() AS n FROM chain_blocks')).n)).toBeGreaterThan(0)
     expect(await truth("SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = 'x'")).toEqual({ n: '0' })
