@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { analystAccessSql, analystAccessStatements } from '../../sql/analyst-access.ts'
 import { streamBytes } from '../../sql/read-only.ts'
+import { ANALYST_TABLES, SECRET_TABLES } from '../../sql/table-access.ts'
 import { missingComments, readCatalogue, renderCatalogue } from '../../sql/tables-doc.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
@@ -78,7 +79,12 @@ describe('infra/clickhouse/analyst-access.sql (the distributed mode)', () => {
   it('is what sql/analyst-access.ts generates, and ClickHouse parses every statement', async () => {
     expect(readFileSync(join(DOCS, '../infra/clickhouse/analyst-access.sql'), 'utf8'), 'stale: run `npm run docs:tables`').toBe(analystAccessSql())
     const statements = analystAccessStatements()
-    expect(statements.map((s) => s.split(' ')[0])).toEqual(expect.arrayContaining(['CREATE', 'GRANT', 'REVOKE']))
+    expect(statements.map((s) => s.split(' ')[0])).toEqual(expect.arrayContaining(['CREATE', 'GRANT']))
+    // The role is granted table by table (the allow-list), never the whole database nor a secret table.
+    const grants = statements.filter((s) => s.startsWith('GRANT'))
+    expect(grants.length).toBe(ANALYST_TABLES.length)
+    expect(grants.some((g) => /\.\*/.test(g))).toBe(false)
+    for (const t of SECRET_TABLES) expect(grants.some((g) => g.includes(`.${t} `)), t).toBe(false)
     for (const s of statements) expect(await explain(s), s).toMatch(/Query/)
     // A statement ClickHouse does not accept fails the same check.
     await expect(explain("CREATE ROLE analyst SETTINGS PROFILE")).rejects.toThrow()
