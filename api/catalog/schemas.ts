@@ -28,6 +28,19 @@ export const Handle = z
 export const Limit = (max = 200, def = 50) =>
   z.coerce.number().int(`expected an integer from 1 to ${max}`).min(1, `expected an integer from 1 to ${max}`).max(max, `expected an integer from 1 to ${max}`).default(def)
 
+/** The longest a feed request may wait at the head for its next item (a long poll). */
+export const MAX_WAIT_SECONDS = 30
+
+/** A feed's long poll: with a cursor at the head, hold the request until the next item is served. */
+export const LongPollWait = z.coerce
+  .number()
+  .int(`expected an integer from 0 to ${MAX_WAIT_SECONDS}`)
+  .min(0, `expected an integer from 0 to ${MAX_WAIT_SECONDS}`)
+  .max(MAX_WAIT_SECONDS, `expected an integer from 0 to ${MAX_WAIT_SECONDS}`)
+  .meta({
+    description: `Long poll: when the page after \`since\` is empty, hold the request up to this many seconds (at most ${MAX_WAIT_SECONDS}) and answer the moment the next item is served; an empty page when none came. Counted and priced as one call.`,
+  })
+
 export const IsoCursor = z
   .string()
   .max(40, 'expected an ISO 8601 timestamp')

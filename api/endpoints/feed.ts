@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { IsoCursor, Limit, Measured } from '../catalog/schemas.ts'
+import { IsoCursor, Limit, LongPollWait, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { isoToMicros, microsToIso } from '../serving/cursor.ts'
@@ -44,6 +44,7 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
     min_score: z.coerce.number().int('expected an integer from 0 to 100').min(0, 'expected an integer from 0 to 100').max(100, 'expected an integer from 0 to 100').optional(),
     since: IsoCursor.optional(),
     limit: Limit(),
+    wait: LongPollWait.optional(),
   }),
   response: z.object({
     data: z.object({
@@ -72,17 +73,30 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
     let picked: TokenRecord[] = []
     let cursorUs: number | null
     if (query.since !== undefined) {
-      cursorUs = isoToMicros(query.since)!
-      for (let pages = 0; pages < FEED_MAX_PAGES && picked.length < query.limit; pages++) {
-        const page = await deps.tokens.feedAfter(cursorUs, horizonUs, pageSize)
-        if (page.lastUs === null) break
-        for (const t of await keep(page.tokens)) {
-          if (picked.length === query.limit) break
-          picked.push(t)
+      const pageAfter = async (sinceUs: number, throughUs: number) => {
+        let cursor = sinceUs
+        for (let pages = 0; pages < FEED_MAX_PAGES && picked.length < query.limit; pages++) {
+          const page = await deps.tokens.feedAfter(cursor, throughUs, pageSize)
+          if (page.lastUs === null) break
+          for (const t of await keep(page.tokens)) {
+            if (picked.length === query.limit) break
+            picked.push(t)
+          }
+          // The cursor stops at the last launch taken when the page was not used up.
+          cursor = picked.length === query.limit ? picked[picked.length - 1]!.launch!.visibleUs : page.lastUs
+          if (page.tokens.length < pageSize) break
         }
-        // The cursor stops at the last launch taken when the page was not used up.
-        cursorUs = picked.length === query.limit ? picked[picked.length - 1]!.launch!.visibleUs : page.lastUs
-        if (page.tokens.length < pageSize) break
+        return cursor
+      }
+      cursorUs = await pageAfter(isoToMicros(query.since)!, horizonUs)
+      // A long poll at the head: wait for the batch that serves the next launch, then read again.
+      const deadline = Date.now() + (query.wait ?? 0) * 1000
+      while (picked.length === 0 && Date.now() < deadline) {
+        if (!(await deps.tokens.waitForLaunch(cursorUs, deadline - Date.now()))) break
+        const before: number | null = cursorUs
+        cursorUs = await pageAfter(cursorUs, (Date.now() - delayed * 1000) * 1000)
+        // Served but not yet visible to this tier (the free delay): no spinning until it is.
+        if (picked.length === 0 && cursorUs === before) break
       }
     } else {
       const newest = await deps.tokens.feedBefore(horizonUs, 1)

@@ -5,6 +5,7 @@ import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type
 import { lastServedBatch, servingChangesBetween } from '../../core/records/serving-changes.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../../core/records/token-state.ts'
 import type { Store } from '../../core/store/types.ts'
+import { createFeedWindow, type FeedItemRef } from './feed-window.ts'
 import { createKeyedCache, type KeyedCache } from './keyed-cache.ts'
 import { createSharedRows, type SharedRows } from './shared-rows.ts'
 import type { Watermarks } from './watermarks.ts'
@@ -51,6 +52,11 @@ export interface TokenServing {
   leaderboard(limit: number): Promise<{ deployers: DeployerRecord[]; total: number }>
   /** Deployers and their launched, real and dead tokens, summed. */
   totals(): Promise<{ deployers: number; launched: number; real: number; dead: number }>
+  /**
+   * Wait (at most `ms`) until a launch past the cursor `afterUs` is served; true when one is.
+   * The long poll of /feed/new: woken by the batch that serves the launch, not by polling.
+   */
+  waitForLaunch(afterUs: number, ms: number, signal?: AbortSignal): Promise<boolean>
   /** Catch up with the pipeline: drop the cached keys changed since the last sync. */
   sync(): Promise<void>
   cachedEntries(): number
@@ -58,6 +64,9 @@ export interface TokenServing {
 
 /** Launches listed in a deployer's history, newest first. */
 export const LAUNCH_HISTORY_LIMIT = 100
+
+/** Launches the feed keeps in memory by default (its recent window). */
+export const FEED_WINDOW_ITEMS = 20_000
 
 /** More changes than this since the last sync (a backfill): drop every cached key instead. */
 const MAX_CHANGES_PER_SYNC = 20_000
@@ -67,7 +76,16 @@ function escapeLike(s: string): string {
 }
 
 export function createTokenServing(
-  deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger; maxEntries: number; /** Shared between API processes (Redis) when given. */ store?: Store },
+  deps: {
+    ch: ClickHouseClient
+    watermarks: Watermarks
+    logger: Logger
+    maxEntries: number
+    /** Shared between API processes (Redis) when given. */
+    store?: Store
+    /** Launches of the feed's recent window kept in memory (FEED_WINDOW_ITEMS when not given; 0: none, every page reads the engine). */
+    feedWindowItems?: number
+  },
   chainId = 4663,
 ): TokenServing {
   const { ch, watermarks } = deps
@@ -127,12 +145,64 @@ export function createTokenServing(
     synced = marker ? { seq: marker.seq, block: marker.watermark, chainTime: marker.chainTime } : { ...synced, seq: target }
   }
 
+  // The feed's recent window (launch_feed rows of served blocks), appended once per served batch.
+  const feedItems = deps.feedWindowItems ?? FEED_WINDOW_ITEMS
+  const window = createFeedWindow(feedItems)
+  let windowServed: number | null = null
+
+  async function refreshWindow(): Promise<void> {
+    const served = synced.block
+    if (served === null || served === windowServed) return
+    const rowsOf = (rows: Array<{ token: string; us: string; block: string }>): FeedItemRef[] => rows.map((r) => ({ us: Number(r.us), key: r.token, block: Number(r.block) }))
+    const reload = async () => {
+      const rows = await queryRows<{ token: string; us: string; block: string }>(
+        ch,
+        `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us, block_number AS block FROM launch_feed
+         WHERE chain_id = {chain:UInt32} AND block_number <= {served:UInt64} ORDER BY us DESC, token DESC LIMIT {limit:UInt32}`,
+        { chain: chainId, served, limit: feedItems },
+      )
+      window.reset(rowsOf(rows).reverse(), rows.length < feedItems)
+    }
+    // A served block lower than before, or rows gone from the window's range, is a rollback (its
+    // launches deleted from launch_feed): the window is read again. The check is one range read
+    // on the (visible_at) key over the window only.
+    const held = async () => {
+      const first = window.firstUs()
+      if (first === null) return true
+      const [r] = await queryRows<{ n: string }>(
+        ch,
+        `SELECT count() AS n FROM (SELECT DISTINCT token, visible_at FROM launch_feed WHERE chain_id = {chain:UInt32}
+           AND visible_at BETWEEN fromUnixTimestamp64Micro({first:Int64}) AND fromUnixTimestamp64Micro({last:Int64}) AND block_number <= {served:UInt64})`,
+        { chain: chainId, first, last: window.lastUs(), served },
+      )
+      return Number(r?.n ?? 0) === window.size()
+    }
+    if (windowServed === null || served < windowServed || !(await held())) await reload()
+    else {
+      const rows = await queryRows<{ token: string; us: string; block: string }>(
+        ch,
+        `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us, block_number AS block FROM launch_feed
+         WHERE chain_id = {chain:UInt32} AND visible_at > fromUnixTimestamp64Micro({after:Int64}) AND block_number <= {served:UInt64}
+         ORDER BY us, token LIMIT {limit:UInt32}`,
+        { chain: chainId, served, after: window.lastUs() ?? 0, limit: feedItems + 1 },
+      )
+      if (rows.length > feedItems) await reload()
+      else window.append(rowsOf(rows))
+    }
+    windowServed = served
+  }
+
+  // Long polls wait for the window to grow: the batch that advances the watermark wakes them.
+  watermarks.onAdvance((chain) => {
+    if (chain === chainId && window.waiting() > 0) void ready().catch((err) => deps.logger.warn({ err: (err as Error).message }, 'feed window refresh failed'))
+  })
+
   /** Sync when the watermark moved; concurrent callers share one sync. */
   function ready(): Promise<void> {
     const target = watermarks.seq(chainId)
-    if (target <= synced.seq) return Promise.resolve()
+    if (target <= synced.seq && synced.block === windowServed) return Promise.resolve()
     if (!syncing) {
-      syncing = syncTo(target).finally(() => {
+      syncing = (target > synced.seq ? syncTo(target) : Promise.resolve()).then(refreshWindow).finally(() => {
         syncing = undefined
       })
     }
@@ -205,15 +275,16 @@ export function createTokenServing(
    * launch_feed fills when a batch is inserted, before its tokens' state is refreshed, and a
    * cursor must never pass a launch whose record is not there yet.
    */
-  async function feedPage(sql: string, params: Record<string, unknown>): Promise<FeedPage> {
+  async function feedPage(fromWindow: () => FeedItemRef[] | null, sql: string, params: Record<string, unknown>): Promise<FeedPage> {
     await ready()
     const served = synced.block ?? -1
     if (served < 0) return { tokens: [], lastUs: null }
-    const rows = await queryRows<{ token: string; us: string }>(ch, sql, { chain: chainId, served, ...params })
-    const records = await tokensByKey(rows.map((r) => r.token))
+    const held = feedItems > 0 && windowServed === served ? fromWindow() : null
+    const rows = held ?? (await queryRows<{ token: string; us: string }>(ch, sql, { chain: chainId, served, ...params })).map((r) => ({ key: r.token, us: Number(r.us) }))
+    const records = await tokensByKey(rows.map((r) => r.key))
     return {
-      tokens: rows.map((r) => records.get(r.token)).filter((t): t is TokenRecord => t?.launch != null),
-      lastUs: rows.length ? Number(rows[rows.length - 1]!.us) : null,
+      tokens: rows.map((r) => records.get(r.key)).filter((t): t is TokenRecord => t?.launch != null),
+      lastUs: rows.length ? rows[rows.length - 1]!.us : null,
     }
   }
 
@@ -262,6 +333,7 @@ export function createTokenServing(
     },
     feedAfter: (afterUs, throughUs, limit) =>
       feedPage(
+        () => (window.coversAfter(afterUs) ? window.after(afterUs, throughUs, limit) : null),
         `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us FROM launch_feed
          WHERE chain_id = {chain:UInt32} AND visible_at > fromUnixTimestamp64Micro({after:Int64}) AND visible_at <= fromUnixTimestamp64Micro({through:Int64})
            AND block_number <= {served:UInt64}
@@ -270,6 +342,7 @@ export function createTokenServing(
       ),
     feedBefore: (throughUs, limit, beforeUs) =>
       feedPage(
+        () => (window.coversBefore(throughUs, limit, beforeUs) ? window.before(throughUs, limit, beforeUs) : null),
         `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us FROM launch_feed
          WHERE chain_id = {chain:UInt32} AND visible_at <= fromUnixTimestamp64Micro({through:Int64})
            AND visible_at < fromUnixTimestamp64Micro({before:Int64}) AND block_number <= {served:UInt64}
@@ -332,8 +405,12 @@ export function createTokenServing(
         return { deployers: Number(r?.n ?? 0), launched: Number(r?.launched_sum ?? 0), real: Number(r?.real_sum ?? 0), dead: Number(r?.dead_sum ?? 0) }
       })
     },
+    async waitForLaunch(afterUs, ms, signal) {
+      await ready()
+      return window.waitBeyond(afterUs, ms, signal)
+    },
     sync: ready,
-    cachedEntries: () => tokenRows.size() + deployerRows.size() + histories.size(),
+    cachedEntries: () => tokenRows.size() + deployerRows.size() + histories.size() + window.size(),
   }
   return serving
 }

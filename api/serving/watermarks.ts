@@ -16,6 +16,8 @@ export interface Watermarks {
   /** Cache version for answers that depend on this chain. */
   version(chainId: number): string
   advance(chainId: number, block: number, seq: number): void
+  /** Call `listener` after each advance of a chain (pushed in one process, polled across processes). */
+  onAdvance(listener: (chainId: number) => void): () => void
   /** Cache version for answers that read the social data and this chain's: `<chain>/<social>`. */
   socialChainVersion(chainId: number): string
   /** Record that the social pipeline inserted rows (in-process push). */
@@ -28,12 +30,19 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
   const current = new Map<number, { block: number; seq: number }>()
   let socialRows = 0
   let timer: NodeJS.Timeout | undefined
+  const listeners = new Set<(chainId: number) => void>()
   const w: Watermarks = {
     get: (chainId) => current.get(chainId)?.block ?? null,
     seq: (chainId) => current.get(chainId)?.seq ?? 0,
     version: (chainId) => chainVersion(current.get(chainId)?.seq),
     advance(chainId, block, seq) {
-      if (seq > (current.get(chainId)?.seq ?? 0)) current.set(chainId, { block, seq })
+      if (seq <= (current.get(chainId)?.seq ?? 0)) return
+      current.set(chainId, { block, seq })
+      for (const l of listeners) l(chainId)
+    },
+    onAdvance(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
     },
     socialChainVersion: (chainId) => chainSocialVersion(current.get(chainId)?.seq, socialRows),
     socialAdvanced(rows) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
+import { createTokenServing, type FeedPage, type TokenServing } from '../../api/serving/token-serving.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
@@ -18,7 +19,7 @@ async function feed(query: string) {
 }
 
 describe('GET /feed/new cursors', () => {
-  it('polling with next_since never repeats and never skips a launch while launches arrive', async () => {
+  it('polling with next_since never repeats and never skips a launch while launches arrive', { timeout: 120_000 }, async () => {
     const seen: string[] = []
     let since = (await feed('limit=3')).next_since!
     const first = await feed('limit=3')
@@ -26,7 +27,7 @@ describe('GET /feed/new cursors', () => {
     // Ingest in the background while a poller follows the cursor with small pages.
     let target = 300
     const ingesting = (async () => {
-      for (let i = 0; i < 8; i++) await env.ingestThrough((target += 150))
+      for (let i = 0; i < 5; i++) await env.ingestThrough((target += 100))
     })()
     let done = false
     void ingesting.then(() => (done = true))
@@ -83,3 +84,66 @@ describe('GET /feed/new cursors', () => {
     expect(free.launches.map((l: { token: string }) => l.token).sort()).toEqual(aged.map((a) => a.token).sort())
   })
 })
+
+describe('the feed window (launches kept in memory, cursor order)', () => {
+  const servings = () => ({
+    kept: env.api.deps.tokens,
+    small: createTokenServing({ ch: env.rt.ch, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 1_000, feedWindowItems: 7 }),
+    engine: createTokenServing({ ch: env.rt.ch, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 1_000, feedWindowItems: 0 }),
+  })
+  const view = (p: FeedPage) => ({ tokens: p.tokens.map((t) => t.token), lastUs: p.lastUs })
+
+  async function compare(s: Record<string, TokenServing>) {
+    const nowUs = Date.now() * 1000
+    const launches = (await s.engine!.feedAfter(0, nowUs, 10_000)).tokens.map((t) => t.launch!.visibleUs)
+    expect(launches.length).toBeGreaterThan(10)
+    // Launch cursors and those just before them (a sample across the feed, the newest all), one before all and one past the head.
+    const step = Math.max(1, Math.floor(launches.length / 20))
+    const sampled = launches.filter((_, i) => i % step === 0 || i >= launches.length - 10)
+    const cursors = [0, ...sampled.flatMap((us) => [us - 1, us]), launches.at(-1)! + 1]
+    for (const c of cursors) {
+      for (const limit of [1, 4]) {
+        const want = view(await s.engine!.feedAfter(c, nowUs, limit))
+        expect(view(await s.kept!.feedAfter(c, nowUs, limit)), `after ${c}`).toEqual(want)
+        expect(view(await s.small!.feedAfter(c, nowUs, limit)), `after ${c} (small window)`).toEqual(want)
+        const wantBefore = view(await s.engine!.feedBefore(nowUs, limit, c))
+        expect(view(await s.kept!.feedBefore(nowUs, limit, c)), `before ${c}`).toEqual(wantBefore)
+        expect(view(await s.small!.feedBefore(nowUs, limit, c)), `before ${c} (small window)`).toEqual(wantBefore)
+      }
+    }
+  }
+
+  it('answers every page exactly as the engine does, also past its bound and after more batches', { timeout: 120_000 }, async () => {
+    const s = servings()
+    await compare(s)
+    await env.ingestThrough(env.processor.watermark() + 60)
+    await compare(s)
+  })
+
+  it('a long poll at the head answers when the batch that serves the next launch lands', async () => {
+    const head = await feed('limit=1')
+    const since = head.next_since!
+    expect((await feed(`since=${encodeURIComponent(since)}&limit=5`)).launches).toEqual([])
+    // Nothing arrives: an empty page after the wait.
+    const started = Date.now()
+    expect((await feed(`since=${encodeURIComponent(since)}&limit=5&wait=1`)).launches).toEqual([])
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+    const waiting = feed(`since=${encodeURIComponent(since)}&limit=5&wait=30`)
+    let answeredAt = 0
+    void waiting.then(() => (answeredAt = Date.now()))
+    let committedAt = 0
+    for (let target = env.processor.watermark() + 10; answeredAt === 0 && target < env.processor.watermark() + 400; target += 10) {
+      await env.ingestThrough(target)
+      committedAt = Date.now()
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const page = await waiting
+    expect(page.launches.length).toBeGreaterThan(0)
+    // What the long poll answered is what a plain poll from the same cursor answers now.
+    const again = await feed(`since=${encodeURIComponent(since)}&limit=${page.launches.length}`)
+    expect(page.launches.map((l) => l.token)).toEqual(again.launches.map((l) => l.token))
+    expect(answeredAt - committedAt).toBeLessThan(5_000)
+    expect((await env.api.app.inject({ method: 'GET', url: `/feed/new?since=${encodeURIComponent(since)}&wait=31`, headers: admin })).statusCode).toBe(400)
+  })
+})
+
