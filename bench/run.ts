@@ -3,6 +3,7 @@ import { benchArc } from './arc.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
+import { benchLoad } from './load.bench.ts'
 import { benchLoadMix } from './load-mix.bench.ts'
 import { benchOutcomes } from './outcomes.bench.ts'
 import { benchCallers } from './callers.bench.ts'
@@ -31,7 +32,8 @@ const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['scale', benchScale],
   ['callers', benchCallers],
   ['structure', benchStructure],
-  ['load', benchLoadMix],
+  ['load', benchLoad],
+  ['load-inprocess', benchLoadMix],
   ['arc', benchArc],
   ['receipts', benchReceipts],
   ['outcomes', benchOutcomes],

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs'
+import autocannon from 'autocannon'
+import type { ClassFigures, LoadClass, LoadPlan, LoadReport } from './load-plan.ts'
+
+/**
+ * The load bench's load process (`bench/load.bench.ts` starts it): it drives the service from
+ * outside, as its users would, so the service's event loop and engine carry only the service.
+ * Usage: node --import tsx bench/load-driver.ts <plan.json>; prints one LoadReport line as JSON.
+ */
+
+type Options = Parameters<typeof autocannon>[0]
+type Result = Awaited<ReturnType<typeof autocannon>>
+
+const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadPlan
+
+function optionsOf(c: LoadClass, base: string): Options {
+  let turn = 0
+  const headers = { ...(c.headers ?? {}) }
+  const common = { url: base, duration: plan.seconds, connections: c.connections, headers }
+  if (c.follow) {
+    const { path, cursorField } = c.follow
+    return {
+      ...common,
+      requests: [
+        {
+          setupRequest: (req, context) => {
+            const since = (context as { since?: string }).since
+            return { ...req, path: since ? `${path}&since=${encodeURIComponent(since)}` : path }
+          },
+          onResponse: (status, body, context) => {
+            if (status !== 200) return
+            const next = (JSON.parse(body) as { data: Record<string, unknown> }).data[cursorField]
+            if (typeof next === 'string') (context as { since?: string }).since = next
+          },
+        },
+      ],
+    } as Options
+  }
+  if (c.mcp) {
+    const { tool, args } = c.mcp
+    return {
+      ...common,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (req) => ({
+            ...req,
+            path: '/mcp',
+            body: JSON.stringify({ jsonrpc: '2.0', id: ++turn, method: 'tools/call', params: { name: tool, arguments: args[turn % args.length] } }),
+          }),
+        },
+      ],
+    } as Options
+  }
+  const paths = c.paths ?? ['/']
+  return { ...common, requests: [{ setupRequest: (req) => ({ ...req, path: paths[turn++ % paths.length] }) }] } as Options
+}
+
+const figures = (name: string, r: Result): ClassFigures => ({
+  name,
+  rps: Math.round(r.requests.average),
+  p50: r.latency.p50,
+  p99: r.latency.p99,
+  p999: r.latency.p99_9,
+  requests: r.requests.total,
+  non2xx: r.non2xx,
+  errors: r.errors + r.timeouts,
+})
+
+const bare = figures('bare', await autocannon({ url: plan.bareBase, duration: plan.seconds, connections: 16 }))
+const alone: ClassFigures[] = []
+for (const c of plan.classes) alone.push(figures(c.name, await autocannon(optionsOf(c, plan.base))))
+const mix = (await Promise.all(plan.classes.map((c) => autocannon(optionsOf(c, plan.base))))).map((r, i) => figures(plan.classes[i]!.name, r))
+console.log(JSON.stringify({ bare, alone, mix } satisfies LoadReport))

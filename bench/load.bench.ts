@@ -1,0 +1,127 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
+import type { ClassFigures, LoadClass, LoadPlan, LoadReport } from './load-plan.ts'
+import type { BenchResult } from './result.ts'
+
+const SECONDS = Number(process.env.LOAD_SECONDS ?? 8)
+const ADMIN = 'bench-admin-token-0123456789abcdef'
+
+/**
+ * The load bench (`npm run bench -- load`), measured as users see the service: `svc start` on
+ * the default world as its own process (the 24 h backfill of both chains, then live), driven by
+ * a separate load process (bench/load-driver.ts, autocannon), each class of callers alone and
+ * then all at once, against a bare node:http server answering a /token answer's bytes in its own
+ * process in the same run. Also the service's idle CPU share (process time over 20 s, no load).
+ */
+export async function benchLoad(): Promise<BenchResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-load-'))
+  const port = await freePort()
+  const started = Date.now()
+  const svc = await startSvcServer(['start'], port, { DATA_DIR: join(dir, 'data'), SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn' }, 600_000)
+  let bare: ReturnType<typeof spawn> | undefined
+  try {
+    const base = svc.base
+    const live = await waitLive(base)
+    const servedSeconds = Math.round((Date.now() - started) / 1000)
+    const idle = await idleCpuShare(svc.child.pid!, 20)
+    const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }
+    const key = ((await (await fetch(`${base}/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ plan: 'desk' }) })).json()) as { key: string }).key
+    const keyed = { 'x-svc-key': key }
+    const feed = (await (await fetch(`${base}/feed/new?limit=200`, { headers: keyed })).json()) as { data: { launches: Array<{ token: string }> } }
+    const tokens = feed.data.launches.map((l) => l.token)
+    if (tokens.length < 20) throw new Error(`only ${tokens.length} launches served`)
+    const sql = (await (await fetch(`${base}/admin/sql`, { method: 'POST', headers: admin, body: JSON.stringify({ query: 'SELECT DISTINCT wallet FROM leaderboard_claims LIMIT 100' }) })).json()) as { rows: Array<{ wallet: string }> }
+    const wallets = sql.rows.map((r) => r.wallet)
+    const tokenBytes = Buffer.from(await (await fetch(`${base}/token/${tokens[0]}`, { headers: keyed })).arrayBuffer())
+
+    const bodyFile = join(dir, 'token.json')
+    writeFileSync(bodyFile, tokenBytes)
+    const barePort = await freePort()
+    bare = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'bare-server.ts'), bodyFile, String(barePort)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    await new Promise<void>((resolve) => bare!.stdout!.once('data', () => resolve()))
+
+    const classes: LoadClass[] = [
+      { name: '/token', what: `GET /token/{address} over ${tokens.length} tokens, key`, connections: 16, headers: keyed, paths: tokens.map((t) => `/token/${t}`) },
+      { name: '/verdict', what: 'GET /verdict/{token}, key', connections: 8, headers: keyed, paths: tokens.map((t) => `/verdict/${t}`) },
+      { name: '/structure', what: 'GET /structure/{token}, key', connections: 4, headers: keyed, paths: tokens.map((t) => `/structure/${t}`) },
+      { name: '/wallet-receipt', what: `GET /wallet-receipt/{address} over ${wallets.length} roster wallets, key`, connections: 8, headers: keyed, paths: wallets.map((w) => `/wallet-receipt/${w}`) },
+      { name: '/feed/new', what: 'GET /feed/new?limit=20 following next_since, key', connections: 8, headers: keyed, follow: { path: '/feed/new?limit=20', cursorField: 'next_since' } },
+      { name: '/signals/calls', what: 'GET /signals/calls?limit=20 following next_since, key', connections: 4, headers: keyed, follow: { path: '/signals/calls?limit=20', cursorField: 'next_since' } },
+      { name: '/agent/features', what: 'GET /agent/features?token=, key', connections: 4, headers: keyed, paths: tokens.map((t) => `/agent/features?token=${t}`) },
+      { name: '/stats', what: 'GET /stats, free', connections: 4, paths: ['/stats'] },
+      { name: 'MCP tools/call', what: 'POST /mcp tools/call svc_token, key', connections: 4, headers: keyed, mcp: { tool: 'svc_token', args: tokens.map((t) => ({ address: t })) } },
+    ]
+    const plan: LoadPlan = { base, bareBase: `http://127.0.0.1:${barePort}`, seconds: SECONDS, classes }
+    const planFile = join(dir, 'plan.json')
+    writeFileSync(planFile, JSON.stringify(plan))
+    const report = await runDriver(planFile)
+    const fmt = (f: ClassFigures) => `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, p99.9 ${f.p999} ms, ${f.requests} requests, ${f.non2xx} non-2xx, ${f.errors} errors`
+    return [
+      {
+        name: `load: the service idle and live on the default world (served ${servedSeconds} s after start, at blocks ${JSON.stringify(live)})`,
+        baseline: 'one core',
+        ours: { value: Math.round(idle * 1000) / 10, unit: '% of a core (process CPU over 20 s, no requests)' },
+        base: { value: 100, unit: '% of a core' },
+        ratio: idle,
+      },
+      ...classes.map((c, i) => {
+        const alone = report.alone[i]!
+        const mix = report.mix[i]!
+        return {
+          name: `load: ${c.name} alone (${c.what}), ${c.connections} connections, from a separate process`,
+          baseline: 'a bare node:http server answering the same /token bytes, 16 connections, same run',
+          ours: { value: alone.rps, unit: 'req/s' },
+          base: { value: report.bare.rps, unit: 'req/s' },
+          ratio: alone.rps / report.bare.rps,
+          notes: `alone: ${fmt(alone)} | all ${classes.length} classes at once: ${fmt(mix)} | bare: ${fmt(report.bare)}`,
+        }
+      }),
+    ]
+  } finally {
+    bare?.kill('SIGKILL')
+    await svc.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Wait until both chains' served blocks advance at the live pace (the backfill is in). */
+async function waitLive(base: string): Promise<Record<string, number | null>> {
+  const read = async () => ((await (await fetch(`${base}/health`)).json()) as { measured_through_block: Record<string, number | null> }).measured_through_block
+  let prev = await read()
+  let calm = 0
+  const deadline = Date.now() + 900_000
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 3_000))
+    const now = await read()
+    const live = Object.keys(now).every((c) => now[c] !== null && prev[c] !== null && now[c]! - prev[c]! <= 6)
+    calm = live ? calm + 1 : 0
+    if (calm >= 2) return now
+    prev = now
+  }
+  throw new Error(`the service did not reach live in 900 s: ${JSON.stringify(prev)}`)
+}
+
+/** CPU time (user + system) of a process and its threads over `seconds`, as a share of one core. */
+async function idleCpuShare(pid: number, seconds: number): Promise<number> {
+  const ticks = () => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  }
+  const t0 = ticks()
+  await new Promise((r) => setTimeout(r, seconds * 1000))
+  // Linux reports in clock ticks of 1/100 s.
+  return (ticks() - t0) / 100 / seconds
+}
+
+function runDriver(planFile: string): Promise<LoadReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load-driver.ts'), planFile], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!) as LoadReport) : reject(new Error(`load driver exited with ${code}`))))
+  })
+}
