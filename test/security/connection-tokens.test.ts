@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAccessGate } from '../../api/access/gate.ts'
 import { hashKey } from '../../api/access/keys.ts'
+import type { AnyEndpoint } from '../../api/catalog/types.ts'
+import { createMemoryStore } from '../../core/store/memory-store.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
@@ -88,7 +91,7 @@ describe('a connection token is accepted at /mcp only', () => {
       ['POST', '/alerts/test'],
     ]
     for (const [method, url, body] of routes) {
-      for (const headers of [{ authorization: `Bearer ${conn}` }, { 'x-svc-key': conn }]) {
+      for (const headers of [{ authorization: `Bearer ${conn}` }, { 'x-svc-key': conn }] as Headers[]) {
         const res = await call(method, url, headers, body)
         expect(res.status, `${method} ${url}`).toBe(403)
         expect(res.json().error, `${method} ${url}`).toMatchObject({ code: 'forbidden', details: { credential: 'connection_token', accepted_at: '/mcp' } })
@@ -106,7 +109,7 @@ describe('a connection token is accepted at /mcp only', () => {
     const redirect = 'https://assistant.example/cb'
     const client_id = await registerClient(redirect)
     const params = { client_id, redirect_uri: redirect, code_challenge: 'c'.repeat(43), code_challenge_method: 'S256' }
-    for (const headers of [{ authorization: `Bearer ${conn}` }, { 'x-svc-key': conn }]) {
+    for (const headers of [{ authorization: `Bearer ${conn}` }, { 'x-svc-key': conn }] as Headers[]) {
       const res = await call('POST', '/mcp/account', headers, params)
       expect(res.status).toBe(403)
       expect(res.body).not.toContain('code=')
@@ -114,6 +117,18 @@ describe('a connection token is accepted at /mcp only', () => {
     const refresh = await call('POST', '/mcp/account/token', {}, { grant_type: 'refresh_token', refresh_token: conn, client_id })
     expect(refresh.status).toBe(400)
     expect(refresh.body).not.toContain('svc_conn_')
+  })
+
+  it('even through /mcp, a tool of the webhook or watchlist features would be refused to it; a tool of a plain endpoint is admitted', async () => {
+    const { connector, keys, catalog } = env.api.deps
+    const gate = createAccessGate({ adminToken: undefined, store: createMemoryStore(), keys, connector })
+    const tool = catalog.find((e) => e.tool?.name === 'svc_token') as unknown as AnyEndpoint
+    const webhook = catalog.find((e) => e.method === 'GET' && e.path === '/alerts/webhook') as unknown as AnyEndpoint
+    const viaMcp = { ip: '198.51.100.11', headers: { authorization: `Bearer ${conn}` }, channel: 'mcp' as const }
+    expect(await gate.admit(tool, {}, viaMcp)).toMatchObject({ via: 'key', keyHash: hashKey(key) })
+    await expect(gate.admit({ ...webhook, tool: { name: 'svc_webhook' } }, {}, viaMcp)).rejects.toMatchObject({ code: 'forbidden' })
+    // The same tool endpoint outside the MCP transport: refused.
+    await expect(gate.admit(tool, {}, { ...viaMcp, channel: undefined })).rejects.toMatchObject({ code: 'forbidden' })
   })
 
   it('ends at the absolute time set at issue: use does not extend it, and past it /mcp answers 401', async () => {
