@@ -9,8 +9,8 @@ import type { AnyEndpoint, RequestInfo } from '../catalog/types.ts'
 import { createFailedLookups } from './failed-lookups.ts'
 import type { AccessGrant } from './grant.ts'
 import { PAYMENT_ASSET, PAYMENT_NETWORK } from './x402/constants.ts'
-import type { KeyRegistry } from './keys.ts'
-import { CONNECTION_PREFIX, type McpConnector } from './mcp-connector.ts'
+import { looksLikeKey, type KeyRegistry } from './keys.ts'
+import { CONNECTION_PREFIX, looksLikeConnectionToken, type McpConnector } from './mcp-connector.ts'
 
 /**
  * The single access hook every catalog route and MCP tool goes through. It decides before
@@ -148,10 +148,13 @@ export function createAccessGate(deps: GateDeps): AccessGate {
       const connection = presented.startsWith(CONNECTION_PREFIX)
       // Refused before any lookup: a connection token never stands for its key outside /mcp.
       if (connection && !connectionMayCall(endpoint, request)) throw connectionRefused(endpoint)
-      await failures.refuseIfExhausted(request.ip)
+      // Only a well-formed credential is looked up, so only its failure counts (a malformed one
+      // costs nothing and can never succeed: it is refused at once).
+      const lookedUp = connection ? looksLikeConnectionToken(presented) : looksLikeKey(presented)
+      if (lookedUp) await failures.refuseIfExhausted(request.ip)
       const record = connection ? await byConnection(presented) : await keys.verify(presented)
       if (!record) {
-        await failures.failed(request.ip)
+        if (lookedUp) await failures.failed(request.ip)
         throw new ApiError('invalid_key', connection ? 'The connection token is not valid (unknown, expired, or its key was revoked).' : undefined)
       }
       if (access.kind === 'key' && access.feature && !planHas(record.plan, access.feature)) {

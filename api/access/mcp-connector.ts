@@ -22,6 +22,8 @@ import { hashKey } from './keys.ts'
 export const CONNECTION_PREFIX = 'svc_conn_'
 /** What `exchange` issues: the prefix and 30 random bytes in base64url. */
 const CONNECTION_SHAPE = /^svc_conn_[A-Za-z0-9_-]{40}$/
+/** Whether `s` has the shape of a connection token (only those are looked up). */
+export const looksLikeConnectionToken = (s: string) => CONNECTION_SHAPE.test(s)
 /** How long a connection token lasts, from its issue. */
 export const CONNECTION_TTL_SECONDS = 30 * 24 * 3600
 const CODE_TTL_MS = 10 * 60_000
@@ -85,7 +87,7 @@ export function createMcpConnector(ch: ClickHouseClient, store: Store, opts: { c
 
   /** What a live connection token stands for, or null (unknown, malformed or past its expiry). */
   async function connection(token: string): Promise<Connection | null> {
-    if (!CONNECTION_SHAPE.test(token)) return null
+    if (!looksLikeConnectionToken(token)) return null
     const h = hashKey(token)
     let found = cache.get(h)
     countCacheLookup('connection_tokens', found !== undefined)

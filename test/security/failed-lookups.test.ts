@@ -60,6 +60,15 @@ describe('failed key and token lookups are capped per client address', () => {
     expect((await get('/watchlist', { 'x-svc-key': key }, '203.0.113.6')).statusCode).toBe(200)
   })
 
+  it('malformed credentials are refused at once and not counted: they are never looked up and can never succeed', async () => {
+    const { key } = await env.api.deps.keys.create('signal_feed')
+    for (let i = 0; i < FAILED_LOOKUPS_PER_MINUTE * 2; i++) {
+      for (const bad of [`svc_live_${i}`, 'invalid']) expect((await get('/watchlist', { 'x-svc-key': bad }, '203.0.113.9')).statusCode).toBe(401)
+      expect((await mcp(`svc_conn_${i}`, '203.0.113.9')).statusCode).toBe(401)
+    }
+    expect((await get('/watchlist', { 'x-svc-key': key }, '203.0.113.9')).statusCode).toBe(200)
+  })
+
   it('unknown connection tokens at /mcp: 401 up to the cap, then 429 with Retry-After, and at most the cap in engine lookups', { timeout: 90_000 }, async () => {
     await freshMinute()
     const before = await misses('connection_tokens')
