@@ -28,7 +28,7 @@ async function misses(cache: string): Promise<number> {
 
 /** Start early in a clock minute: the cap counts per minute, and a test must not straddle two. */
 async function freshMinute() {
-  if (new Date().getSeconds() > 45) await new Promise((r) => setTimeout(r, (61 - new Date().getSeconds()) * 1000))
+  if (new Date().getSeconds() > 50) await new Promise((r) => setTimeout(r, (61 - new Date().getSeconds()) * 1000))
 }
 
 const get = (url: string, headers: Record<string, string>, remoteAddress: string) => env.api.app.inject({ method: 'GET', url, headers, remoteAddress })
@@ -78,6 +78,16 @@ describe('failed key and token lookups are capped per client address', () => {
     expect(answers.slice(FAILED_LOOKUPS_PER_MINUTE).every((r) => r.statusCode === 429)).toBe(true)
     expect(answers[99]!.headers['retry-after']).toMatch(/^\d+$/)
     expect((await misses('connection_tokens')) - before).toBeLessThanOrEqual(FAILED_LOOKUPS_PER_MINUTE)
+  })
+
+  it('an IPv6 client is counted by its /64: a fresh address per guess does not escape the cap', { timeout: 90_000 }, async () => {
+    await freshMinute()
+    const statuses: number[] = []
+    for (let i = 1; i <= FAILED_LOOKUPS_PER_MINUTE + 1; i++) statuses.push((await get('/watchlist', { 'x-svc-key': generateKey() }, `2001:db8:5:6::${i.toString(16)}`)).statusCode)
+    expect(statuses.slice(0, FAILED_LOOKUPS_PER_MINUTE).every((s) => s === 401)).toBe(true)
+    expect(statuses[FAILED_LOOKUPS_PER_MINUTE]).toBe(429)
+    // Another /64 is another client.
+    expect((await get('/watchlist', { 'x-svc-key': generateKey() }, '2001:db8:5:7::1')).statusCode).toBe(401)
   })
 
   it('wrong operator tokens count too', { timeout: 90_000 }, async () => {
