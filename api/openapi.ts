@@ -50,7 +50,8 @@ export function errorCodesOf(e: AnyEndpoint): ErrorCode[] {
   if (hasAddress(e.params) || hasAddress(e.query) || (e.body instanceof z.ZodObject && hasAddress(e.body))) codes.push('invalid_address')
   // Fastify reads a body on every POST and DELETE, declared or not.
   if (e.method !== 'GET') codes.push('payload_too_large', 'unsupported_media_type')
-  if (e.access.kind === 'paid' || e.access.kind === 'mixed') codes.push('invalid_key', 'payment_required')
+  // forbidden: a connection token (svc_conn_) presented outside /mcp.
+  if (e.access.kind === 'paid' || e.access.kind === 'mixed') codes.push('invalid_key', 'forbidden', 'payment_required')
   if (e.access.kind === 'key') codes.push('missing_key', 'invalid_key', 'forbidden')
   if (e.access.kind === 'admin') codes.push('missing_key', 'forbidden')
   codes.push(...(e.errors ?? []), 'rate_limited', 'internal_error', 'dependency_unavailable')

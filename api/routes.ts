@@ -107,6 +107,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
         const { result, headers } = await invokeEndpoint(e, { params: req.params, query, body: req.body }, requestInfo(req), deps, gate)
         reply.headers(headers)
         if (result && typeof result === 'object' && 'raw' in result && 'contentType' in result) {
+          if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)
           return reply.type(String(result.contentType)).send(result.raw)
         }
         return reply.send(result)

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance } from 'fastify'
 import type { AccessGate } from '../api/access/gate.ts'
-import type { AnyEndpoint } from '../api/catalog/types.ts'
+import type { AnyEndpoint, RequestInfo } from '../api/catalog/types.ts'
 import type { ApiDeps, ServedEndpoint } from '../api/deps.ts'
 import { mcpEndpoint } from '../api/endpoints/meta.ts'
 import { ApiError } from '../api/errors.ts'
@@ -23,7 +23,7 @@ export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: Access
       async handler(req, reply) {
         // /mcp is a key endpoint: a key, a connector's connection token or the operator token.
         // Without one: 401 naming where an assistant that cannot send headers gets a token.
-        const info = requestInfo(req)
+        const info: RequestInfo = { ...requestInfo(req), channel: 'mcp' }
         try {
           await gate.admit(mcpEndpoint, {}, info)
         } catch (err) {
@@ -31,6 +31,7 @@ export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: Access
           const metadata = `${originOf(info)}/.well-known/oauth-protected-resource`
           return reply
             .status(err.status)
+            .headers(err.headers ?? {})
             .header('www-authenticate', `Bearer resource_metadata="${metadata}"${err.code === 'invalid_key' ? ', error="invalid_token"' : ''}`)
             .send(err.body())
         }

@@ -55,7 +55,8 @@ export function createMcpServer(catalog: ServedEndpoint[], deps: ApiDeps, gate: 
         annotations: { readOnlyHint: e.method === 'GET', openWorldHint: false },
       },
       async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
-        const info: RequestInfo = extra.requestInfo ? { ip: fallbackInfo.ip, headers: extra.requestInfo.headers } : fallbackInfo
+        // The call's own headers, with the address and channel /mcp was reached by.
+        const info: RequestInfo = extra.requestInfo ? { ip: fallbackInfo.ip, headers: extra.requestInfo.headers, channel: fallbackInfo.channel } : fallbackInfo
         try {
           const { result } = await invokeEndpoint(e, splitInput(e, args), info, deps, gate)
           const json = result as Record<string, unknown>

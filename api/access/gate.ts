@@ -6,10 +6,11 @@ import type { Store } from '../../core/store/types.ts'
 import { ApiError, unavailableAsApiError } from '../errors.ts'
 import { priceOf } from '../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../catalog/types.ts'
+import { createFailedLookups } from './failed-lookups.ts'
 import type { AccessGrant } from './grant.ts'
 import { PAYMENT_ASSET, PAYMENT_NETWORK } from './x402/constants.ts'
-import type { KeyRegistry } from './keys.ts'
-import { CONNECTION_PREFIX, type McpConnector } from './mcp-connector.ts'
+import { looksLikeKey, type KeyRegistry } from './keys.ts'
+import { CONNECTION_PREFIX, looksLikeConnectionToken, type McpConnector } from './mcp-connector.ts'
 
 /**
  * The single access hook every catalog route and MCP tool goes through. It decides before
@@ -64,12 +65,35 @@ async function takeDailyQuota(store: Store, endpoint: AnyEndpoint, ip: string, p
   return used <= perDay
 }
 
+/** Features whose data a connection token never reaches, even if a tool for them is added. */
+const NOT_FOR_CONNECTIONS = new Set(['webhook', 'watchlist'])
+
+/**
+ * Where a connection token (svc_conn_) is accepted: /mcp itself and the tools called through it,
+ * nothing else. So a phished connection cannot mint further codes or tokens (POST /mcp/account),
+ * nor read or change the key's webhook or watchlist.
+ */
+function connectionMayCall(endpoint: AnyEndpoint, request: RequestInfo): boolean {
+  if (request.channel !== 'mcp') return false
+  if (endpoint.access.kind === 'key' && endpoint.access.feature && NOT_FOR_CONNECTIONS.has(endpoint.access.feature)) return false
+  return endpoint.path === '/mcp' || endpoint.tool !== undefined
+}
+
+const connectionRefused = (endpoint: AnyEndpoint) =>
+  new ApiError(
+    'forbidden',
+    `A connection token (${CONNECTION_PREFIX}...) is accepted at /mcp only; ${endpoint.method} ${endpoint.path} needs the subscription key itself.`,
+    { credential: 'connection_token', accepted_at: '/mcp' },
+  )
+
 export interface GateDeps {
   adminToken: string | undefined
   store: Store
   keys: KeyRegistry
-  /** The MCP connector, whose connection tokens are accepted like the keys they stand for. */
+  /** The MCP connector, whose connection tokens stand for their keys at /mcp (and its tools) only. */
   connector?: McpConnector
+  /** Failed credential lookups allowed per client address and minute (default FAILED_LOOKUPS_PER_MINUTE). */
+  failedLookupsPerMinute?: number
   /** x402; without it paid calls fail closed with 402. */
   payments?: PaymentMethod
 }
@@ -82,6 +106,7 @@ export interface GateDeps {
  */
 export function createAccessGate(deps: GateDeps): AccessGate {
   const { store, keys } = deps
+  const failures = createFailedLookups(store, deps.failedLookupsPerMinute)
   /** A connection token of the MCP connector stands for the key it was issued for, while that key lives. */
   const byConnection = async (token: string) => {
     const keyHash = await deps.connector?.keyHashOf(token)
@@ -110,12 +135,28 @@ export function createAccessGate(deps: GateDeps): AccessGate {
 
     const token = bearer(request)
     if (deps.adminToken && token && sameSecret(token, deps.adminToken)) return { via: 'admin', price: null }
-    if (access.kind === 'admin') throw new ApiError(token ? 'forbidden' : 'missing_key', 'This endpoint needs the operator token (Authorization: Bearer).')
+    if (access.kind === 'admin') {
+      if (token) {
+        await failures.refuseIfExhausted(request.ip)
+        await failures.failed(request.ip)
+      }
+      throw new ApiError(token ? 'forbidden' : 'missing_key', 'This endpoint needs the operator token (Authorization: Bearer).')
+    }
 
     const presented = header(request, 'x-svc-key') ?? token
     if (presented !== undefined) {
-      const record = presented.startsWith(CONNECTION_PREFIX) ? await byConnection(presented) : await keys.verify(presented)
-      if (!record) throw new ApiError('invalid_key')
+      const connection = presented.startsWith(CONNECTION_PREFIX)
+      // Refused before any lookup: a connection token never stands for its key outside /mcp.
+      if (connection && !connectionMayCall(endpoint, request)) throw connectionRefused(endpoint)
+      // Only a well-formed credential is looked up, so only its failure counts (a malformed one
+      // costs nothing and can never succeed: it is refused at once).
+      const lookedUp = connection ? looksLikeConnectionToken(presented) : looksLikeKey(presented)
+      if (lookedUp) await failures.refuseIfExhausted(request.ip)
+      const record = connection ? await byConnection(presented) : await keys.verify(presented)
+      if (!record) {
+        if (lookedUp) await failures.failed(request.ip)
+        throw new ApiError('invalid_key', connection ? 'The connection token is not valid (unknown, expired, or its key was revoked).' : undefined)
+      }
       if (access.kind === 'key' && access.feature && !planHas(record.plan, access.feature)) {
         throw new ApiError('forbidden', `The ${record.plan} plan does not include ${access.feature}.`, { plan: record.plan, feature: access.feature })
       }

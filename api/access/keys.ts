@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { PlanName } from '../../core/domain/plans.ts'
+import { countCacheLookup } from '../../core/metrics.ts'
 import type { Store } from '../../core/store/types.ts'
+import { createBoundedCache } from './bounded-cache.ts'
 
 export const KEY_PREFIX = 'svc_live_'
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -30,6 +32,11 @@ export interface KeyRecord {
 
 /** How long a verified key is trusted from memory before ClickHouse is asked again (revocations). */
 const CACHE_MS = 5_000
+/**
+ * Lookups remembered, answers for unknown keys included (so a key tried again within CACHE_MS
+ * costs no engine query); bounded, since the keys tried are the caller's choice.
+ */
+export const KEY_CACHE_ENTRIES = 10_000
 
 /**
  * Subscription keys, stored hashed: in ClickHouse (`api_keys`: the durable record, also for the
@@ -39,8 +46,8 @@ const CACHE_MS = 5_000
  * While the store does not answer, a key cannot be checked and the call answers 503. A key is
  * shown once, by `create`.
  */
-export function createKeyRegistry(ch: ClickHouseClient, store?: Store) {
-  const cache = new Map<string, { record: KeyRecord | null; at: number }>()
+export function createKeyRegistry(ch: ClickHouseClient, store?: Store, opts: { cacheEntries?: number } = {}) {
+  const cache = createBoundedCache<KeyRecord | null>(opts.cacheEntries ?? KEY_CACHE_ENTRIES, CACHE_MS)
 
   async function write(r: KeyRecord): Promise<void> {
     if (store) {
@@ -79,11 +86,12 @@ export function createKeyRegistry(ch: ClickHouseClient, store?: Store) {
   /** The live record of a key by its hash (a connection token names its key this way), or null. */
   async function byHash(h: string): Promise<KeyRecord | null> {
     const hit = cache.get(h)
-    if (hit && Date.now() - hit.at < CACHE_MS) return hit.record
+    countCacheLookup('api_keys', hit !== undefined)
+    if (hit !== undefined) return hit
     const shared = store ? await store.get(`apikey:${h}`) : null
     const [r] = shared ? [JSON.parse(shared) as KeyRecord] : await rows('key_hash = {h:String}', { h })
     const record = r && !r.revokedAt ? r : null
-    cache.set(h, { record, at: Date.now() })
+    cache.set(h, record)
     return record
   }
 
@@ -108,6 +116,8 @@ export function createKeyRegistry(ch: ClickHouseClient, store?: Store) {
       return looksLikeKey(key) ? byHash(hashKey(key)) : null
     },
     byHash,
+    /** Lookups held in memory now (at most `cacheEntries`). */
+    cacheSize: () => cache.size(),
   }
 }
 

@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import { countCacheLookup } from '../../core/metrics.ts'
 import type { Store } from '../../core/store/types.ts'
 import { ApiError } from '../errors.ts'
+import { createBoundedCache } from './bounded-cache.ts'
 import { hashKey } from './keys.ts'
 
 /**
@@ -11,13 +13,30 @@ import { hashKey } from './keys.ts'
  * subscription key once; the assistant gets a connection token (`svc_conn_...`) that stands for
  * that key at /mcp. Clients and connections live in ClickHouse (hashed tokens), codes in the
  * store for 10 minutes and spend once (a code lost with the store only means signing in again).
+ *
+ * A connection token grants less than its key: it is accepted at /mcp only (the gate refuses it
+ * elsewhere, so it cannot mint codes, nor read or change webhooks and watchlists), and it ends
+ * at the absolute time set when it was issued; nothing renews it.
  */
 
 export const CONNECTION_PREFIX = 'svc_conn_'
-/** How long a connection token lasts. */
+/** What `exchange` issues: the prefix and 30 random bytes in base64url. */
+const CONNECTION_SHAPE = /^svc_conn_[A-Za-z0-9_-]{40}$/
+/** Whether `s` has the shape of a connection token (only those are looked up). */
+export const looksLikeConnectionToken = (s: string) => CONNECTION_SHAPE.test(s)
+/** How long a connection token lasts, from its issue. */
 export const CONNECTION_TTL_SECONDS = 30 * 24 * 3600
 const CODE_TTL_MS = 10 * 60_000
 const CACHE_MS = 5_000
+/** Token lookups remembered (unknown tokens included); bounded, since the tokens tried are the caller's choice. */
+export const CONNECTION_CACHE_ENTRIES = 10_000
+
+/** What a live connection token stands for. */
+export interface Connection {
+  keyHash: string
+  /** When it ends (ms since the epoch), fixed at issue. */
+  expiresAt: number
+}
 
 export interface OAuthClient {
   clientId: string
@@ -52,8 +71,8 @@ export function acceptableRedirectUri(uri: string): boolean {
 /** OAuth's error, in our error body (details.oauth_error carries the RFC 6749 code). */
 const oauthError = (error: string, description: string) => new ApiError('invalid_parameter', description, { oauth_error: error })
 
-export function createMcpConnector(ch: ClickHouseClient, store: Store) {
-  const cache = new Map<string, { keyHash: string | null; at: number }>()
+export function createMcpConnector(ch: ClickHouseClient, store: Store, opts: { cacheEntries?: number } = {}) {
+  const cache = createBoundedCache<Connection | null>(opts.cacheEntries ?? CONNECTION_CACHE_ENTRIES, CACHE_MS)
   const insert = (table: string, values: Record<string, unknown>[]) =>
     ch.insert({ table, values, format: 'JSONEachRow', clickhouse_settings: { insert_deduplicate: 0 } })
 
@@ -64,6 +83,25 @@ export function createMcpConnector(ch: ClickHouseClient, store: Store) {
       { c: clientId },
     )
     return r ? { clientId: r.client_id, clientName: r.client_name, redirectUris: r.redirect_uris, createdAt: r.created_at } : null
+  }
+
+  /** What a live connection token stands for, or null (unknown, malformed or past its expiry). */
+  async function connection(token: string): Promise<Connection | null> {
+    if (!looksLikeConnectionToken(token)) return null
+    const h = hashKey(token)
+    let found = cache.get(h)
+    countCacheLookup('connection_tokens', found !== undefined)
+    if (found === undefined) {
+      const [r] = await queryRows<{ key_hash: string; expires_ms: string }>(
+        ch,
+        'SELECT key_hash, toString(toUnixTimestamp64Milli(expires_at)) AS expires_ms FROM mcp_connections FINAL WHERE token_hash = {h:String}',
+        { h },
+      )
+      found = r ? { keyHash: r.key_hash, expiresAt: Number(r.expires_ms) } : null
+      cache.set(h, found)
+    }
+    // Checked on every use, cached or not: a token ends at its expiry, not up to CACHE_MS later.
+    return found && found.expiresAt > Date.now() ? found : null
   }
 
   return {
@@ -81,6 +119,8 @@ export function createMcpConnector(ch: ClickHouseClient, store: Store) {
       const c = await client(clientId)
       if (!c) throw oauthError('invalid_client', 'client_id is not a registered client (register at /mcp/account/register).')
       if (!c.redirectUris.includes(redirectUri)) throw oauthError('invalid_request', 'redirect_uri is not one the client registered.')
+      // Registration already refuses these; checked again so that no stored client can lead a key holder to a plain-http host.
+      if (!acceptableRedirectUri(redirectUri)) throw oauthError('invalid_request', 'redirect_uri must be https (or http on the loopback host).')
       return c
     },
 
@@ -106,17 +146,15 @@ export function createMcpConnector(ch: ClickHouseClient, store: Store) {
       return { token, expiresIn: CONNECTION_TTL_SECONDS }
     },
 
+    connection,
+
     /** The key hash a live connection token stands for, or null. */
     async keyHashOf(token: string): Promise<string | null> {
-      if (!token.startsWith(CONNECTION_PREFIX)) return null
-      const h = hashKey(token)
-      const hit = cache.get(h)
-      if (hit && Date.now() - hit.at < CACHE_MS) return hit.keyHash
-      const [r] = await queryRows<{ key_hash: string }>(ch, 'SELECT key_hash FROM mcp_connections FINAL WHERE token_hash = {h:String} AND expires_at > now64(3)', { h })
-      const keyHash = r?.key_hash ?? null
-      cache.set(h, { keyHash, at: Date.now() })
-      return keyHash
+      return (await connection(token))?.keyHash ?? null
     },
+
+    /** Token lookups held in memory now (at most `cacheEntries`). */
+    cacheSize: () => cache.size(),
   }
 }
 

@@ -1,11 +1,16 @@
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
+import { embeddedIPv4 } from './embedded-ipv4.ts'
 
 /**
  * Where a webhook may point (DESIGN §8): https only, and every address its host resolves to
  * must be public. Refused: private (RFC 1918, IPv6 ULA), loopback, link-local, CGNAT,
- * multicast, unspecified and other reserved ranges. `allowLoopback` (tests only) admits
- * 127.0.0.0/8 and ::1; it is set by WEBHOOK_ALLOW_LOOPBACK=on or an option of the API server.
+ * multicast, unspecified and other reserved ranges. An IPv6 address that embeds an IPv4 one
+ * (mapped, translated, compatible, NAT64, 6to4, Teredo: see embedded-ipv4.ts) is judged as that
+ * IPv4 address too. The same check runs at registration and again at each delivery attempt, on
+ * the addresses the host resolves to then, and the delivery connects to exactly those (DNS
+ * rebinding). `allowLoopback` (tests only) admits 127.0.0.0/8 and ::1; it is set by
+ * WEBHOOK_ALLOW_LOOPBACK=on or an option of the API server.
  */
 export interface ResolvedAddress {
   address: string
@@ -51,7 +56,7 @@ for (const [net, bits] of [
 ] as const) blocked.addSubnet(net, bits, 'ipv4')
 for (const [net, bits] of [
   ['::', 128], // unspecified
-  ['64:ff9b::', 96], // NAT64 can reach any IPv4 address, private ones included
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): the operator decides where the IPv4 address sits
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local (private)
@@ -68,18 +73,14 @@ loopback.addAddress('::1', 'ipv6')
 export function addressProblem(address: string, allowLoopback: boolean): string | null {
   const family = isIP(address)
   if (!family) return 'not an IP address'
-  // IPv4-mapped and -compatible IPv6 addresses are judged as the IPv4 address they carry.
-  const mapped = /^::(ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (mapped) return addressProblem(mapped[2]!, allowLoopback)
-  const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address)
-  if (hexMapped) {
-    const hi = parseInt(hexMapped[1]!, 16)
-    const lo = parseInt(hexMapped[2]!, 16)
-    return addressProblem(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, allowLoopback)
-  }
   const type = family === 4 ? 'ipv4' : 'ipv6'
   if (loopback.check(address, type)) return allowLoopback ? null : 'loopback address'
   if (blocked.check(address, type)) return 'private, link-local, CGNAT, multicast, unspecified or reserved address'
+  // Judged as the IPv4 address it carries or reaches (::1 and :: are settled above as IPv6).
+  for (const { form, ipv4 } of embeddedIPv4(address)) {
+    const problem = addressProblem(ipv4, allowLoopback)
+    if (problem) return `${form} form of ${ipv4}, a ${problem}`
+  }
   return null
 }
 

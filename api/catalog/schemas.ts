@@ -66,12 +66,12 @@ export const HttpsUrl = (max: number) =>
     .regex(/^https:\/\/\S+$/, 'expected an https URL')
     .meta({ description: 'an https URL whose host resolves only to public addresses', format: 'uri' })
 
-/** An OAuth redirect URI: https, or http on the loopback host (RFC 8252 native apps). */
+/** An OAuth redirect URI: https, or http on the loopback host: 127.0.0.1, localhost or [::1] (RFC 8252 native apps). */
 export const RedirectUri = (max: number) =>
   z
     .string()
     .max(max)
-    .regex(new RegExp(`^(?:https://${HOST}|http://(?:127\\.0\\.0\\.1|localhost)${PORT})${PATH}$`), 'expected an https URL (or http on the loopback host)')
+    .regex(new RegExp(`^(?:https://${HOST}|http://(?:127\\.0\\.0\\.1|localhost|\\[::1\\])${PORT})${PATH}$`), 'expected an https URL (or http on the loopback host)')
     .meta({ description: 'https URL, or http on the loopback host', format: 'uri' })
 
 /** Base64 (RFC 4648, padded), optionally as a data: URL, as the JSON schema states it. */

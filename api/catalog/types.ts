@@ -25,6 +25,11 @@ export interface RequestInfo {
   headers: Record<string, string | string[] | undefined>
   /** The absolute URL called (the x402 resource); absent for calls made in-process. */
   url?: string
+  /**
+   * Set by the MCP transport for /mcp and the tool calls it runs (never from anything the caller
+   * sends): the one place a connection token is accepted.
+   */
+  channel?: 'mcp'
 }
 
 /** A handler's input; `D` is the part of the process's dependencies the endpoint declared it uses. */
@@ -39,7 +44,7 @@ export interface HandlerContext<P, Q, B, D> {
 }
 
 /** What a handler returns: the JSON body, or a raw body with its content type (SVG badge). */
-export type HandlerResult<R> = R | { raw: string | Buffer; contentType: string }
+export type HandlerResult<R> = R | { raw: string | Buffer; contentType: string; headers?: Record<string, string> }
 
 type AnyObject = z.ZodObject<z.ZodRawShape>
 

@@ -113,18 +113,41 @@ const AuthorizationParams = z.object({
   scope: z.string().max(500).optional(),
 })
 
+/**
+ * The connect page must not be framed (clickjacking a key holder into connecting), and is not
+ * kept by caches or named to the next site as a referrer.
+ */
+export const CONNECT_PAGE_HEADERS = {
+  'x-frame-options': 'DENY',
+  'content-security-policy': "frame-ancestors 'none'",
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+}
+
+/**
+ * Where the browser goes after connecting, as the key holder should judge it: the redirect's
+ * host (a client's name is its own choice, "Claude" included; its redirect host is not), or
+ * "this computer" for a loopback redirect (a native app).
+ */
+export function redirectDestination(redirectUri: string): string {
+  const u = new URL(redirectUri)
+  return u.protocol === 'http:' ? `${u.host} (an application on this computer)` : u.host
+}
+
 /** The page: one password field; the key goes in the x-svc-key header of a POST, never in a URL. */
 function connectPage(clientName: string, params: z.infer<typeof AuthorizationParams>): string {
   // JSON inside a script: "<" escaped, so nothing a client registered can close the script.
   const json = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c')
   const text = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+  const destination = text(redirectDestination(params.redirect_uri))
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Connect ${text(clientName)}</title>
-<style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.5rem 0}</style>
+<style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.5rem 0}#destination{font-size:1.25rem;border:2px solid #b00;padding:.75rem;word-break:break-all}</style>
 </head><body>
 <h1>Connect ${text(clientName)}</h1>
-<p>Give your subscription key once. ${text(clientName)} receives a connection token that stands for it for ${CONNECTION_TTL_SECONDS / 86400} days; revoking the key ends the connection.</p>
+<p id="destination">The connection is handed to <strong>${destination}</strong>. Connect only if that is the assistant you meant to connect; the name above is the one it gave itself.</p>
+<p>Give your subscription key once. The assistant receives a connection token that works at /mcp only (not for webhooks, watchlists or new connections) and ends ${CONNECTION_TTL_SECONDS / 86400} days from now; revoking the key ends it sooner.</p>
 <form id="connect"><label>Subscription key <input id="key" type="password" autocomplete="off" placeholder="svc_live_..." required></label><button>Connect</button></form>
 <p id="error" role="alert"></p>
 <script>
@@ -144,7 +167,7 @@ export const connectPageEndpoint = defineEndpoint<Uses<'connector'>>()({
   path: '/mcp/account',
   summary: 'MCP connector: connect with a key',
   description:
-    'The OAuth authorization page of the MCP connector, for assistants that cannot send headers: asks for the subscription key once (sent in x-svc-key by the page, never in a URL) and hands the assistant a connection token through the authorization code flow (PKCE S256). Answers HTML.',
+    'The OAuth authorization page of the MCP connector, for assistants that cannot send headers: asks for the subscription key once (sent in x-svc-key by the page, never in a URL) and hands the assistant a connection token through the authorization code flow (PKCE S256). Shows the host the connection is handed to (the redirect_uri\'s); redirect_uri must be https, or http on the loopback host. Answers HTML that may not be framed (X-Frame-Options: DENY, CSP frame-ancestors \'none\').',
   tags: ['account'],
   query: AuthorizationParams.extend({ response_type: z.literal('code', { error: 'code' }) }),
   response: z.string(),
@@ -153,7 +176,7 @@ export const connectPageEndpoint = defineEndpoint<Uses<'connector'>>()({
   async handler({ query, deps }) {
     const { response_type: _code, ...params } = query
     const c = await connector(deps).checkRedirect(params.client_id, params.redirect_uri)
-    return { raw: connectPage(c.clientName, params), contentType: 'text/html; charset=utf-8' }
+    return { raw: connectPage(c.clientName, params), contentType: 'text/html; charset=utf-8', headers: CONNECT_PAGE_HEADERS }
   },
 })
 
@@ -161,7 +184,7 @@ export const authorizeEndpoint = defineEndpoint<Uses<'connector'>>()({
   method: 'POST',
   path: '/mcp/account',
   summary: 'MCP connector: authorize with a key',
-  description: 'With the subscription key in x-svc-key (or Authorization: Bearer), issues the authorization code (valid 10 minutes, once) and answers where to send the browser: the client\'s redirect_uri with code and state.',
+  description: 'With the subscription key in x-svc-key (or Authorization: Bearer; a connection token is refused with 403), issues the authorization code (valid 10 minutes, once) and answers where to send the browser: the client\'s redirect_uri with code and state.',
   tags: ['account'],
   body: AuthorizationParams,
   response: z.object({ redirect_to: z.string() }),
@@ -182,7 +205,7 @@ export const connectionTokenEndpoint = defineEndpoint<Uses<'connector'>>()({
   method: 'POST',
   path: '/mcp/account/token',
   summary: 'MCP connector: exchange the code for a connection token',
-  description: `OAuth token endpoint (application/x-www-form-urlencoded or JSON): grant_type authorization_code, code, redirect_uri, client_id, code_verifier. Answers a Bearer connection token (svc_conn_...) valid ${CONNECTION_TTL_SECONDS / 86400} days, accepted at /mcp like the key it stands for. Refusals carry the OAuth error code in details.oauth_error.`,
+  description: `OAuth token endpoint (application/x-www-form-urlencoded or JSON): grant_type authorization_code, code, redirect_uri, client_id, code_verifier. Answers a Bearer connection token (svc_conn_...) that ends ${CONNECTION_TTL_SECONDS / 86400} days after its issue (nothing renews it), accepted at /mcp (and its tools) only, for the key it stands for. Refusals carry the OAuth error code in details.oauth_error.`,
   tags: ['account'],
   body: z.object({
     grant_type: z.literal('authorization_code', { error: 'authorization_code' }),

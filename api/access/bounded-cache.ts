@@ -1,0 +1,36 @@
+/**
+ * A cache of short-lived answers keyed by something a caller chooses (a presented key or token):
+ * entries expire after `ttlMs`, and at most `maxEntries` are held, the least recently used
+ * evicted first. A caller sending endless distinct made-up credentials fills it and no more.
+ */
+export interface BoundedCache<V> {
+  /** The value cached for `key`, or undefined when absent or expired. */
+  get(key: string): V | undefined
+  set(key: string, value: V): void
+  delete(key: string): void
+  /** Entries held now (expired ones included until they are read or evicted). */
+  size(): number
+}
+
+export function createBoundedCache<V>(maxEntries: number, ttlMs: number): BoundedCache<V> {
+  if (!(maxEntries >= 1)) throw new Error(`createBoundedCache(): maxEntries must be at least 1, got ${maxEntries}`)
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
+  const entries = new Map<string, { value: V; at: number }>()
+  return {
+    get(key) {
+      const e = entries.get(key)
+      if (!e) return undefined
+      entries.delete(key)
+      if (Date.now() - e.at >= ttlMs) return undefined
+      entries.set(key, e)
+      return e.value
+    },
+    set(key, value) {
+      entries.delete(key)
+      entries.set(key, { value, at: Date.now() })
+      while (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
+    },
+    delete: (key) => void entries.delete(key),
+    size: () => entries.size,
+  }
+}
