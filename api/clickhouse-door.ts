@@ -5,7 +5,9 @@ import { isDependencyUnavailable } from '../core/dependency.ts'
 import { planHas, SQL_LIMITS } from '../core/domain/plans.ts'
 import { deniedSetting } from '../sql/query-policy.ts'
 import { normalizeSql, prepareReadOnly, ReadOnlyRefusal, streamBytes } from '../sql/read-only.ts'
+import { createFailedLookups } from './access/failed-lookups.ts'
 import type { ApiDeps } from './deps.ts'
+import { ApiError } from './errors.ts'
 
 /**
  * The data team's door: `/clickhouse` speaks the ClickHouse HTTP interface, so ClickHouse's own
@@ -124,13 +126,24 @@ export function clickhouseDoor(deps: Pick<ApiDeps, 'ch' | 'keys' | 'store' | 'lo
         throw err
       }))
 
-  /** The key, checked: an analyst key that is live, within its rate. */
+  const failures = createFailedLookups(deps.store)
+
+  /** The key, checked: an analyst key that is live, within its rate; guessing is capped per address as at the API's gate. */
   async function admit(req: FastifyRequest): Promise<string> {
     const key = presentedKey(req)
     const unauthenticated = 'default: Authentication failed: give an analyst key as the password (HTTP basic auth) or in X-ClickHouse-Key.'
     if (!key) throw fail('AUTHENTICATION_FAILED', unauthenticated)
+    try {
+      await failures.refuseIfExhausted(req.ip)
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      throw fail('QUOTA_EXCEEDED', err.message, err.headers)
+    }
     const record = await deps.keys.verify(key)
-    if (!record) throw fail('AUTHENTICATION_FAILED', unauthenticated)
+    if (!record) {
+      await failures.failed(req.ip)
+      throw fail('AUTHENTICATION_FAILED', unauthenticated)
+    }
     if (!planHas(record.plan, 'sql')) throw fail('ACCESS_DENIED', `Not enough privileges: the ${record.plan} plan does not include SQL; an analyst key does.`)
     const minute = Math.floor(Date.now() / 60_000)
     const used = await deps.store.incr(`sqlrate:${record.keyHash}:${minute}`, 1, 60_000)
