@@ -88,6 +88,9 @@ const ENV_CODES: Record<number, InfraKind> = {
   394: 'engine', 425: 'engine', 439: 'engine', 573: 'os', 722: 'engine', 999: 'engine',
 }
 
+/** POCO_EXCEPTION, STD_EXCEPTION, UNKNOWN_EXCEPTION: a wrapped C++ exception, read by its text. */
+const GENERIC_CODES = new Set([1000, 1001, 1002])
+
 /** The ClickHouse error code of an error from @clickhouse/client or chDB (`Code: 27. DB::Exception...`). */
 export function clickHouseCode(err: unknown): number | undefined {
   const e = err as { code?: unknown; message?: unknown }
@@ -117,7 +120,8 @@ function kindOfOne(e: unknown): InfraKind | 'data' | undefined {
   if (ch !== undefined) {
     if (DATA_CODES.has(ch)) return 'data'
     // An errno beats the code: CANNOT_OPEN_FILE or STD_EXCEPTION with errno 24 is descriptors.
-    const fromMessage = /\berrno:? \d+|strerror/.test(message) ? kindOfMessage(message) : undefined
+    // The generic exceptions (POCO, STD, unknown) say what failed only in their text.
+    const fromMessage = /\berrno:? \d+|strerror/.test(message) || GENERIC_CODES.has(ch) ? kindOfMessage(message) : undefined
     return fromMessage ?? ENV_CODES[ch] ?? 'data'
   }
   if (typeof x.code === 'string') {
