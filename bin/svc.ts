@@ -34,6 +34,7 @@ import { startRoleHealth } from './role-health.ts'
 import { startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
+import { faultHooks } from './fault-hooks.ts'
 
 const USAGE = `usage: svc <command>
   start                 embedded, all in one: simulators (each chain without an RPC URL), pipelines, alerts, API, MCP
@@ -108,21 +109,6 @@ async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: (b: num
   })
   await processor.start()
   return processor
-}
-
-/**
- * Test-only fault injection: SVC_FAULT=crash-after-insert:<table>:<n> kills the process with
- * SIGKILL right after the n-th acknowledged insert into <table>, i.e. in the middle of a batch.
- */
-function faultHooks() {
-  const m = /^crash-after-insert:(\w+):(\d+)$/.exec(process.env.SVC_FAULT ?? '')
-  if (!m) return undefined
-  let seen = 0
-  return {
-    afterInsert(table: string) {
-      if (table === m[1] && ++seen === Number(m[2])) process.kill(process.pid, 'SIGKILL')
-    },
-  }
 }
 
 /** A chain's JSON-RPC settings (CHAIN_<id>_RPC_URL, _START_BLOCK, _CONFIRMATIONS). */

@@ -11,16 +11,15 @@ import { createMetrics } from '../../core/metrics.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
 import { createMemoryBus } from '../../pipelines/bus/memory-bus.ts'
 import type { BusMessage } from '../../pipelines/bus/types.ts'
-import { chainRows, memoryRowsState } from '../../pipelines/process/chain-rows.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
-import { ChainBlock } from '../../pipelines/records/chain-block.ts'
-import { createChainSimulator, DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
+import { DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { createSimSource } from '../../pipelines/sources/sim-source.ts'
 import { chainTopic, deadLetterTopic } from '../../pipelines/topics.ts'
 import { migrate } from '../../sql/migrate.ts'
 import { startBlackHole, type BlackHole } from '../setup/black-hole.ts'
 import { faultSwitch, faultyInserts, faultyPublishes } from '../setup/fault-injection.ts'
 import { freePort } from '../setup/svc-process.ts'
+import { STORED_TOTALS, uninterruptedTotals } from '../setup/sim-counts.ts'
 import { tempDir } from '../setup/temp.ts'
 import { until } from '../setup/until.ts'
 
@@ -51,23 +50,6 @@ const rejection = (p: Promise<unknown>) => p.then(() => { throw new Error('expec
 /** Node's shape of a failed system call (fs.openSync under an exhausted descriptor table or a full disk). */
 const systemError = (code: string, errno: number, text: string, path: string) =>
   Object.assign(new Error(`${code}: ${text}, open '${path}'`), { code, errno, syscall: 'open', path })
-
-/** What an uninterrupted run forms from blocks 1..n: the processor's own rows, in one pass. */
-function uninterruptedTotals(seed: number, follow: ReturnType<typeof followed4663>) {
-  const sim = createChainSimulator({ chainId: 4663, seed, startTime: DEFAULT_START_TIME, blockTimeSec: 2 })
-  const blocks = Array.from({ length: BLOCKS }, () => ChainBlock.parse(JSON.parse(JSON.stringify(sim.nextBlock()))))
-  const { tables } = chainRows(4663, blocks, memoryRowsState(follow))
-  const rows = (t: string) => tables.find(([name]) => name === t)![1]
-  return {
-    blocks: rows('chain_blocks').length,
-    transfers: rows('erc20_transfers').length,
-    swaps: rows('swaps').length,
-    launches: rows('launches').length,
-    pools: rows('pools').length,
-    creations: rows('contract_creations').length,
-    volume: rows('swaps').reduce((s, r) => s + BigInt(r.weth_in as string) + BigInt(r.weth_out as string), 0n).toString(),
-  }
-}
 
 describe('infrastructure faults under the embedded pipeline', () => {
   it('EMFILE, ENOSPC, engine and client timeouts and a broker down are retried until they clear: nothing dead-lettered, no gap, totals equal an uninterrupted run, /health degraded meanwhile', { timeout: 240_000 }, async () => {
@@ -168,17 +150,10 @@ describe('infrastructure faults under the embedded pipeline', () => {
     await until('/health ok again', async () => ((await health()).body.status === 'ok' ? true : undefined), 10_000)
 
     // --- nothing lost, nothing twice ---
-    const expected = uninterruptedTotals(config.SIMULATOR_SEED, follow)
+    const expected = uninterruptedTotals(BLOCKS, follow, { seed: config.SIMULATOR_SEED })
     const one = async (q: string) => (await queryRows<{ v: string }>(realCh, q))[0]!.v
-    const got = {
-      blocks: Number(await one('SELECT count() AS v FROM chain_blocks')),
-      transfers: Number(await one('SELECT count() AS v FROM erc20_transfers')),
-      swaps: Number(await one('SELECT count() AS v FROM swaps')),
-      launches: Number(await one('SELECT count() AS v FROM launches')),
-      pools: Number(await one('SELECT count() AS v FROM pools')),
-      creations: Number(await one('SELECT count() AS v FROM contract_creations')),
-      volume: await one('SELECT toString(sum(weth_in + weth_out)) AS v FROM swaps'),
-    }
+    const [stored] = await queryRows<Record<string, string>>(realCh, STORED_TOTALS)
+    const got = { ...Object.fromEntries(Object.entries(stored!).map(([k, v]) => [k, k === 'volume' ? v : Number(v)])) }
     expect(got).toEqual(expected)
     expect(expected.launches).toBeGreaterThan(0)
     // No gap: blocks 1..BLOCKS, each once.
