@@ -169,7 +169,7 @@ function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource
   const c = rt.config
   if (c.SOLANA_SIM_TRADES_PER_SECOND === 0) return null
   const source = createSolanaSimSource({
-    bus: rt.bus, ch: rt.ch, logger: rt.logger, namespace: c.BUS_NAMESPACE, seed: c.SIMULATOR_SEED,
+    bus: rt.bus, ch: rt.ch, logger: rt.logger, metrics: rt.metrics, namespace: c.BUS_NAMESPACE, seed: c.SIMULATOR_SEED,
     tradesPerSecond: c.SOLANA_SIM_TRADES_PER_SECOND, backfillSeconds: Math.round(c.SIMULATOR_BACKFILL_HOURS * 3600), startWhen,
   })
   source.run().catch((err) => rt.logger.error({ err }, 'solana venue simulator stopped'))

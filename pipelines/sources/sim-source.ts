@@ -3,6 +3,7 @@ import { chainHead } from '../../core/records/data-clock.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
 import { infraKind } from '../consumer/classify-error.ts'
+import { createRetryingPublisher } from './retrying-publisher.ts'
 import type { Bus, BusRecord } from '../bus/types.ts'
 import { chainTopic, namespaced, TOPICS } from '../topics.ts'
 import { createBackfillMeter, formatProgress } from '../sim/backfill-progress.ts'
@@ -154,7 +155,7 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   let wake: (() => void) | undefined
   const blockDue = () => Math.floor((Date.now() / 1000 - start.genesis) / blockSeconds)
   const component = `sim-${chainId}`
-  /** A failure being retried at `at` (a topic, the checkpoint): counted and shown on /health until it clears. */
+  /** A checkpoint write being retried: counted and shown on /health until it clears. */
   function faulted(at: string, err: unknown): void {
     // Whatever stops a publish or a checkpoint write is the environment: the records are ours.
     const kind = infraKind(err) ?? 'os'
@@ -164,34 +165,7 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   let checkpointFailures = 0
   let checkpointRetryAt = 0
 
-  /**
-   * One publish, retried while the bus refuses it (a broker down or restarting): the records
-   * wait in this process, in order, and nothing after them is published first. A chain does
-   * not stop producing blocks because the broker is away; the pipeline dedupes a resend.
-   */
-  async function publish(to: string, records: BusRecord[]): Promise<void> {
-    let waitMs = 250
-    let failures = 0
-    for (;;) {
-      try {
-        await bus.publish(to, records)
-        if (failures > 0) {
-          opts.metrics?.infraFaults.cleared(component, to)
-          logger.info({ chainId, topic: to, failures }, 'bus takes records again; publishing resumed')
-        }
-        return
-      } catch (err) {
-        faulted(to, err)
-        if (stopped && failures > 0) {
-          opts.metrics?.infraFaults.cleared(component, to)
-          throw err
-        }
-        if (failures++ === 0) logger.warn({ chainId, topic: to, err: err instanceof Error ? err.message : String(err) }, 'publish failed; holding the records and retrying until the bus takes them')
-        await sleep(waitMs)
-        waitMs = Math.min(waitMs * 2, 5_000)
-      }
-    }
-  }
+  const publish = createRetryingPublisher({ bus, logger, component, metrics: opts.metrics, stopped: () => stopped })
 
   function socialRecords(s: SocialBatch): Record<keyof SocialBatch, BusRecord[]> {
     return {
