@@ -4,7 +4,8 @@ import type { Runtime } from './runtime.ts'
 /**
  * GET /health and GET /metrics for the roles without an API (`pipeline <name>`, `sim`), on
  * HEALTH_PORT: what a Kubernetes probe and a Prometheus scrape need. /health answers 200 when
- * ClickHouse and the bus answer within 2 s, 503 naming what does not.
+ * ClickHouse and the bus answer within 2 s, 503 naming what does not; 200 with status
+ * `degraded` and the faults while a consumer or source is retrying an infrastructure fault.
  */
 export async function startRoleHealth(rt: Runtime, role: string): Promise<Server | undefined> {
   const port = rt.config.HEALTH_PORT
@@ -30,8 +31,11 @@ export async function startRoleHealth(rt: Runtime, role: string): Promise<Server
           }),
         )
         const ok = Object.keys(down).length === 0
+        // A consumer or source retrying an infrastructure fault: still ready, but degraded, naming it.
+        const faults = rt.metrics.infraFaults.active()
+        const up = faults.length ? { status: 'degraded', role, faults } : { status: 'ok', role }
         res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-        res.end(JSON.stringify(ok ? { status: 'ok', role } : { error: { code: 'dependency_unavailable', message: `Not ready: ${Object.keys(down).join(', ')}.`, details: down } }))
+        res.end(JSON.stringify(ok ? up : { error: { code: 'dependency_unavailable', message: `Not ready: ${Object.keys(down).join(', ')}.`, details: down } }))
       } else {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'not_found', message: 'GET /health or GET /metrics', details: {} } }))
       }

@@ -34,6 +34,7 @@ import { startRoleHealth } from './role-health.ts'
 import { startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
+import { faultHooks } from './fault-hooks.ts'
 
 const USAGE = `usage: svc <command>
   start                 embedded, all in one: simulators (each chain without an RPC URL), pipelines, alerts, API, MCP
@@ -110,21 +111,6 @@ async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: (b: num
   return processor
 }
 
-/**
- * Test-only fault injection: SVC_FAULT=crash-after-insert:<table>:<n> kills the process with
- * SIGKILL right after the n-th acknowledged insert into <table>, i.e. in the middle of a batch.
- */
-function faultHooks() {
-  const m = /^crash-after-insert:(\w+):(\d+)$/.exec(process.env.SVC_FAULT ?? '')
-  if (!m) return undefined
-  let seen = 0
-  return {
-    afterInsert(table: string) {
-      if (table === m[1] && ++seen === Number(m[2])) process.kill(process.pid, 'SIGKILL')
-    },
-  }
-}
-
 /** A chain's JSON-RPC settings (CHAIN_<id>_RPC_URL, _START_BLOCK, _CONFIRMATIONS). */
 function chainRpc(c: Config, chainId: ChainId) {
   return chainId === 4663
@@ -152,7 +138,7 @@ async function startRpcSource(rt: Runtime, chainId: ChainId): Promise<RpcSource>
  * records count as stored once the social pipeline in this process has consumed them;
  * otherwise once the (durable) bus took them.
  */
-function simCheckpoints(config: Config, logger: Runtime['logger'], tracker?: ConsumptionTracker) {
+function simCheckpoints(config: Config, tracker?: ConsumptionTracker) {
   const path = socialCheckpointPath(config.DATA_DIR, 4663)
   const topics: Record<keyof SocialCounts, string> = {
     posts: namespaced(config.BUS_NAMESPACE, TOPICS.socialPosts),
@@ -162,13 +148,9 @@ function simCheckpoints(config: Config, logger: Runtime['logger'], tracker?: Con
   }
   return {
     path,
-    save: (genesis: number) => (cp: Pick<SocialCheckpoint, 'block' | 'state'>) => {
-      try {
-        writeSocialCheckpoint(path, { version: 1, chainId: 4663, seed: config.SIMULATOR_SEED, genesis, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, ...cp })
-      } catch (err) {
-        logger.error({ err, path }, 'could not write the social checkpoint')
-      }
-    },
+    // A write that fails (EMFILE, ENOSPC) throws: the simulator keeps the checkpoint and retries it.
+    save: (genesis: number) => (cp: Pick<SocialCheckpoint, 'block' | 'state'>) =>
+      writeSocialCheckpoint(path, { version: 1, chainId: 4663, seed: config.SIMULATOR_SEED, genesis, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, ...cp }),
     durable: tracker
       ? async (published: SocialCounts) => {
           for (const k of Object.keys(topics) as Array<keyof SocialCounts>) {
@@ -187,7 +169,7 @@ function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource
   const c = rt.config
   if (c.SOLANA_SIM_TRADES_PER_SECOND === 0) return null
   const source = createSolanaSimSource({
-    bus: rt.bus, ch: rt.ch, logger: rt.logger, namespace: c.BUS_NAMESPACE, seed: c.SIMULATOR_SEED,
+    bus: rt.bus, ch: rt.ch, logger: rt.logger, metrics: rt.metrics, namespace: c.BUS_NAMESPACE, seed: c.SIMULATOR_SEED,
     tradesPerSecond: c.SOLANA_SIM_TRADES_PER_SECOND, backfillSeconds: Math.round(c.SIMULATOR_BACKFILL_HOURS * 3600), startWhen,
   })
   source.run().catch((err) => rt.logger.error({ err }, 'solana venue simulator stopped'))
@@ -229,11 +211,11 @@ async function commandStart(config: Config): Promise<void> {
   if (config.CHAIN_4663_RPC_URL) {
     sim = await startRpcSource(rt, 4663)
   } else if (config.simulatorOn) {
-    const cps = simCheckpoints(config, rt.logger, tracker)
+    const cps = simCheckpoints(config, tracker)
     const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps.path, seed: config.SIMULATOR_SEED })
     genesis4663 = start.genesis
     sim = createSimSource({
-      bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+      bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       // Two batches ahead keeps the processor fed without holding much history in memory.
       ingested: () => processor.watermark(),
       maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
@@ -254,7 +236,7 @@ async function commandStart(config: Config): Promise<void> {
     const seed = config.SIMULATOR_SEED + 5042
     const start = await resolveSimStart(rt.ch, 5042, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks)
     const source = createSimSource({
-      bus: rt.bus, logger: rt.logger, chainId: 5042, namespace: config.BUS_NAMESPACE, seed, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+      bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       social: false, prices: false, launchpads: simLaunchpads(5042),
       ingested: () => arcProcessor.watermark(),
       maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
@@ -365,12 +347,12 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
   // Resuming from the stored chain, the social world resumes from its checkpoint too (stored
   // once the bus took the records: `svc sim` publishes to Kafka).
   const resume = Boolean(config.CLICKHOUSE_URL && values.from === undefined)
-  const cps = resume ? simCheckpoints(config, rt.logger) : undefined
+  const cps = resume ? simCheckpoints(config) : undefined
   const start = resume
     ? await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps!.path, seed: config.SIMULATOR_SEED })
     : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
   const sim = createSimSource({
-    bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+    bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined,
     checkpoints: cps ? { save: cps.save(start.genesis) } : undefined,
   })
@@ -389,7 +371,7 @@ async function commandSim5042(config: Config, values: { from?: string; until?: s
     ? await resolveSimStart(rt.ch, 5042, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks)
     : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
   const sim = createSimSource({
-    bus: rt.bus, logger: rt.logger, chainId: 5042, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED + 5042, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+    bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED + 5042, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined, social: false, prices: false, launchpads: simLaunchpads(5042),
   })
   onShutdown(rt, [() => sim.stop()])

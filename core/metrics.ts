@@ -1,3 +1,4 @@
+import { createInfraFaults } from './infra-faults.ts'
 import { collectDefaultMetrics, Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry } from 'prom-client'
 
 /**
@@ -113,6 +114,8 @@ export function createMetrics(options: MetricsOptions = {}) {
     stepResults: new Counter(r, 'svc_consumer_step_results_total', 'Records by consumer, step and result (ok, drop, dlq, hold, failed)', ['consumer', 'step', 'result']),
     stepDuration: new Histogram(r, 'svc_consumer_step_duration_seconds', 'Time spent in one step over one batch, by consumer and step', ['consumer', 'step']),
     consumerRetries: new Counter(r, 'svc_consumer_retries_total', 'Failed attempts that were retried, by consumer, step and class (retryable, fatal)', ['consumer', 'step', 'class']),
+    infraRetries: new Counter(r, 'svc_pipeline_infra_retries_total', 'Attempts that failed with an infrastructure fault (EMFILE, ENOSPC, timeouts, broker or engine down) and were retried, by consumer or source and kind', ['consumer', 'kind']),
+    infraFaultActive: new Gauge(r, 'svc_pipeline_infra_fault_active', '1 while a consumer or source is retrying an infrastructure fault, by component, where and kind', ['component', 'at', 'kind']),
     watermark: new Gauge(r, 'svc_measured_through_block', 'Last block fully ingested, by chain', ['chain']),
     requests: new Counter(r, 'svc_http_requests_total', 'HTTP requests, by route and status', ['route', 'status']),
     requestLatency: new Histogram(r, 'svc_http_request_duration_seconds', 'HTTP request latency, by route', ['route']),
@@ -132,8 +135,15 @@ export function createMetrics(options: MetricsOptions = {}) {
       }
     },
   })
+  // The faults being retried now: /health reads them, the gauge shows them.
+  const infraFaults = createInfraFaults()
+  metrics.infraFaultActive.onCollect(() => {
+    metrics.infraFaultActive.metric.reset()
+    for (const f of infraFaults.active()) metrics.infraFaultActive.set({ component: f.component, at: f.at, kind: f.error_class }, 1)
+  })
   return {
     ...metrics,
+    infraFaults,
     registry,
     contentType: registry.contentType,
     /** The text exposition of every metric. */

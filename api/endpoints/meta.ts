@@ -33,13 +33,31 @@ export const x402CatalogEndpoint = defineEndpoint<Uses<'cache' | 'catalog' | 'co
   },
 })
 
-export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks'>>()({
+const InfraFault = z.object({
+  component: z.string().describe('the consumer or source retrying, e.g. chain-4663 or sim-4663'),
+  at: z.string().describe('its step, sink, topic or checkpoint'),
+  error_class: z.enum(['fd_exhausted', 'disk_full', 'memory', 'timeout', 'network', 'broker', 'store', 'engine', 'os']),
+  error: z.string(),
+  since: z.string(),
+  retries: z.number().int(),
+})
+
+export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | 'metrics'>>()({
   method: 'GET',
   path: '/health',
   summary: 'Readiness',
-  description: 'Readiness of ClickHouse, the bus and the store. Answers 503 dependency_unavailable when one is not ready.',
+  description:
+    'Readiness of ClickHouse, the bus and the store. Answers 503 dependency_unavailable when one is not ready. ' +
+    'While a pipeline consumer or source of this process is retrying an infrastructure fault (file descriptors or disk exhausted, ' +
+    'an engine timeout, the broker or store away) it answers 200 with status `degraded`, the component marked `degraded` and `faults` ' +
+    'naming each with its error class; nothing is dead-lettered or skipped meanwhile, and it is back to `ok` once the fault clears.',
   tags: ['operations'],
-  response: z.object({ status: z.literal('ok'), components: z.record(z.string(), z.literal('ok')), measured_through_block: z.record(z.string(), z.number().nullable()) }),
+  response: z.object({
+    status: z.enum(['ok', 'degraded']),
+    components: z.record(z.string(), z.enum(['ok', 'degraded'])),
+    faults: z.array(InfraFault).optional(),
+    measured_through_block: z.record(z.string(), z.number().nullable()),
+  }),
   access: { kind: 'free' },
   async handler({ deps }) {
     const results = await Promise.all(
@@ -56,9 +74,13 @@ export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks'>>()
     if (failed.length > 0) {
       throw new ApiError('dependency_unavailable', `Not ready: ${failed.map(([n]) => n).join(', ')}.`, Object.fromEntries(failed))
     }
+    const faults = deps.metrics.infraFaults.active()
+    const components: Record<string, 'ok' | 'degraded'> = Object.fromEntries(results.map(([n]) => [n, 'ok' as const]))
+    for (const f of faults) components[f.component] = 'degraded'
     return {
-      status: 'ok' as const,
-      components: Object.fromEntries(results.map(([n]) => [n, 'ok' as const])),
+      status: faults.length ? ('degraded' as const) : ('ok' as const),
+      components,
+      ...(faults.length ? { faults } : {}),
       measured_through_block: { '4663': deps.watermarks.get(4663) },
     }
   },

@@ -6,7 +6,7 @@ import { deadLetterTopic, namespaced } from '../topics.ts'
 import { offsetRangeToken } from './batch-token.ts'
 import { createDeadLetterWriter, type DeadLetter } from './dead-letter.ts'
 import { createParseStep } from './parse-step.ts'
-import { attempt, ConsumerStopping, type RetryPolicy } from './retry.ts'
+import { attempt, ConsumerStopping, type RetryHooks, type RetryPolicy } from './retry.ts'
 import type { Step, StepResult } from './step-result.ts'
 
 /** A record that went through every step, with the bus message it came from. */
@@ -55,7 +55,10 @@ export interface ConsumerOptions<S extends z.ZodType, T = z.output<S>> {
   fromBeginning?: boolean
   /** Called with the lag in messages each time it is measured (every 2 s). */
   onLag?: (messages: number) => void
-  /** Attempts at a record or batch failing with a fatal error before it is dead-lettered (default 3). */
+  /**
+   * Attempts at a record or batch failing with a fatal error (the record's own fault) before it
+   * is dead-lettered (default 3). Infrastructure faults never count: they are retried until they clear.
+   */
   maxAttempts?: number
   /** First wait after a failure, doubling (default 100 ms), up to `maxBackoffMs` (default 10 s). */
   backoffMs?: number
@@ -74,10 +77,12 @@ export interface Consumer {
  * The one consumer loop. For each delivered batch: every record is parsed with the schema and
  * passed through the steps in order; the survivors go to the sink in one call; dead letters are
  * written; then the offsets up to what the sink acknowledged are committed. Thrown errors are
- * classified (see classify-error.ts): retryable ones are retried with backoff without limit,
- * fatal ones `maxAttempts` times, after which the record is dead-lettered with the error and the
- * records behind it go on. A batch the sink refuses for good is split into single records, so
- * only the poison one is dead-lettered.
+ * classified (see classify-error.ts): infrastructure faults (EMFILE, ENOSPC, timeouts, the engine,
+ * broker or store away) are retried with backoff (100 ms doubling to 10 s) for as long as they
+ * last, the batch and its offsets waiting meanwhile, so nothing behind an unstored record is
+ * committed; fatal ones `maxAttempts` times, after which the record is dead-lettered with the
+ * error and the records behind it go on. A batch the sink refuses for good is split into single
+ * records, so only the poison one is dead-lettered.
  */
 export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: ConsumerOptions<S, T>): Consumer {
   const { bus, logger, metrics, name: consumer } = opts
@@ -92,12 +97,24 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
   const stopped = new Promise<void>((r) => (wakeStop = r))
 
   const sleep = (ms: number) => Promise.race([stopped, new Promise<void>((r) => setTimeout(r, ms).unref())])
-  const retryHooks = (step: string) => ({
+  const retryHooks = (step: string): RetryHooks => ({
     stopping: () => stopping,
     sleep,
-    onRetry(kind: 'retryable' | 'fatal', err: unknown, n: number) {
+    onRetry(kind, err, n, infra) {
       metrics.consumerRetries.inc({ consumer, step, class: kind })
-      logger.warn({ consumer, step, class: kind, attempt: n, err }, `${step} failed; retrying`)
+      if (infra) {
+        // Never dead-lettered: /health says degraded, naming this consumer and the error class.
+        metrics.infraRetries.inc({ consumer, kind: infra })
+        metrics.infraFaults.retrying(consumer, step, infra, err)
+        // One line per outage and then every tenth attempt, not one per backoff step.
+        if (n === 1 || n % 10 === 0) logger.warn({ consumer, step, error_class: infra, attempt: n, err: err instanceof Error ? err.message : String(err) }, `${step}: infrastructure fault; retrying until it clears`)
+      } else {
+        logger.warn({ consumer, step, class: kind, attempt: n, err }, `${step} failed; retrying`)
+      }
+    },
+    onInfraSettled() {
+      metrics.infraFaults.cleared(consumer, step)
+      logger.info({ consumer, step }, `${step}: infrastructure fault over`)
     },
   })
 

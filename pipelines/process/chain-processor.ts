@@ -162,12 +162,23 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     if (selected.length > 0) {
       const blocks = selected.map((x) => x.value)
       const { tables, rejected, commit } = chainRows(chainId, blocks, state)
-      const rows = await sink.insertBatch(token, tables)
-      commit()
-      const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
-      await refreshTokenReal(ch, chainId, traded)
-      const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
-      const seq = await refreshServing(touch, { from: blocks[0]!.number, to: blocks[blocks.length - 1]! })
+      let rows: number
+      let seq: number
+      try {
+        rows = await sink.insertBatch(token, tables)
+        commit()
+        const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
+        await refreshTokenReal(ch, chainId, traded)
+        const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
+        seq = await refreshServing(touch, { from: blocks[0]!.number, to: blocks[blocks.length - 1]! })
+      } catch (err) {
+        // The consumer retries this batch (an infrastructure fault is retried until it clears):
+        // chainRows marked the batch's launches as seen, so forget them, or the retry would form
+        // the batch without its launch rows (and its refresh without their launches). Rows that
+        // did land are absorbed by the batch token.
+        for (const [, launch] of tables.filter(([t]) => t === 'launches')) for (const r of launch) state.launched.delete(r.token as string)
+        throw err
+      }
       // The watermark moves once the batch is served: whoever waits for it sees its answers.
       state.advance(blocks)
       for (const r of rejected) {

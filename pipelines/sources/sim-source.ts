@@ -1,6 +1,9 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
 import type { Logger } from '../../core/logger.ts'
+import type { Metrics } from '../../core/metrics.ts'
+import { infraKind } from '../consumer/classify-error.ts'
+import { createRetryingPublisher } from './retrying-publisher.ts'
 import type { Bus, BusRecord } from '../bus/types.ts'
 import { chainTopic, namespaced, TOPICS } from '../topics.ts'
 import { createBackfillMeter, formatProgress } from '../sim/backfill-progress.ts'
@@ -81,12 +84,15 @@ export interface SimSourceOptions {
   maxAheadBlocks?: number
   /** Log a progress line this often while catching up (ms, default 5000; 0: never). */
   progressEveryMs?: number
+  /** Where publish and checkpoint faults being retried are reported (/health degraded, svc_pipeline_infra_retries_total). */
+  metrics?: Pick<Metrics, 'infraRetries' | 'infraFaults'>
   /**
    * Social checkpoints: `save` stores one, `durable` says whether the records counted are stored
    * (default: once published, as on a durable bus). Without `save`, none are taken.
    */
   checkpoints?: {
-    save(cp: Pick<SocialCheckpoint, 'block' | 'state'>): void
+    /** Store one; a throw (EMFILE, ENOSPC, ...) keeps the candidate, retried with backoff until it is stored. */
+    save(cp: Pick<SocialCheckpoint, 'block' | 'state'>): unknown
     durable?(published: SocialCounts): Promise<boolean>
     /** Take a checkpoint at most this often (ms, default 2000). */
     everyMs?: number
@@ -148,28 +154,18 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   let running: Promise<void> | undefined
   let wake: (() => void) | undefined
   const blockDue = () => Math.floor((Date.now() / 1000 - start.genesis) / blockSeconds)
-
-  /**
-   * One publish, retried while the bus refuses it (a broker down or restarting): the records
-   * wait in this process, in order, and nothing after them is published first. A chain does
-   * not stop producing blocks because the broker is away; the pipeline dedupes a resend.
-   */
-  async function publish(to: string, records: BusRecord[]): Promise<void> {
-    let waitMs = 250
-    let failures = 0
-    for (;;) {
-      try {
-        await bus.publish(to, records)
-        if (failures > 0) logger.info({ chainId, topic: to, failures }, 'bus takes records again; publishing resumed')
-        return
-      } catch (err) {
-        if (stopped && failures > 0) throw err
-        if (failures++ === 0) logger.warn({ chainId, topic: to, err: err instanceof Error ? err.message : String(err) }, 'publish failed; holding the records and retrying until the bus takes them')
-        await sleep(waitMs)
-        waitMs = Math.min(waitMs * 2, 5_000)
-      }
-    }
+  const component = `sim-${chainId}`
+  /** A checkpoint write being retried: counted and shown on /health until it clears. */
+  function faulted(at: string, err: unknown): void {
+    // Whatever stops a publish or a checkpoint write is the environment: the records are ours.
+    const kind = infraKind(err) ?? 'os'
+    opts.metrics?.infraRetries.inc({ consumer: component, kind })
+    opts.metrics?.infraFaults.retrying(component, at, kind, err)
   }
+  let checkpointFailures = 0
+  let checkpointRetryAt = 0
+
+  const publish = createRetryingPublisher({ bus, logger, component, metrics: opts.metrics, stopped: () => stopped })
 
   function socialRecords(s: SocialBatch): Record<keyof SocialBatch, BusRecord[]> {
     return {
@@ -253,19 +249,34 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
       candidates.push({ block, state: social.snapshot(), counts: { ...counts } })
       lastCandidateAt = now
     }
+    // After a failed write, wait out the backoff (250 ms doubling to 5 s) before the next one.
+    if (Date.now() < checkpointRetryAt) return
     const stored = cp.durable ?? (async () => true)
-    let durable = -1
-    for (let i = candidates.length - 1; i >= 0; i--) {
-      if (await stored(candidates[i]!.counts)) {
-        durable = i
-        break
+    try {
+      let durable = -1
+      for (let i = candidates.length - 1; i >= 0; i--) {
+        if (await stored(candidates[i]!.counts)) {
+          durable = i
+          break
+        }
       }
+      if (durable < 0) return
+      const c = candidates[durable]!
+      await cp.save({ block: c.block, state: c.state })
+      // Dropped only once stored: a write refused (EMFILE, ENOSPC) keeps the candidate for the next try.
+      candidates.splice(0, durable + 1)
+      lastSaved = c.block
+      if (checkpointFailures > 0) {
+        opts.metrics?.infraFaults.cleared(component, 'checkpoint')
+        logger.info({ chainId, block: c.block, failures: checkpointFailures }, 'social checkpoint stored again')
+      }
+      checkpointFailures = 0
+      checkpointRetryAt = 0
+    } catch (err) {
+      faulted('checkpoint', err)
+      if (checkpointFailures++ === 0) logger.warn({ chainId, err: err instanceof Error ? err.message : String(err) }, 'social checkpoint not stored; keeping it and retrying until it is')
+      checkpointRetryAt = Date.now() + Math.min(5_000, 250 * 2 ** Math.min(checkpointFailures - 1, 10))
     }
-    if (durable < 0) return
-    const c = candidates[durable]!
-    candidates.splice(0, durable + 1)
-    cp.save({ block: c.block, state: c.state })
-    lastSaved = c.block
   }
 
   /** Log progress every few seconds until the catch-up is ingested (or published, without a pipeline in process). */

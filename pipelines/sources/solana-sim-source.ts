@@ -1,10 +1,12 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
+import type { Metrics } from '../../core/metrics.ts'
 import type { Bus, BusRecord } from '../bus/types.ts'
 import { candleStart, SOL_CANDLE_SECONDS } from '../records/solana.ts'
 import { createSolanaSim, SOLANA_SIM_VENUE, SOLANA_UNIVERSE_SIZE, type SolanaSim } from '../sim/solana-sim.ts'
 import { namespaced, TOPICS } from '../topics.ts'
+import { createRetryingPublisher } from './retrying-publisher.ts'
 
 export interface SolanaSimSourceOptions {
   bus: Bus
@@ -26,6 +28,8 @@ export interface SolanaSimSourceOptions {
   tickMs?: number
   /** Start only once this says so (polled each second): e.g. after the chain's backfill, so `svc start` serves that first. */
   startWhen?: () => boolean
+  /** Where publish faults being retried are reported (/health degraded, svc_pipeline_infra_retries_total). */
+  metrics?: Pick<Metrics, 'infraRetries' | 'infraFaults'>
 }
 
 export interface SolanaSimSource {
@@ -46,7 +50,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * last ingested trade (solana_wallet_activity), candles after the newest stored one.
  */
 export function createSolanaSimSource(opts: SolanaSimSourceOptions): SolanaSimSource {
-  const { bus, ch, logger } = opts
+  const { ch, logger } = opts
   const ns = opts.namespace ?? ''
   const topics = {
     universe: namespaced(ns, TOPICS.solanaUniverse),
@@ -58,6 +62,8 @@ export function createSolanaSimSource(opts: SolanaSimSourceOptions): SolanaSimSo
   const tickMs = opts.tickMs ?? 1_000
   let stopped = false
   let published = 0
+  // A broker away holds the venue's records here, in order, instead of ending the venue.
+  const bus = { publish: createRetryingPublisher({ bus: opts.bus, logger, component: 'sim-solana', metrics: opts.metrics, stopped: () => stopped }) }
 
   async function prepare(): Promise<{ sim: SolanaSim; nextCandle: number }> {
     const [u] = await queryRows<{ g: number; n: string }>(

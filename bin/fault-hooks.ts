@@ -1,0 +1,42 @@
+import { closeSync, openSync } from 'node:fs'
+import type { SinkHooks } from '../pipelines/sink/clickhouse-sink.ts'
+
+/**
+ * Test-only fault injection into the chain sink, chosen by SVC_FAULT:
+ *  - `crash-after-insert:<table>:<n>` kills the process with SIGKILL right after the n-th
+ *    acknowledged insert into <table>, i.e. in the middle of a batch;
+ *  - `exhaust-fds:<table>:<n>:<ms>` right after the n-th insert into <table>, opens files until
+ *    the process has no descriptor left (EMFILE), holds them for <ms> and then closes them: what a
+ *    flood of connections does to the engine, the sink and the bus, for real.
+ */
+export function faultHooks(fault = process.env.SVC_FAULT ?? ''): SinkHooks | undefined {
+  const crash = /^crash-after-insert:(\w+):(\d+)$/.exec(fault)
+  const exhaust = /^exhaust-fds:(\w+):(\d+):(\d+)$/.exec(fault)
+  const m = crash ?? exhaust
+  if (!m) return undefined
+  let seen = 0
+  return {
+    afterInsert(table: string) {
+      if (table !== m[1] || ++seen !== Number(m[2])) return
+      if (crash) process.kill(process.pid, 'SIGKILL')
+      else exhaustDescriptors(Number(exhaust![3]))
+    },
+  }
+}
+
+/** Open /dev/null until the process is out of descriptors; close them all after `ms`. */
+function exhaustDescriptors(ms: number): void {
+  const held: number[] = []
+  for (;;) {
+    try {
+      held.push(openSync('/dev/null', 'r'))
+    } catch (err) {
+      process.stderr.write(`SVC_FAULT: holding ${held.length} descriptors for ${ms} ms (${(err as NodeJS.ErrnoException).code})\n`)
+      break
+    }
+  }
+  setTimeout(() => {
+    for (const fd of held) closeSync(fd)
+    process.stderr.write(`SVC_FAULT: released ${held.length} descriptors\n`)
+  }, ms)
+}
