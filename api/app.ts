@@ -10,6 +10,7 @@ import { doorKeyBeforeBody } from './access/pre-body.ts'
 import { JSON_BODY_LIMIT_BYTES, LARGE_BODY_LIMIT_BYTES } from './body-limits.ts'
 import { CLICKHOUSE_PATH } from './clickhouse-door.ts'
 import { capConnections } from './connection-cap.ts'
+import { largeBodySlots } from './large-bodies.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 import { allowedMethods, registerCatalogRoutes } from './routes.ts'
 
@@ -88,6 +89,9 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
     const apiErr = err instanceof ApiError ? err : (unavailable ?? undeclared ?? fromFastifyError(err, req.routeOptions.bodyLimit ?? JSON_BODY_LIMIT_BYTES))
     if (apiErr.status >= 500 && !(err instanceof ApiError) && !unavailable) logger.error({ err, url: req.url }, 'request failed')
     if (apiErr.headers) reply.headers(apiErr.headers)
+    // Refused before its body arrived (access, a slot, a declared length over the limit): close
+    // the connection after answering instead of reading the rest of the body.
+    if (!req.raw.complete) reply.header('connection', 'close')
     if (apiErr.code === 'rate_limited' && !reply.getHeader('retry-after')) reply.header('retry-after', '60')
     reply.status(apiErr.status).send(apiErr.body())
   })
@@ -140,11 +144,18 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })
 
-  // The SQL door (a plugin of its own) reads a query body up to the large limit, once its key is checked.
+  // Every route that reads a large body takes a slot for it (after its access check, before the
+  // body). The SQL door (a plugin of its own) reads a query body up to the large limit once its
+  // key is checked.
+  const takeSlot = largeBodySlots({ total: config.HTTP_LARGE_BODIES_MAX, perAddress: config.HTTP_LARGE_BODIES_PER_IP })
   app.addHook('onRoute', (route) => {
     if (route.url === CLICKHOUSE_PATH || route.url === `${CLICKHOUSE_PATH}/`) {
       route.bodyLimit = LARGE_BODY_LIMIT_BYTES
       route.onRequest = [doorKeyBeforeBody(deps.keys)]
+    }
+    if ((route.bodyLimit ?? JSON_BODY_LIMIT_BYTES) > JSON_BODY_LIMIT_BYTES) {
+      const own = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : []
+      route.onRequest = [...own, takeSlot] as typeof route.onRequest
     }
   })
 

@@ -75,6 +75,10 @@ const EnvSchema = z.object({
   HTTP_MAX_CONNECTIONS: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(1_000_000, '<= 1000000').default(4_000),
   /** Open connections per client address (not applied when TRUST_PROXY is set: the proxy's address would be counted). */
   HTTP_MAX_CONNECTIONS_PER_IP: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(1_000_000, '<= 1000000').default(64),
+  /** Requests with a large body (above a JSON route's limit: /identify, the SQL doors, /mcp) read at once, in total; each may buffer up to 8 MiB. */
+  HTTP_LARGE_BODIES_MAX: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(10_000, '<= 10000').default(8),
+  /** Requests with a large body read at once per client address. */
+  HTTP_LARGE_BODIES_PER_IP: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(10_000, '<= 10000').default(2),
   /** Largest image POST /identify reads, in pixels (width × height from the image's header). */
   IDENTIFY_MAX_PIXELS: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').default(25_000_000),
   /** Scan jobs requested by callers that may be queued or running at once; past it POST /structure|/forensics answers 503 with Retry-After. */
