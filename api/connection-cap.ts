@@ -55,9 +55,8 @@ export function capConnections(server: Server, opts: ConnectionCapOptions): Conn
   const refuse = (socket: Socket, reason: 'total' | 'address') => {
     opts.onRefused?.(reason)
     socket.on('error', () => {})
-    // Keep reading (and dropping) what the client sends so the close is a FIN it can read the
-    // 503 before, not a reset; then let go of the descriptor soon whatever the client does.
-    socket.resume()
+    // Nothing the client sends is read (the socket stays paused: no CPU spent on a body it may
+    // be pushing); it has a moment to read the 503, then the descriptor is let go.
     socket.end(refusal(reason))
     setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref()
   }

@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { timedGet } from './raw-http.ts'
+
+const CLIENT = join(import.meta.dirname, 'slow-body-client.mjs')
+
+export interface ClientAnswer {
+  /** The HTTP status read before the close; 0 when the connection closed (or was reset) without one. */
+  status: number
+  code: string | null
+  retryAfter: string | null
+  closedAfterMs: number
+}
+
+/**
+ * Run slow-body-client.mjs in a process of its own: `count` connections to 127.0.0.1:port,
+ * each a POST to `path` declaring `declared` bytes and sending `sent` of them (nested JSON
+ * arrays when `nested`), then quiet. Resolves once every connection is closed.
+ */
+export function runHostileClient(port: number, o: { count: number; path: string; declared: number; sent: number; nested?: boolean }): Promise<ClientAnswer[]> {
+  const args = [CLIENT, String(port), String(o.count), o.path, String(o.declared), String(o.sent), o.nested ? 'nested' : 'plain']
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ClientAnswer[]) : reject(new Error(`the hostile client exited with ${code}`))))
+  })
+}
+
+/** GET /health every 100 ms until `done` settles: each answer's status and milliseconds. */
+export async function healthWhile(base: string, done: Promise<unknown>): Promise<{ statuses: number[]; times: number[] }> {
+  let finished = false
+  void done.then(
+    () => (finished = true),
+    () => (finished = true),
+  )
+  const statuses: number[] = []
+  const times: number[] = []
+  while (!finished) {
+    const { status, ms } = await timedGet(`${base}/health`)
+    statuses.push(status)
+    times.push(Math.round(ms))
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { statuses, times }
+}
+
+/**
+ * The median: a machine shared with other work can stall any one answer; a server whose event
+ * loop is held (JSON.parse of a deep body, a buffered flood) stalls them all.
+ */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Infinity
+}
+
+/** Statuses counted: {status: how many}. */
+export function tally(answers: Array<{ status: number }>): Record<number, number> {
+  const out: Record<number, number> = {}
+  for (const a of answers) out[a.status] = (out[a.status] ?? 0) + 1
+  return out
+}
