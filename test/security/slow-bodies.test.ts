@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LARGE_BODY_LIMIT_BYTES } from '../../api/body-limits.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
-import { healthWhile, median, runHostileClient, tally } from '../setup/hostile-client.ts'
+import { attackWatchingHealth, healthWhile, median, tally } from '../setup/hostile-client.ts'
 import { postHead, sendAndWait, timedGet } from '../setup/raw-http.ts'
 
 /**
@@ -50,8 +50,7 @@ describe('slow request bodies', () => {
     let rssPeak = rssBefore
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20)
     // The attacker is another process: its writes never share this event loop with the server.
-    const attack = runHostileClient(port, { count: 100, path: '/identify', declared: LARGE_BODY_LIMIT_BYTES, sent: LARGE_BODY_LIMIT_BYTES - 1 })
-    const [answers, health] = await Promise.all([attack, healthWhile(base, attack)])
+    const { answers, health } = await attackWatchingHealth(base, port, { count: 100, path: '/identify', declared: LARGE_BODY_LIMIT_BYTES, sent: LARGE_BODY_LIMIT_BYTES - 1 })
     clearInterval(sampler)
 
     const statuses = tally(answers)

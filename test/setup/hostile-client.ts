@@ -17,17 +17,38 @@ export interface ClientAnswer {
  * each a POST to `path` declaring `declared` bytes and sending `sent` of them (nested JSON
  * arrays when `nested`), then quiet. Resolves once every connection is closed.
  */
-export function runHostileClient(port: number, o: { count: number; path: string; declared: number; sent: number; nested?: boolean }): Promise<ClientAnswer[]> {
+export function runHostileClient(
+  port: number,
+  o: { count: number; path: string; declared: number; sent: number; nested?: boolean },
+): { connected: Promise<void>; answers: Promise<ClientAnswer[]> } {
   const args = [CLIENT, String(port), String(o.count), o.path, String(o.declared), String(o.sent), o.nested ? 'nested' : 'plain']
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
-  child.stdout.on('data', (d) => (out += d))
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ClientAnswer[]) : reject(new Error(`the hostile client exited with ${code}`))))
+  let onConnected = () => {}
+  const connected = new Promise<void>((resolve) => (onConnected = resolve))
+  child.stdout.on('data', (d) => {
+    out += d
+    if (out.startsWith('connected\n')) onConnected()
   })
+  const answers = new Promise<ClientAnswer[]>((resolve, reject) => {
+    child.on('exit', (code) => {
+      onConnected()
+      if (code === 0) resolve(JSON.parse(out.slice(out.indexOf('\n') + 1)) as ClientAnswer[])
+      else reject(new Error(`the hostile client exited with ${code}`))
+    })
+  })
+  return { connected, answers }
 }
 
-/** GET /health every 100 ms until `done` settles: each answer's status and milliseconds. */
+/** Run the hostile client and poll /health from the moment its connections are open until they are all closed. */
+export async function attackWatchingHealth(base: string, port: number, o: Parameters<typeof runHostileClient>[1]) {
+  const client = runHostileClient(port, o)
+  await client.connected
+  const [answers, health] = await Promise.all([client.answers, healthWhile(base, client.answers)])
+  return { answers, health }
+}
+
+/** GET /health every 25 ms until `done` settles: each answer's status and milliseconds. */
 export async function healthWhile(base: string, done: Promise<unknown>): Promise<{ statuses: number[]; times: number[] }> {
   let finished = false
   void done.then(
@@ -40,7 +61,7 @@ export async function healthWhile(base: string, done: Promise<unknown>): Promise
     const { status, ms } = await timedGet(`${base}/health`)
     statuses.push(status)
     times.push(Math.round(ms))
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, 25))
   }
   return { statuses, times }
 }
