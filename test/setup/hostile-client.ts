@@ -81,3 +81,19 @@ export function tally(answers: Array<{ status: number }>): Record<number, number
   for (const a of answers) out[a.status] = (out[a.status] ?? 0) + 1
   return out
 }
+
+/** The median /health time with nothing else going on: the yardstick of a machine that may be shared. */
+export async function healthBaseline(base: string, samples = 10): Promise<number> {
+  const times: number[] = []
+  for (let i = 0; i < samples; i++) {
+    times.push((await timedGet(`${base}/health`)).ms)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  return median(times)
+}
+
+/**
+ * The most the median /health may take during an attack: 100 ms, or three times the quiet
+ * median when the machine itself is slower than that (a test machine shared with other work).
+ */
+export const healthBound = (baselineMs: number) => Math.max(100, 3 * baselineMs)
