@@ -1,4 +1,5 @@
-import type { ImageType } from './image.ts'
+/** The image types whose header is read here (those /identify accepts). */
+export type SizedImageType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
 
 export interface ImageSize {
   width: number
@@ -11,7 +12,7 @@ export interface ImageSize {
  * when the header is cut short or not of that type (the reader could not decode it either).
  * A decoder allocates what the header declares, so this is what a pixel budget is checked on.
  */
-export function imageSize(bytes: Buffer, type: ImageType): ImageSize | null {
+export function imageSize(bytes: Buffer, type: SizedImageType): ImageSize | null {
   switch (type) {
     case 'image/png':
       // Signature (8), then the IHDR chunk: length (4), "IHDR", width, height (big-endian).
