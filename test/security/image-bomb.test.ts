@@ -3,6 +3,7 @@ import { imageSize } from '../../api/identify/image-size.ts'
 import type { ImageType } from '../../api/identify/image.ts'
 import { renderChart } from '../setup/chart-image.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { median } from '../setup/hostile-client.ts'
 import { postHead, sendAndWait } from '../setup/raw-http.ts'
 
 /**
@@ -113,7 +114,7 @@ describe('image bombs', () => {
       times.push(r.ms)
     }
     console.log(`PNG bomb (1.5 MB, 40,000 × 40,000): 413 in ${times.map((t) => t.toFixed(1)).join(', ')} ms`)
-    expect(Math.min(...times)).toBeLessThan(50)
+    expect(median(times)).toBeLessThan(50)
     expect(reads).toBe(0)
   })
 
