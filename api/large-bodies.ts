@@ -1,12 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { JSON_BODY_LIMIT_BYTES } from './body-limits.ts'
 import { ApiError } from './errors.ts'
 
 /** Seconds a caller refused a large-body slot is told to wait. */
 const RETRY_AFTER_SECONDS = 5
 
 /**
- * Slots for requests whose body may be large (up to 8 MiB buffered each): at most `total` at
- * once, `perAddress` per client address. A request takes its slot before its body is read and
+ * Slots for requests whose body is large (more than a JSON route reads, up to 8 MiB buffered
+ * each): at most `total` at once, `perAddress` per client address. A small body on the same
+ * route (an MCP tool call, a short query) takes none. A request takes its slot before its body is read and
  * gives it back when its answer is finished or its connection closes, so what bodies in flight
  * can cost the process is bounded by the slots, however many clients trickle bodies in. Over
  * either: 503 with Retry-After, and the connection is closed rather than the body drained.
@@ -15,9 +17,11 @@ export function largeBodySlots(opts: { total: number; perAddress: number }) {
   let inUse = 0
   const byAddress = new Map<string, number>()
   return async function takeSlot(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    // Only a request that carries a body spends a slot (GET /clickhouse, a bodiless POST do not).
-    const length = Number(req.headers['content-length'] ?? 0)
-    if (!(length > 0) && req.headers['transfer-encoding'] === undefined) return
+    // Only a large body spends a slot: one declared above a JSON route's limit, or one sent
+    // chunked (its length unknown until it has been read).
+    const declared = req.headers['content-length']
+    const large = declared !== undefined ? Number(declared) > JSON_BODY_LIMIT_BYTES : req.headers['transfer-encoding'] !== undefined
+    if (!large) return
     const address = req.ip
     const mine = byAddress.get(address) ?? 0
     if (inUse >= opts.total || mine >= opts.perAddress) {
