@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { limitScanRequests } from '../../api/access/scan-rate.ts'
 import { ApiError } from '../../api/errors.ts'
@@ -95,10 +96,20 @@ describe('scans are bounded', () => {
     // The daily scan of a watched token is not a caller's: it queues, and runs on its own lane.
     const daily = await env.api.deps.scans.request('structure', watched!, 'daily')
     expect(daily.state).toBe('queued')
-    worker = await startScansRole(env.rt, env.api.deps.scans, { daily: { periodSeconds: 86_400, checkMs: 0 } })
+    // The worker logs to lines this test reads.
+    const lines: string[] = []
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) })
+    worker = await startScansRole({ ...env.rt, logger }, env.api.deps.scans, { daily: { periodSeconds: 86_400, checkMs: 0 } })
     await until('the daily scan', async () => ((await env.api.deps.scans.latest('structure', watched!))?.state === 'done' ? true : undefined))
     // The 20 jobs of addresses with nothing on chain fail (one line each), and the lane has room again.
     await until('the lane to drain', async () => ((await activeRequested()) === 0 ? true : undefined))
+    // Each failed scan: one line with its reason, no stack trace.
+    const failed = lines.filter((l) => l.includes('"msg":"scan failed"'))
+    expect(failed).toHaveLength(QUEUE_MAX)
+    for (const l of failed) {
+      expect(JSON.parse(l).reason).toMatch(/has been ingested/)
+      expect(l).not.toMatch(/stack|\\n {4}at /)
+    }
     expect(await realScan('forensics', token!)).toBeLessThan(Math.max(3 * normalMs, normalMs + 5_000))
   })
 
