@@ -6,16 +6,22 @@ import type { AnyEndpoint } from './catalog/types.ts'
 import type { ApiDeps, ServedEndpoint } from './deps.ts'
 import { ApiError, unavailableAsApiError } from './errors.ts'
 import { buildOpenApi } from './openapi.ts'
+import { doorKeyBeforeBody } from './access/pre-body.ts'
+import { JSON_BODY_LIMIT_BYTES, LARGE_BODY_LIMIT_BYTES } from './body-limits.ts'
+import { CLICKHOUSE_PATH } from './clickhouse-door.ts'
+import { capConnections } from './connection-cap.ts'
+import { largeBodySlots } from './large-bodies.ts'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 import { allowedMethods, registerCatalogRoutes } from './routes.ts'
 
-/** Largest accepted request body: the identify screenshot (base64) is the biggest input. */
-export const BODY_LIMIT_BYTES = 8 * 1024 * 1024
+/** Largest request body any route accepts: the identify screenshot (base64) and the SQL doors. */
+export const BODY_LIMIT_BYTES = LARGE_BODY_LIMIT_BYTES
 
 /** Fastify's own failures (bad JSON, wrong content type, too large) in our error model. */
-function fromFastifyError(err: FastifyError): ApiError {
+function fromFastifyError(err: FastifyError, bodyLimit: number): ApiError {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`)
+      return new ApiError('payload_too_large', `The request body exceeds ${bodyLimit} bytes.`, { max_bytes: bodyLimit })
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'Send the request body as application/json.')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -39,13 +45,33 @@ export interface AppOptions {
 export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions): Promise<FastifyInstance> {
   // request.ip is the client for quotas and rate caps: X-Forwarded-For only from trusted proxies.
   const trust = deps.config.TRUST_PROXY
+  const { config } = deps
   const app = Fastify({
     logger: false,
-    bodyLimit: BODY_LIMIT_BYTES,
+    // Routes declare their own limit (api/body-limits.ts); anything else reads a JSON route's.
+    bodyLimit: JSON_BODY_LIMIT_BYTES,
     // A hop count trusts that many proxies in front of us, whatever their addresses.
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : (trust ?? false),
+    // The whole request, headers and body, within HTTP_REQUEST_TIMEOUT_MS (then 408 and closed);
+    // the answer is not under it (Node stops the clock once the request is read). A connection
+    // silent for HTTP_IDLE_TIMEOUT_MS either way is closed: no route streams (MCP answers JSON).
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
+    keepAliveTimeout: config.HTTP_KEEPALIVE_TIMEOUT_MS,
+    http: {
+      headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+      // Node looks for requests past their time this often (default 30 s: a slow body would
+      // then hold its socket up to 30 s past the timeout).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.HTTP_REQUEST_TIMEOUT_MS / 4))),
+    },
   })
   const { logger, metrics } = deps
+  capConnections(app.server, {
+    total: config.HTTP_MAX_CONNECTIONS,
+    // Behind a trusted proxy every connection comes from the proxy: only the total is capped.
+    perAddress: trust === undefined ? config.HTTP_MAX_CONNECTIONS_PER_IP : null,
+    onRefused: (reason) => logger.warn({ reason }, 'connection refused: over the connection cap'),
+  })
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched'
@@ -60,9 +86,12 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
     const unavailable = unavailableAsApiError(err)
     if (unavailable) logger.warn({ err: err.message, url: req.url }, 'dependency unavailable')
     const undeclared = !req.routeOptions.url && !(err instanceof ApiError) && !unavailable ? unrouted(req) : null
-    const apiErr = err instanceof ApiError ? err : (unavailable ?? undeclared ?? fromFastifyError(err))
+    const apiErr = err instanceof ApiError ? err : (unavailable ?? undeclared ?? fromFastifyError(err, req.routeOptions.bodyLimit ?? JSON_BODY_LIMIT_BYTES))
     if (apiErr.status >= 500 && !(err instanceof ApiError) && !unavailable) logger.error({ err, url: req.url }, 'request failed')
     if (apiErr.headers) reply.headers(apiErr.headers)
+    // Refused before its body arrived (access, a slot, a declared length over the limit): close
+    // the connection after answering instead of reading the rest of the body.
+    if (!req.raw.complete) reply.header('connection', 'close')
     if (apiErr.code === 'rate_limited' && !reply.getHeader('retry-after')) reply.header('retry-after', '60')
     reply.status(apiErr.status).send(apiErr.body())
   })
@@ -97,6 +126,10 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
   const json = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    // Nesting is counted on the bytes first: JSON.parse of millions of brackets holds the event loop for seconds.
+    if (nestsDeeperThan(body as Buffer)) {
+      return done(new ApiError('invalid_parameter', `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`, { parameter: 'body', in: 'body', max_depth: MAX_JSON_DEPTH }), undefined)
+    }
     let text: string
     try {
       text = utf8.decode(body as Buffer)
@@ -109,6 +142,21 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
   // OAuth clients post the token request as a form (/mcp/account/token); it parses to the same object as JSON.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
+  })
+
+  // Every route that reads a large body takes a slot for it (after its access check, before the
+  // body). The SQL door (a plugin of its own) reads a query body up to the large limit once its
+  // key is checked.
+  const takeSlot = largeBodySlots({ total: config.HTTP_LARGE_BODIES_MAX, perAddress: config.HTTP_LARGE_BODIES_PER_IP })
+  app.addHook('onRoute', (route) => {
+    if (route.url === CLICKHOUSE_PATH || route.url === `${CLICKHOUSE_PATH}/`) {
+      route.bodyLimit = LARGE_BODY_LIMIT_BYTES
+      route.onRequest = [doorKeyBeforeBody(deps.keys)]
+    }
+    if ((route.bodyLimit ?? JSON_BODY_LIMIT_BYTES) > JSON_BODY_LIMIT_BYTES) {
+      const own = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : []
+      route.onRequest = [...own, takeSlot] as typeof route.onRequest
+    }
   })
 
   registerCatalogRoutes(app, catalog, deps, gate)

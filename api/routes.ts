@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { AccessGate } from './access/gate.ts'
+import { admitBeforeBody } from './access/pre-body.ts'
+import { bodyLimitOf, takesLargeBody } from './body-limits.ts'
 import { ADDRESS_MESSAGE } from './catalog/schemas.ts'
 import type { AnyEndpoint, RequestInfo } from './catalog/types.ts'
 import type { ApiDeps, ServedEndpoint } from './deps.ts'
@@ -84,7 +86,7 @@ export async function invokeEndpoint(
   const params = parsePart(e.params, input.params, 'path')
   const query = parsePart(e.query, input.query, 'query')
   const body = parsePart(e.body, input.body, 'body')
-  e.validate?.({ params, query, body })
+  e.validate?.({ params, query, body }, deps)
   const grant = await gate.admit(e, query as Record<string, unknown>, info)
   const result = await e.handler({ params, query, body, deps, request: info, grant })
   // Settle only after the handler succeeded; a settlement failure throws, so nothing is served.
@@ -96,9 +98,13 @@ export async function invokeEndpoint(
 export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate): void {
   for (const e of catalog) {
     if (e.mountedBy) continue
+    const large = takesLargeBody(e)
     app.route({
       method: e.method,
       url: fastifyPath(e.path),
+      bodyLimit: bodyLimitOf(e),
+      // Who may call a route with a large body is decided before that body is read.
+      ...(large ? { onRequest: async (req: FastifyRequest) => admitBeforeBody(gate, deps.store, e, (req.query ?? {}) as Record<string, unknown>, requestInfo(req)) } : {}),
       async handler(req: FastifyRequest, reply: FastifyReply) {
         const query = (req.query ?? {}) as Record<string, unknown>
         for (const k of Object.keys(query)) {

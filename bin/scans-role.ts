@@ -12,7 +12,7 @@ export function startScansRole(rt: Runtime, queue?: ScanQueue, overrides: Partia
   const namespace = rt.config.BUS_NAMESPACE
   return startScansWorker({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace,
-    queue: queue ?? createScanQueue({ ch: rt.ch, bus: rt.bus, namespace }),
+    queue: queue ?? createScanQueue({ ch: rt.ch, bus: rt.bus, namespace, maxRequested: rt.config.SCAN_QUEUE_MAX }),
     report: overrides.report ?? structureReportNow({ ch: rt.ch, chainId: 4663 }),
     publish: (e) => publishAlert(rt.bus, e, namespace),
     daily: overrides.daily ?? { periodSeconds: rt.config.STRUCTURE_DAILY_SCAN_SECONDS, checkMs: rt.config.STRUCTURE_DAILY_CHECK_MS },

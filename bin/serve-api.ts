@@ -72,7 +72,7 @@ export async function createApiServer(
     metrics: rt.metrics,
     catalog,
     alerts: { webhooks, policy, publish },
-    scans: createScanQueue({ ch: rt.ch, bus: rt.bus, namespace }),
+    scans: createScanQueue({ ch: rt.ch, bus: rt.bus, namespace, maxRequested: rt.config.SCAN_QUEUE_MAX }),
     faucet: opts.faucet,
     textReader: createTextReader(rt.logger),
     connector: createMcpConnector(rt.ch, rt.store),

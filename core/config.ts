@@ -65,6 +65,28 @@ const EnvSchema = z.object({
   STRUCTURE_DAILY_SCAN_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a number of seconds').min(1, '>= 1').default(86_400),
   /** How often the scans role looks for watched tokens whose daily scan is due (ms; 0: never). */
   STRUCTURE_DAILY_CHECK_MS: nonNegInt(60_000),
+  /** Longest time a client may take to send a whole request, headers and body (ms); past it the connection is answered 408 and closed. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(100, '>= 100').max(600_000, '<= 600000').default(10_000),
+  /** Longest silence on a connection (ms), either way, before it is closed: bounds a request's whole exchange. */
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(1_000, '>= 1000').max(3_600_000, '<= 3600000').default(60_000),
+  /** How long an idle keep-alive connection is kept open between requests (ms). */
+  HTTP_KEEPALIVE_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(100, '>= 100').max(600_000, '<= 600000').default(5_000),
+  /** Open connections the API accepts in total; past it a new one is answered 503 with Retry-After and closed. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(1_000_000, '<= 1000000').default(4_000),
+  /** Open connections per client address (not applied when TRUST_PROXY is set: the proxy's address would be counted). */
+  HTTP_MAX_CONNECTIONS_PER_IP: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(1_000_000, '<= 1000000').default(64),
+  /** Requests with a large body (above a JSON route's limit: /identify, the SQL doors, /mcp) read at once, in total; each may buffer up to 8 MiB. */
+  HTTP_LARGE_BODIES_MAX: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(10_000, '<= 10000').default(8),
+  /** Requests with a large body read at once per client address. */
+  HTTP_LARGE_BODIES_PER_IP: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(10_000, '<= 10000').default(2),
+  /** Largest image POST /identify reads, in pixels (width × height from the image's header). */
+  IDENTIFY_MAX_PIXELS: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').default(25_000_000),
+  /** Scan jobs requested by callers that may be queued or running at once; past it POST /structure|/forensics answers 503 with Retry-After. */
+  SCAN_QUEUE_MAX: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(1_000_000, '<= 1000000').default(200),
+  /** Scan requests (POST /structure/{token} and /forensics/{token} together) per client address per minute. */
+  SCAN_REQUESTS_PER_MINUTE_PER_IP: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').default(10),
+  /** Scan requests per presented key per minute, whichever addresses it comes from. */
+  SCAN_REQUESTS_PER_MINUTE_PER_KEY: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').default(30),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').optional(),
   /** Longest wait for one Redis command; past it (or at once while disconnected) the store is unavailable. */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(10, '>= 10').max(60_000, '<= 60000').default(500),

@@ -5,6 +5,7 @@ import type { AccessGate } from '../api/access/gate.ts'
 import type { AnyEndpoint, RequestInfo } from '../api/catalog/types.ts'
 import type { ApiDeps, ServedEndpoint } from '../api/deps.ts'
 import { mcpEndpoint } from '../api/endpoints/meta.ts'
+import { bodyLimitOf } from '../api/body-limits.ts'
 import { ApiError } from '../api/errors.ts'
 import { originOf, parsePart, requestInfo } from '../api/routes.ts'
 import { createMcpServer } from './server.ts'
@@ -20,9 +21,11 @@ export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: Access
     app.route({
       method: 'POST',
       url: '/mcp',
-      async handler(req, reply) {
-        // /mcp is a key endpoint: a key, a connector's connection token or the operator token.
-        // Without one: 401 naming where an assistant that cannot send headers gets a token.
+      bodyLimit: bodyLimitOf(mcpEndpoint),
+      // /mcp is a key endpoint: a key, a connector's connection token or the operator token,
+      // checked before the body (up to the large limit: a tool call may carry a screenshot) is read.
+      // Without one: 401 naming where an assistant that cannot send headers gets a token.
+      async onRequest(req, reply) {
         const info: RequestInfo = { ...requestInfo(req), channel: 'mcp' }
         try {
           await gate.admit(mcpEndpoint, {}, info)
@@ -35,6 +38,9 @@ export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: Access
             .header('www-authenticate', `Bearer resource_metadata="${metadata}"${err.code === 'invalid_key' ? ', error="invalid_token"' : ''}`)
             .send(err.body())
         }
+      },
+      async handler(req, reply) {
+        const info: RequestInfo = { ...requestInfo(req), channel: 'mcp' }
         // What the transport would refuse in JSON-RPC's shape is refused here in ours, first.
         // Answers are JSON (enableJsonResponse): any Accept that admits JSON is served, and the
         // transport (which wants both types named) is shown the one it expects.

@@ -17,6 +17,8 @@ export const TOPICS = {
   alerts: 'alerts.events',
   /** Structure and forensics scan jobs, for the scans worker (pipelines/scans/). */
   scanJobs: 'scans.jobs',
+  /** The daily structure scans of watched tokens: a lane of their own, never behind callers' requests. */
+  scanDailyJobs: 'scans.daily',
 } as const
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]
@@ -67,6 +69,7 @@ export const TOPIC_SPECS: Record<TopicName, TopicSpec> = {
   [TOPICS.leaderboardClaims]: { partitions: 3, key: 'wallet', retentionHours: 7 * DAY },
   [TOPICS.alerts]: { partitions: 6, key: 'webhook target, else the alert kind', retentionHours: 3 * DAY },
   [TOPICS.scanJobs]: { partitions: 3, key: 'scan kind and token (one job of a kind per token in order)', retentionHours: 3 * DAY },
+  [TOPICS.scanDailyJobs]: { partitions: 3, key: 'scan kind and token (one job of a kind per token in order)', retentionHours: 3 * DAY },
 }
 
 /** Dead letters are kept longer than their topic: someone has to look at them. */

@@ -32,7 +32,7 @@ export function header(request: RequestInfo, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v
 }
 
-function bearer(request: RequestInfo): string | undefined {
+export function bearer(request: RequestInfo): string | undefined {
   const auth = header(request, 'authorization')
   return auth?.startsWith('Bearer ') ? auth.slice(7).trim() : undefined
 }
@@ -57,11 +57,14 @@ async function enforcePerMinute(store: Store, endpoint: AnyEndpoint, ip: string,
   }
 }
 
+/** The store key counting a free daily quota (per endpoint and IP, UTC day). */
+const dailyQuotaKey = (endpoint: AnyEndpoint, ip: string, day: number) => `quota:${endpoint.method}:${endpoint.path}:${ip}:${day}`
+
 /** Take one call of a free daily quota (per endpoint and IP, UTC day); false when used up. */
 async function takeDailyQuota(store: Store, endpoint: AnyEndpoint, ip: string, perDay: number): Promise<boolean> {
   const day = Math.floor(Date.now() / 86_400_000)
   const msLeft = (day + 1) * 86_400_000 - Date.now()
-  const used = await store.incr(`quota:${endpoint.method}:${endpoint.path}:${ip}:${day}`, 1, msLeft)
+  const used = await store.incr(dailyQuotaKey(endpoint, ip, day), 1, msLeft)
   return used <= perDay
 }
 
@@ -85,6 +88,12 @@ const connectionRefused = (endpoint: AnyEndpoint) =>
     `A connection token (${CONNECTION_PREFIX}...) is accepted at /mcp only; ${endpoint.method} ${endpoint.path} needs the subscription key itself.`,
     { credential: 'connection_token', accepted_at: '/mcp' },
   )
+
+/** Whether a free daily quota has a call left, without taking it (the check made before a large body is read). */
+export async function dailyQuotaLeft(store: Store, endpoint: AnyEndpoint, ip: string, perDay: number): Promise<boolean> {
+  const used = Number((await store.get(dailyQuotaKey(endpoint, ip, Math.floor(Date.now() / 86_400_000)))) ?? 0)
+  return used < perDay
+}
 
 export interface GateDeps {
   adminToken: string | undefined

@@ -79,6 +79,12 @@ export interface Endpoint<
   errors?: ErrorCode[]
   /** Other success statuses answered with an empty body, by status: their description. */
   emptyResponses?: Record<string, string>
+  /**
+   * The most bytes of request body its route reads (413 past it); JSON_BODY_LIMIT_BYTES unless
+   * given (api/body-limits.ts). A route above that default has its access checked before the
+   * body is read.
+   */
+  bodyLimit?: number
   /** Served by a plugin of its own (the MCP transport), not by a catalog route; documented here. */
   mountedBy?: 'mcp'
   /**
@@ -86,7 +92,7 @@ export interface Endpoint<
    * bytes: 413, 415). They run before the access gate, so a bad request spends no free quota
    * and no payment.
    */
-  validate?: (input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }) => void
+  validate?: (input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }, deps: D) => void
   /** Absent while the endpoint is declared but not served yet: it answers 501 not_implemented. */
   handler?: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>, D>) => Promise<HandlerResult<z.input<R>>>
 }

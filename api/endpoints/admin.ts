@@ -1,3 +1,4 @@
+import { LARGE_BODY_LIMIT_BYTES } from '../body-limits.ts'
 import { z } from 'zod'
 import { isDependencyUnavailable } from '../../core/dependency.ts'
 import { PLAN_NAMES, type PlanName } from '../../core/domain/plans.ts'
@@ -61,6 +62,7 @@ export const adminSqlEndpoint = defineEndpoint<Uses<'ch'>>()({
   description: "The data team's door: one read-only SQL statement with time (30 s), memory (2 GiB) and row (100,000) limits; JSON rows out.",
   tags: ['admin'],
   body: z.object({ query: z.string().min(1).max(20_000) }),
+  bodyLimit: LARGE_BODY_LIMIT_BYTES,
   response: z.object({ rows: z.array(z.record(z.string(), z.unknown())) }),
   access: { kind: 'admin' },
   async handler({ body, deps }) {

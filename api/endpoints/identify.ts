@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { identifyChart, PRICE_BAND, readChart, type ChartCandidate, type ChartMatch } from '../../core/domain/chart-read.ts'
+import { LARGE_BODY_LIMIT_BYTES } from '../body-limits.ts'
 import { Base64Image, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
@@ -78,7 +79,7 @@ function matchView(m: ChartMatch, records: Map<string, TokenRecord>): z.infer<ty
   return { token: m.token, symbol: m.symbol, name: t.name, chain_id: 4663, method: m.method, confidence: m.confidence, price_weth: t.quote?.priceWeth ?? null, price_usd: c.priceUsd }
 }
 
-export const identifyEndpoint = defineEndpoint<Uses<'textReader' | 'tokens'>>()({
+export const identifyEndpoint = defineEndpoint<Uses<'textReader' | 'tokens' | 'config'>>()({
   method: 'POST',
   path: '/identify',
   summary: 'Identify a chart screenshot',
@@ -111,11 +112,12 @@ export const identifyEndpoint = defineEndpoint<Uses<'textReader' | 'tokens'>>()(
     ...Measured,
   }),
   access: { kind: 'mixed', price: '0.02', freePerDay: 5 },
+  bodyLimit: LARGE_BODY_LIMIT_BYTES,
   tool: { name: 'svc_identify' },
   // A malformed, oversized or mistyped image is refused before the gate: it spends no free call.
-  validate: ({ body }) => void checkImage(body.image, body.media_type),
+  validate: ({ body }, deps) => void checkImage(body.image, body.media_type, deps.config.IDENTIFY_MAX_PIXELS),
   async handler({ body, deps }) {
-    const { bytes } = decodeImage(body.image, body.media_type)
+    const { bytes } = decodeImage(body.image, body.media_type, deps.config.IDENTIFY_MAX_PIXELS)
     if (!deps.textReader) throw new ApiError('dependency_unavailable', 'Image reading is not available in this process.')
     let text: string
     try {

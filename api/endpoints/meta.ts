@@ -1,3 +1,4 @@
+import { LARGE_BODY_LIMIT_BYTES } from '../body-limits.ts'
 import { z } from 'zod'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
@@ -120,5 +121,7 @@ export const mcpEndpoint = defineEndpoint()({
   access: { kind: 'key', note: 'a subscription key (x-svc-key or Bearer), or a connection token from the /mcp/account connector; 401 without, with WWW-Authenticate naming the OAuth metadata. Each tool call then runs like its endpoint: paid tools included in the plan run without payment' },
   errors: ['not_acceptable'],
   emptyResponses: { '202': 'A JSON-RPC notification or response was accepted (no body).' },
+  // A tool call carries its endpoint's input: svc_identify's is a screenshot.
+  bodyLimit: LARGE_BODY_LIMIT_BYTES,
   mountedBy: 'mcp',
 })

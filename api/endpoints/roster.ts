@@ -10,6 +10,8 @@ export const leaderboardClaimsEndpoint = defineEndpoint<Uses<'roster'>>()({
   description: `Publishes a third-party leaderboard on the leaderboard.claims topic: 1 to ${ROSTER_MAX} claims {source, wallet, rank, claimed_pnl_usd_30d, claimed_at} sharing one source and claimed_at. Once ingested, the latest leaderboard (greatest claimed_at) is the tracked roster of /wallet-receipt. Same as \`svc roster import <file.json>\`.`,
   tags: ['admin'],
   body: z.object({ claims: Leaderboard }),
+  // Up to ROSTER_MAX claims of a few hundred bytes each.
+  bodyLimit: 256 * 1024,
   response: z.object({ published: z.number().int(), source: z.string(), claimed_at: z.string() }),
   access: { kind: 'admin' },
   async handler({ body, deps }) {

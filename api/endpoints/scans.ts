@@ -1,7 +1,11 @@
 import { z } from 'zod'
 import type { ScanKind } from '../../core/domain/scan-job.ts'
 import { latestForensicsResult } from '../../core/records/scan-results.ts'
+import { isKnownToken } from '../../core/records/known-token.ts'
+import { ScanQueueFull } from '../../pipelines/scans/scan-queue.ts'
+import { limitScanRequests } from '../access/scan-rate.ts'
 import { Address, BlockNumber } from '../catalog/schemas.ts'
+import { ApiError } from '../errors.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { ForensicsView } from '../views/forensics.ts'
@@ -16,19 +20,36 @@ const token = z.object({ token: Address })
 const JobAnswer = z.object({ data: ScanJobView })
 const STATES = 'Job states: queued, running, done, failed (with its reason). A second POST while the job is queued or running answers the same job; after done or failed it queues a new one.'
 
+const BOUNDS =
+  'Bounded: at most SCAN_REQUESTS_PER_MINUTE_PER_IP scan requests (structure and forensics together) per minute per client address and SCAN_REQUESTS_PER_MINUTE_PER_KEY per presented key (429 with Retry-After); ' +
+  'an address the chain has no transfer, pool or creation of is refused with 404 before anything is queued; at most SCAN_QUEUE_MAX requested scans queued or running at once (429 with Retry-After when full; the daily scans of watched tokens have a lane of their own).'
+
+/** Seconds a caller refused by a full scan queue is told to wait. */
+const QUEUE_FULL_RETRY_SECONDS = 30
+
 /** The POST that queues a scan of `kind` (both answer the job the same way). */
 function queueScanEndpoint(kind: ScanKind, summary: string, description: string) {
-  return defineEndpoint<Uses<'scans'>>()({
+  return defineEndpoint<Uses<'scans' | 'ch' | 'store' | 'config'>>()({
     method: 'POST',
     path: `/${kind}/{token}`,
     summary,
-    description: `${description} ${STATES}`,
+    description: `${description} ${STATES} ${BOUNDS}`,
     tags: ['structure'],
     params: token,
     response: JobAnswer,
     access: { kind: 'free' },
-    async handler({ params, deps }) {
-      return { data: scanJobView(await deps.scans.request(kind, params.token, 'request')) }
+    errors: ['not_found'],
+    async handler({ params, deps, request }) {
+      await limitScanRequests(deps.store, request, { perAddress: deps.config.SCAN_REQUESTS_PER_MINUTE_PER_IP, perKey: deps.config.SCAN_REQUESTS_PER_MINUTE_PER_KEY })
+      if (!(await isKnownToken(deps.ch, deps.scans.chainId, params.token))) {
+        throw new ApiError('not_found', `Chain ${deps.scans.chainId} has no transfer, pool or creation of ${params.token}: there is nothing to scan.`, { token: params.token })
+      }
+      try {
+        return { data: scanJobView(await deps.scans.request(kind, params.token, 'request')) }
+      } catch (err) {
+        if (!(err instanceof ScanQueueFull)) throw err
+        throw new ApiError('rate_limited', `The scan queue is full (${err.max} requested scans queued or running); retry shortly.`, { limit: err.max, queue: 'scans' }, { 'retry-after': String(QUEUE_FULL_RETRY_SECONDS) })
+      }
     },
   })
 }

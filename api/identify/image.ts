@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.ts'
+import { imageSize } from './image-size.ts'
 
 /** The image types /identify accepts. */
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const
@@ -6,6 +7,9 @@ export type ImageType = (typeof IMAGE_TYPES)[number]
 
 /** Largest screenshot accepted, decoded: 5 MiB (DESIGN §8: the identify image has a size cap). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024
+
+/** Largest image read, in pixels, unless IDENTIFY_MAX_PIXELS says otherwise: 25 MP (a 5K screen is 14.7 MP). */
+export const DEFAULT_MAX_PIXELS = 25_000_000
 
 /** The type the bytes themselves declare (magic numbers), or null. */
 export function sniffImageType(bytes: Buffer): ImageType | null {
@@ -19,10 +23,12 @@ export function sniffImageType(bytes: Buffer): ImageType | null {
 /**
  * Check the screenshot of an /identify body without decoding it whole: raw base64 or a data:
  * URL (whose type wins over `media_type`, default image/png). Refused with 400 when it is not
- * base64, 413 past the cap, 415 when its first bytes are not the image type declared. Runs
- * before the access gate; `decodeImage` then decodes what passed.
+ * base64, 413 past the cap or when its header declares more than `maxPixels` pixels (a small
+ * file can declare 40,000 × 40,000, and a decoder allocates what is declared), 415 when its first
+ * bytes are not the image type declared or its header cannot be read. Runs before the access
+ * gate, in milliseconds; `decodeImage` then decodes what passed.
  */
-export function checkImage(image: string, mediaType: ImageType | undefined): { payload: string; type: ImageType } {
+export function checkImage(image: string, mediaType: ImageType | undefined, maxPixels: number = DEFAULT_MAX_PIXELS): { payload: string; type: ImageType } {
   let declared: ImageType = mediaType ?? 'image/png'
   let payload = image
   const dataUrl = /^data:([\w/+.-]+)?(;[\w=-]+)*?;base64,/i.exec(image)
@@ -48,11 +54,21 @@ export function checkImage(image: string, mediaType: ImageType | undefined): { p
   if (actual !== declared) {
     throw new ApiError('unsupported_media_type', `The image is not ${declared}${actual ? ` (it is ${actual})` : ''}.`, { parameter: 'image', declared, detected: actual })
   }
+  // PNG, GIF and WebP state their size in the first 30 bytes; a JPEG's frame header may follow
+  // metadata segments, so its bytes are decoded whole (at most MAX_IMAGE_BYTES: milliseconds).
+  const head = Buffer.from(declared === 'image/jpeg' ? payload : payload.slice(0, 64), 'base64')
+  const size = imageSize(head, declared)
+  if (!size || size.width === 0 || size.height === 0) {
+    throw new ApiError('unsupported_media_type', `The image's ${declared} header does not give its width and height.`, { parameter: 'image', declared })
+  }
+  if (size.width * size.height > maxPixels) {
+    throw new ApiError('payload_too_large', `The image declares ${size.width} × ${size.height} pixels; at most ${maxPixels} are read.`, { parameter: 'image', width: size.width, height: size.height, max_pixels: maxPixels })
+  }
   return { payload, type: declared }
 }
 
 /** The screenshot's bytes, after `checkImage`. */
-export function decodeImage(image: string, mediaType: ImageType | undefined): { bytes: Buffer; type: ImageType } {
-  const { payload, type } = checkImage(image, mediaType)
+export function decodeImage(image: string, mediaType: ImageType | undefined, maxPixels?: number): { bytes: Buffer; type: ImageType } {
+  const { payload, type } = checkImage(image, mediaType, maxPixels)
   return { bytes: Buffer.from(payload, 'base64'), type }
 }

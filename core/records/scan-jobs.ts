@@ -50,6 +50,24 @@ export async function latestScanJob(ch: ClickHouseClient, chainId: number, kind:
   return r ? fromRow(r) : null
 }
 
+/**
+ * Jobs of one trigger queued or running now, among those requested in the last `withinMs`: the
+ * length of that lane of the queue. (A job older than that still active was lost by a worker
+ * long ago and holds no place.)
+ */
+export async function activeScanJobCount(ch: ClickHouseClient, chainId: number, trigger: ScanTrigger, withinMs: number): Promise<number> {
+  const [r] = await queryRows<{ n: string }>(
+    ch,
+    `SELECT count() AS n FROM (
+       SELECT argMax(state, version) AS s, argMax(trigger, version) AS t FROM scan_jobs
+       WHERE chain_id = {chain:UInt32} AND requested_at >= fromUnixTimestamp64Milli({since:Int64})
+       GROUP BY kind, token, job_id)
+     WHERE s IN ('queued', 'running') AND t = {trigger:String}`,
+    { chain: chainId, since: Date.now() - withinMs, trigger },
+  )
+  return Number(r?.n ?? 0)
+}
+
 /** One job by its id, or null. */
 export async function scanJob(ch: ClickHouseClient, chainId: number, kind: ScanKind, token: string, id: string): Promise<ScanJob | null> {
   const [r] = await queryRows<JobRow>(ch, `${SELECT} AND job_id = {id:String} GROUP BY kind, token, job_id`, { chain: chainId, kind, token, id })

@@ -65,28 +65,33 @@ export async function startScansWorker(deps: ScansWorkerDeps): Promise<ScansWork
       await writeScanJob(deps.ch, m.chain_id, moveJob(running, 'done', new Date(), { measuredThroughBlock }))
     } catch (err) {
       if (!(err instanceof ScanRefused) && (isDependencyUnavailable(err) || classifyError(err) === 'retryable')) throw err
-      deps.logger.warn({ job: job.id, kind: m.kind, token: m.token, err }, 'scan failed')
+      // One line with the reason: a refused scan (an address the chain has nothing of) is routine, not a stack trace.
+      deps.logger.warn({ job: job.id, kind: m.kind, token: m.token, reason: errorMessage(err) }, 'scan failed')
       await writeScanJob(deps.ch, m.chain_id, moveJob(running, 'failed', new Date(), { reason: errorMessage(err) }))
     }
   }
 
-  const consumer: Consumer = createConsumer({
-    name: 'scans',
-    bus: deps.bus,
-    logger: deps.logger,
-    metrics: deps.metrics,
-    namespace: deps.namespace,
-    topic: TOPICS.scanJobs,
-    schema: ScanJobMessage,
-    maxBatchSize: 20,
-    sink: {
-      name: 'scan-runner',
-      async write(items) {
-        for (const item of items) await run(item.value)
+  // Two lanes, each with its own consumer: callers' requests (scans.jobs) and the daily scans of
+  // watched tokens (scans.daily), so a full lane of requests never delays a daily scan.
+  const lane = (name: string, topic: string): Consumer =>
+    createConsumer({
+      name,
+      bus: deps.bus,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      namespace: deps.namespace,
+      topic,
+      schema: ScanJobMessage,
+      maxBatchSize: 20,
+      sink: {
+        name: `${name}-runner`,
+        async write(items) {
+          for (const item of items) await run(item.value)
+        },
       },
-    },
-  })
-  await consumer.start()
+    })
+  const consumers = [lane('scans', TOPICS.scanJobs), lane('scans-daily', TOPICS.scanDailyJobs)]
+  for (const c of consumers) await c.start()
   const daily = createDailyScans({ ch: deps.ch, queue: deps.queue, logger: deps.logger, ...deps.daily })
   daily.start()
   deps.logger.info({ periodSeconds: deps.daily.periodSeconds }, 'scans role started: scan jobs and daily scans of watched tokens')
@@ -94,7 +99,7 @@ export async function startScansWorker(deps: ScansWorkerDeps): Promise<ScansWork
     daily,
     async stop() {
       await daily.stop()
-      await consumer.stop()
+      for (const c of consumers) await c.stop()
     },
   }
 }

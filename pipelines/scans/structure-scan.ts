@@ -78,6 +78,12 @@ export function createStructureScanner(deps: { ch: ClickHouseClient; chainId: nu
   return async (job) => {
     const answer = await deps.report(job.token)
     const { snapshot, holdings } = snapshotOf(answer, job, new Date())
+    // A caller's scan at a block another job already archived stores nothing new: one snapshot
+    // per token and block (a daily scan keeps its own, the history's daily series reads it).
+    if (job.trigger === 'request') {
+      const [same] = await structureSnapshots(deps.ch, deps.chainId, job.token, { limit: 1, beforeBlock: snapshot.toBlock + 1 })
+      if (same && same.toBlock === snapshot.toBlock && same.jobId !== job.id) return { measuredThroughBlock: snapshot.toBlock }
+    }
     const [previous] = await structureSnapshots(deps.ch, deps.chainId, job.token, { limit: 1, beforeBlock: snapshot.toBlock })
     await writeStructureSnapshot(deps.ch, deps.chainId, snapshot, holdings)
     if (previous && isStructureFlip(previous.verdict, snapshot.verdict)) {

@@ -9,6 +9,7 @@ import { shareOf } from '../../core/domain/holder-labels.ts'
 import { address, createConstructedChain, ZERO, type Transfer } from '../setup/constructed-chain.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
+import { scanJobView } from '../../api/views/scan-job.ts'
 
 let env: Embedded
 let worker: ScansWorker | undefined
@@ -37,16 +38,18 @@ async function settled(path: string) {
 }
 
 describe('scan jobs', () => {
-  it('a repeated POST while the job is queued answers the same job; a scan of an unknown token ends failed with its reason; a POST after that queues a new job', async () => {
+  it('a POST for an address the chain has nothing of is refused before queuing; a repeated request while the job is queued answers the same job; a scan of an unknown token ends failed with its reason; a request after that queues a new job', async () => {
     await createConstructedChain(env.rt.ch).blocks(1, 2)
     // No worker: the job stays queued.
     await env.scans.stop()
     const token = address(0xf0)
-    const first = await call('POST', `/forensics/${token}`)
-    expect(first.statusCode).toBe(200)
-    const job = first.json().data
+    const refused = await call('POST', `/forensics/${token}`)
+    expect([refused.statusCode, refused.json().error.code]).toEqual([404, 'not_found'])
+    expect(await queryRows(env.rt.ch, 'SELECT 1 FROM scan_jobs WHERE token = {token:String}', { token })).toEqual([])
+    // Queued in process (as the daily scan of a watched token the chain has nothing of yet is).
+    const job = scanJobView(await env.api.deps.scans.request('forensics', token, 'request'))
     expect(job).toMatchObject({ kind: 'forensics', token, state: 'queued', reason: null, trigger: 'request', measured_through_block: null })
-    const again = (await call('POST', `/forensics/${token.toUpperCase().replace('0X', '0x')}`)).json().data
+    const again = scanJobView(await env.api.deps.scans.request('forensics', token, 'request'))
     expect(again.id).toBe(job.id)
     expect(again.state).toBe('queued')
     const pending = (await call('GET', `/forensics/${token}`)).json()
@@ -60,7 +63,7 @@ describe('scan jobs', () => {
     expect(done.data.found).toBe(false)
     expect(await jobStates(job.id)).toEqual(['queued', 'running', 'failed'])
 
-    const next = (await call('POST', `/forensics/${token}`)).json().data
+    const next = scanJobView(await env.api.deps.scans.request('forensics', token, 'request'))
     expect(next.id).not.toBe(job.id)
     expect(['queued', 'running', 'failed']).toContain(next.state)
   })
@@ -86,6 +89,7 @@ describe('scan jobs', () => {
 
   it('POST /structure/{token} answers a job in the same states', async () => {
     const token = address(0xf1)
+    await createConstructedChain(env.rt.ch).creation(token, address(0xdf), 1)
     const job = (await call('POST', `/structure/${token}`)).json().data
     expect(job).toMatchObject({ kind: 'structure', token, trigger: 'request' })
     expect(['queued', 'running', 'done', 'failed']).toContain(job.state)
