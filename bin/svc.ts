@@ -34,6 +34,8 @@ import { startRoleHealth } from './role-health.ts'
 import { startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
+import { onTaskFailure } from './stop-role.ts'
+import { isPermanentPublishError } from '../pipelines/bus/publish-errors.ts'
 
 const USAGE = `usage: svc <command>
   start                 embedded, all in one: simulators (each chain without an RPC URL), pipelines, alerts, API, MCP
@@ -143,7 +145,7 @@ async function startRpcSource(rt: Runtime, chainId: ChainId): Promise<RpcSource>
     pollMs: c.CHAIN_POLL_MS,
     attribution: attribution ? { addresses: [...new Set([...attribution.pads, ...attribution.factories])] } : undefined,
   })
-  source.run().catch((err) => rt.logger.error({ err }, 'rpc source stopped'))
+  source.run().catch(onTaskFailure(rt.logger, 'rpc source stopped'))
   return source
 }
 
@@ -190,7 +192,7 @@ function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource
     bus: rt.bus, ch: rt.ch, logger: rt.logger, namespace: c.BUS_NAMESPACE, seed: c.SIMULATOR_SEED,
     tradesPerSecond: c.SOLANA_SIM_TRADES_PER_SECOND, backfillSeconds: Math.round(c.SIMULATOR_BACKFILL_HOURS * 3600), startWhen,
   })
-  source.run().catch((err) => rt.logger.error({ err }, 'solana venue simulator stopped'))
+  source.run().catch(onTaskFailure(rt.logger, 'solana venue simulator stopped'))
   return source
 }
 
@@ -495,7 +497,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || isPermanentPublishError(err)) {
     console.error(`svc: ${err.message}`)
     process.exit(1)
   }

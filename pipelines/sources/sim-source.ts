@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Bus, BusRecord } from '../bus/types.ts'
+import { isPermanentPublishError } from '../bus/publish-errors.ts'
 import { chainTopic, namespaced, TOPICS } from '../topics.ts'
 import { createBackfillMeter, formatProgress } from '../sim/backfill-progress.ts'
 import { createChainSimulator, type ChainSimulator, type SimLaunch } from '../sim/chain-sim.ts'
@@ -150,7 +151,7 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   const blockDue = () => Math.floor((Date.now() / 1000 - start.genesis) / blockSeconds)
 
   /**
-   * One publish, retried while the bus refuses it (a broker down or restarting): the records
+   * One publish, retried while the bus cannot take it (a broker down or restarting): the records
    * wait in this process, in order, and nothing after them is published first. A chain does
    * not stop producing blocks because the broker is away; the pipeline dedupes a resend.
    */
@@ -163,6 +164,11 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
         if (failures > 0) logger.info({ chainId, topic: to, failures }, 'bus takes records again; publishing resumed')
         return
       } catch (err) {
+        // The broker will refuse these records every time: stop with its reason.
+        if (isPermanentPublishError(err)) {
+          logger.error({ chainId, topic: to, err: err.message }, 'publish refused for good; stopping')
+          throw err
+        }
         if (stopped && failures > 0) throw err
         if (failures++ === 0) logger.warn({ chainId, topic: to, err: err instanceof Error ? err.message : String(err) }, 'publish failed; holding the records and retrying until the bus takes them')
         await sleep(waitMs)
@@ -288,7 +294,7 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
         logger.info({ chainId, blocks: total, seconds: secs, blocks_per_s: Math.round(total / secs) }, `backfill done: ${total} blocks in ${secs} s; live from here, a block every ${blockSeconds} s`)
       } else if (now - loggedAt >= every) {
         loggedAt = now
-        logger.info({ chainId, done: p.done, total: p.total, blocks_per_s: Math.round(p.blocksPerSec), eta_s: p.etaSec === null ? null : Math.ceil(p.etaSec) }, formatProgress(p))
+        logger.info({ chainId, done: p.done, total: p.total, blocks_per_s: Math.round(p.blocksPerSec), eta_s: p.etaSec === null ? null : Math.ceil(p.etaSec), stalled_s: p.stalledSec === null ? undefined : Math.round(p.stalledSec) }, formatProgress(p))
       }
     }, Math.min(every, 1000))
     timer.unref()
