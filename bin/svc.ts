@@ -18,7 +18,6 @@ import { createSimSource, resolveSimStart, type SimSource, type SocialCounts } f
 import { trackConsumption, type ConsumptionTracker } from '../pipelines/sim/consumption.ts'
 import { socialCheckpointPath, writeSocialCheckpoint, type SocialCheckpoint } from '../pipelines/sim/social-checkpoint.ts'
 import { namespaced, TOPICS } from '../pipelines/topics.ts'
-import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { migrate } from '../sql/migrate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
 import { createRedisStore } from '../core/store/redis-store.ts'
@@ -35,6 +34,7 @@ import { startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
 import { onTaskFailure } from './stop-role.ts'
+import { simCommandStart } from './sim-start.ts'
 import { isPermanentPublishError } from '../pipelines/bus/publish-errors.ts'
 
 const USAGE = `usage: svc <command>
@@ -368,9 +368,7 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
   // once the bus took the records: `svc sim` publishes to Kafka).
   const resume = Boolean(config.CLICKHOUSE_URL && values.from === undefined)
   const cps = resume ? simCheckpoints(config, rt.logger) : undefined
-  const start = resume
-    ? await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps!.path, seed: config.SIMULATOR_SEED })
-    : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
+  const start = await simCommandStart(rt, 4663, values, cps ? { path: cps.path, seed: config.SIMULATOR_SEED } : undefined)
   const sim = createSimSource({
     bus: rt.bus, logger: rt.logger, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined,
@@ -387,9 +385,7 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
 /** `svc sim --chain 5042`: the chain-5042 world (its pads, no social world or prices), resuming after its stored watermark. */
 async function commandSim5042(config: Config, values: { from?: string; until?: string; genesis?: string }): Promise<void> {
   const rt = await createRoleRuntime(config, 'sim-5042')
-  const start = config.CLICKHOUSE_URL && values.from === undefined
-    ? await resolveSimStart(rt.ch, 5042, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks)
-    : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
+  const start = await simCommandStart(rt, 5042, values)
   const sim = createSimSource({
     bus: rt.bus, logger: rt.logger, chainId: 5042, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED + 5042, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined, social: false, prices: false, launchpads: simLaunchpads(5042),
