@@ -35,6 +35,7 @@ import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
 import { onTaskFailure } from './stop-role.ts'
 import { simCommandStart } from './sim-start.ts'
+import { refusePrivateEngine } from './shared-engine.ts'
 import { isPermanentPublishError } from '../pipelines/bus/publish-errors.ts'
 
 const USAGE = `usage: svc <command>
@@ -277,6 +278,7 @@ async function commandStart(config: Config): Promise<void> {
 }
 
 async function commandApi(config: Config): Promise<void> {
+  refusePrivateEngine(config, 'api')
   const rt = await createRuntime(config, 'api')
   const api = await createApiServer(rt)
   onShutdown(rt, [() => api.close()])
@@ -322,6 +324,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     return
   }
   if (positionals[0] === 'alerts') {
+    refusePrivateEngine(config, 'pipeline alerts')
     const rt = await createRoleRuntime(config, 'pipeline-alerts')
     // Its own view of the serving state, following the watermark by polling (the chain runs elsewhere).
     const watermarks = createWatermarks(rt.ch, [4663])
@@ -335,6 +338,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     return
   }
   if (positionals[0] === 'scans') {
+    refusePrivateEngine(config, 'pipeline scans')
     const rt = await createRoleRuntime(config, 'pipeline-scans')
     const scans = await startScansRole(rt)
     onShutdown(rt, [() => scans.stop()])
