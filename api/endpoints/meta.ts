@@ -33,13 +33,19 @@ export const x402CatalogEndpoint = defineEndpoint<Uses<'cache' | 'catalog' | 'co
   },
 })
 
-export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks'>>()({
+export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | 'stalledData'>>()({
   method: 'GET',
   path: '/health',
   summary: 'Readiness',
-  description: 'Readiness of ClickHouse, the bus and the store. Answers 503 dependency_unavailable when one is not ready.',
+  description:
+    'Readiness of ClickHouse, the bus and the store. Answers 503 dependency_unavailable when one is not ready; `degraded` (200, with the cause in `degraded`) when every component answers but the served data has not advanced while the bus has.',
   tags: ['operations'],
-  response: z.object({ status: z.literal('ok'), components: z.record(z.string(), z.literal('ok')), measured_through_block: z.record(z.string(), z.number().nullable()) }),
+  response: z.object({
+    status: z.enum(['ok', 'degraded']),
+    components: z.record(z.string(), z.literal('ok')),
+    measured_through_block: z.record(z.string(), z.number().nullable()),
+    degraded: z.record(z.string(), z.string()).optional(),
+  }),
   access: { kind: 'free' },
   async handler({ deps }) {
     const results = await Promise.all(
@@ -56,10 +62,12 @@ export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks'>>()
     if (failed.length > 0) {
       throw new ApiError('dependency_unavailable', `Not ready: ${failed.map(([n]) => n).join(', ')}.`, Object.fromEntries(failed))
     }
+    const stalled = await deps.stalledData?.cause()
     return {
-      status: 'ok' as const,
+      status: stalled ? ('degraded' as const) : ('ok' as const),
       components: Object.fromEntries(results.map(([n]) => [n, 'ok' as const])),
       measured_through_block: { '4663': deps.watermarks.get(4663) },
+      ...(stalled ? { degraded: { data: stalled } } : {}),
     }
   },
 })

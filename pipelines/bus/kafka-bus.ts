@@ -281,6 +281,10 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       }
     },
     subscribe,
+    async endOffset(topic) {
+      const a = await admin.get()
+      return (await a.fetchTopicOffsets(topic)).reduce((n, p) => n + Number(p.high), 0)
+    },
     async ping() {
       const a = await withTimeout(admin.get(), 5_000, 'kafka ping: connect timed out')
       await withTimeout(a.describeCluster(), 5_000, 'kafka ping: no answer')
