@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { tempDir } from '../setup/temp.ts'
@@ -55,7 +55,11 @@ describe('infra/up.sh', () => {
   })
 
   it('the README\'s form exports the variables, and stops loudly with nothing exported when a service fails', () => {
-    const form = 'bash infra/up.sh > svc.env && set -a && . ./svc.env && set +a && echo "brokers=$KAFKA_BROKERS"'
+    // The distributed section's first line, as pasted: up.sh, then the roles in `&& { ... }`.
+    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const line = readme.split('\n').find((l) => l.startsWith('bash infra/up.sh > svc.env'))!
+    expect(line).toMatch(/ && \{$/)
+    const form = `${line} echo "brokers=$KAFKA_BROKERS"; }`
     const good = run(infraWith({ 'kafka.sh': ok('KAFKA_BROKERS=127.0.0.1:1'), 'redis.sh': ok('REDIS_URL=redis://127.0.0.1:2') }), `${form}; bash -c 'echo "child sees $REDIS_URL"'`)
     expect(good.stdout).toContain('brokers=127.0.0.1:1')
     expect(good.stdout).toContain('child sees redis://127.0.0.1:2')
