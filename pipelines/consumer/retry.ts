@@ -1,4 +1,5 @@
 import { classifyError, errorMessage } from './classify-error.ts'
+import { isPermanentPublishError } from '../bus/publish-errors.ts'
 
 /** Thrown out of a retry when the consumer is stopping: the batch is left uncommitted, to be delivered again. */
 export class ConsumerStopping extends Error {
@@ -30,7 +31,9 @@ export async function attempt<T>(
     try {
       return { ok: true, value: await work() }
     } catch (err) {
-      if (err instanceof ConsumerStopping) throw err
+      // A publish the broker will refuse every time is neither retried nor dead-lettered: the
+      // bus hands it to the role, which stops with its message (bus onPermanentError).
+      if (err instanceof ConsumerStopping || isPermanentPublishError(err)) throw err
       const kind = classifyError(err)
       if (kind === 'fatal' && ++fatal >= policy.maxAttempts) return { ok: false, error: errorMessage(err) }
       // A stop ends the retries, not the first try: a running batch finishes when it can.

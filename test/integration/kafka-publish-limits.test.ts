@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKafkaBus } from '../../pipelines/bus/kafka-bus.ts'
 import { isPermanentPublishError, PublishRefusedError, RecordTooLargeError } from '../../pipelines/bus/publish-errors.ts'
 import type { Bus, BusRecord } from '../../pipelines/bus/types.ts'
-import { chainTopic, namespaced } from '../../pipelines/topics.ts'
+import { createConsumer } from '../../pipelines/consumer/create-consumer.ts'
+import { createLogger } from '../../core/logger.ts'
+import { createMetrics } from '../../core/metrics.ts'
+import { chainTopic, deadLetterTopic, namespaced } from '../../pipelines/topics.ts'
+import { z } from 'zod'
 import { kafkaBrokerList, requireKafkaBrokers } from '../setup/services.ts'
 import { runSvc } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
@@ -102,23 +106,34 @@ describe('the Kafka bus against a topic\'s max.message.bytes', () => {
     expect((next as Error).message).toContain('at most 2,000 bytes')
   })
 
-  it('a consumer whose handler hits a permanent publish error hands it to onPermanentError once and commits nothing', { timeout: 60_000 }, async () => {
+  it('a consumer whose sink hits a permanent publish error neither retries nor dead-letters: it hands the error to onPermanentError once and commits nothing', { timeout: 60_000 }, async () => {
     const input = await smallTopic('input', 1_000_000)
     const output = await smallTopic('output')
+    topics.push(deadLetterTopic(input))
     const stops: Error[] = []
     const b = bus({ onPermanentError: (e) => void stops.push(e) })
     await b.publish(input, records(2, 10))
-    const sub = await b.subscribe({
-      groupId: `${ns}-handler`,
-      topics: [input],
-      onBatch: async () => b.publish(output, [{ key: 'k', value: 'z'.repeat(50_000) }]),
+    let writes = 0
+    const consumer = createConsumer({
+      name: 'limits-test', bus: b, logger: createLogger('silent', 'limits-test'), metrics: createMetrics(), topic: input, schema: z.unknown(), maxAttempts: 3, backoffMs: 10,
+      sink: {
+        name: 'oversized-output',
+        async write() {
+          writes++
+          await b.publish(output, [{ key: 'k', value: 'z'.repeat(50_000) }])
+        },
+      },
     })
+    await consumer.start()
     await until('the permanent error reported', () => (stops.length > 0 ? true : undefined), 20_000)
-    await new Promise((r) => setTimeout(r, 500))
+    await new Promise((r) => setTimeout(r, 1_000))
     expect(stops.length).toBe(1)
     expect(stops[0]).toBeInstanceOf(RecordTooLargeError)
-    expect(await sub.lag()).toBe(2)
-    await sub.stop()
+    expect(writes).toBe(1)
+    expect(await consumer.lag()).toBe(2)
+    const dead = await admin.fetchTopicOffsets(deadLetterTopic(input)).catch(() => [])
+    expect(dead.reduce((n, p) => n + Number(p.high), 0)).toBe(0)
+    await consumer.stop()
   })
 })
 
