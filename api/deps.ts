@@ -11,6 +11,7 @@ import type { ArcServing } from './serving/arc-serving.ts'
 import type { ReceiptServing } from './serving/receipt-serving.ts'
 import type { LeaderboardClaim } from '../pipelines/records/leaderboard-claim.ts'
 import type { Watermarks } from './serving/watermarks.ts'
+import type { StalledDataCheck } from './health/stalled-data.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
 import type { KeyRegistry } from './access/keys.ts'
 import type { McpConnector } from './access/mcp-connector.ts'
@@ -75,6 +76,8 @@ export interface ApiDeps {
   faucet?: Faucet
   /** Readiness checks for /health, by component name. */
   readiness: Record<string, () => Promise<void>>
+  /** /health's `degraded` cause when the served data stands still while the bus moves (api/health/stalled-data.ts). */
+  stalledData?: StalledDataCheck
 }
 
 /** The dependencies an endpoint uses, named by key: `defineEndpoint<Uses<'tokens'>>()`. */

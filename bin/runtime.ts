@@ -10,6 +10,7 @@ import { createMemoryBus } from '../pipelines/bus/memory-bus.ts'
 import type { Bus } from '../pipelines/bus/types.ts'
 import { isDependencyUnavailable } from '../core/dependency.ts'
 import { migrate } from '../sql/migrate.ts'
+import { stopRole } from './stop-role.ts'
 
 /** The shared parts of one process, chosen by mode: chDB or server, memory or Kafka, memory or Redis. */
 export interface Runtime {
@@ -28,7 +29,7 @@ export async function createRuntime(config: Config, role: string): Promise<Runti
   const ch = await createClickHouse(config)
   await migrateOrRetry(ch, logger, role === 'api')
   const bus = config.KAFKA_BROKERS
-    ? createKafkaBus({ brokers: config.KAFKA_BROKERS, clientId: `svc-${role}`, logger })
+    ? createKafkaBus({ brokers: config.KAFKA_BROKERS, clientId: `svc-${role}`, logger, onPermanentError: (err) => stopRole(logger, err) })
     : createMemoryBus()
   const store = config.REDIS_URL ? createRedisStore(config.REDIS_URL, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS }) : createMemoryStore()
   logger.info({ mode: config.mode, data_dir: config.CLICKHOUSE_URL ? undefined : config.DATA_DIR }, 'runtime ready')

@@ -15,6 +15,8 @@ import { createSocialServing } from '../api/serving/social-serving.ts'
 import { createSolanaServing } from '../api/serving/solana-serving.ts'
 import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
+import { createStalledDataCheck } from '../api/health/stalled-data.ts'
+import { chainTopic, namespaced } from '../pipelines/topics.ts'
 import { createArcServing } from '../api/serving/arc-serving.ts'
 import { followed5042 } from './follow.ts'
 import { mcpPlugin } from '../mcp/http.ts'
@@ -81,6 +83,7 @@ export async function createApiServer(
       bus: () => rt.bus.ping(),
       store: () => rt.store.ping(),
     },
+    stalledData: createStalledDataCheck({ bus: rt.bus, topic: namespaced(namespace, chainTopic(4663)), chainId: 4663, servedThrough: () => watermarks.get(4663) }),
   }
   // x402 when a pay-to address and a facilitator (URL or payments-chain RPC) are configured;
   // otherwise paid calls without a key fail closed with a plain 402.

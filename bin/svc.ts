@@ -18,7 +18,6 @@ import { createSimSource, resolveSimStart, type SimSource, type SocialCounts } f
 import { trackConsumption, type ConsumptionTracker } from '../pipelines/sim/consumption.ts'
 import { socialCheckpointPath, writeSocialCheckpoint, type SocialCheckpoint } from '../pipelines/sim/social-checkpoint.ts'
 import { namespaced, TOPICS } from '../pipelines/topics.ts'
-import { DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { migrate } from '../sql/migrate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
 import { createRedisStore } from '../core/store/redis-store.ts'
@@ -35,6 +34,10 @@ import { startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
 import { faultHooks } from './fault-hooks.ts'
+import { onTaskFailure } from './stop-role.ts'
+import { simCommandStart } from './sim-start.ts'
+import { refusePrivateEngine } from './shared-engine.ts'
+import { isPermanentPublishError } from '../pipelines/bus/publish-errors.ts'
 
 const USAGE = `usage: svc <command>
   start                 embedded, all in one: simulators (each chain without an RPC URL), pipelines, alerts, API, MCP
@@ -129,7 +132,7 @@ async function startRpcSource(rt: Runtime, chainId: ChainId): Promise<RpcSource>
     pollMs: c.CHAIN_POLL_MS,
     attribution: attribution ? { addresses: [...new Set([...attribution.pads, ...attribution.factories])] } : undefined,
   })
-  source.run().catch((err) => rt.logger.error({ err }, 'rpc source stopped'))
+  source.run().catch(onTaskFailure(rt.logger, 'rpc source stopped'))
   return source
 }
 
@@ -172,7 +175,7 @@ function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource
     bus: rt.bus, ch: rt.ch, logger: rt.logger, metrics: rt.metrics, namespace: c.BUS_NAMESPACE, seed: c.SIMULATOR_SEED,
     tradesPerSecond: c.SOLANA_SIM_TRADES_PER_SECOND, backfillSeconds: Math.round(c.SIMULATOR_BACKFILL_HOURS * 3600), startWhen,
   })
-  source.run().catch((err) => rt.logger.error({ err }, 'solana venue simulator stopped'))
+  source.run().catch(onTaskFailure(rt.logger, 'solana venue simulator stopped'))
   return source
 }
 
@@ -257,6 +260,7 @@ async function commandStart(config: Config): Promise<void> {
 }
 
 async function commandApi(config: Config): Promise<void> {
+  refusePrivateEngine(config, 'api')
   const rt = await createRuntime(config, 'api')
   const api = await createApiServer(rt)
   onShutdown(rt, [() => api.close()])
@@ -302,6 +306,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     return
   }
   if (positionals[0] === 'alerts') {
+    refusePrivateEngine(config, 'pipeline alerts')
     const rt = await createRoleRuntime(config, 'pipeline-alerts')
     // Its own view of the serving state, following the watermark by polling (the chain runs elsewhere).
     const watermarks = createWatermarks(rt.ch, [4663])
@@ -315,6 +320,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     return
   }
   if (positionals[0] === 'scans') {
+    refusePrivateEngine(config, 'pipeline scans')
     const rt = await createRoleRuntime(config, 'pipeline-scans')
     const scans = await startScansRole(rt)
     onShutdown(rt, [() => scans.stop()])
@@ -348,9 +354,7 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
   // once the bus took the records: `svc sim` publishes to Kafka).
   const resume = Boolean(config.CLICKHOUSE_URL && values.from === undefined)
   const cps = resume ? simCheckpoints(config) : undefined
-  const start = resume
-    ? await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps!.path, seed: config.SIMULATOR_SEED })
-    : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
+  const start = await simCommandStart(rt, 4663, values, cps ? { path: cps.path, seed: config.SIMULATOR_SEED } : undefined)
   const sim = createSimSource({
     bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined,
@@ -367,9 +371,7 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
 /** `svc sim --chain 5042`: the chain-5042 world (its pads, no social world or prices), resuming after its stored watermark. */
 async function commandSim5042(config: Config, values: { from?: string; until?: string; genesis?: string }): Promise<void> {
   const rt = await createRoleRuntime(config, 'sim-5042')
-  const start = config.CLICKHOUSE_URL && values.from === undefined
-    ? await resolveSimStart(rt.ch, 5042, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks)
-    : { fromBlock: Number(values.from ?? 1), genesis: Number(values.genesis ?? DEFAULT_START_TIME) }
+  const start = await simCommandStart(rt, 5042, values)
   const sim = createSimSource({
     bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED + 5042, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined, social: false, prices: false, launchpads: simLaunchpads(5042),
@@ -477,7 +479,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || isPermanentPublishError(err)) {
     console.error(`svc: ${err.message}`)
     process.exit(1)
   }

@@ -132,11 +132,12 @@ do_start() {
   mkdir -p "$RUN/data"
   write_config "$port" "$cport"
 
-  # A cluster id is 16 random bytes in unpadded base64url (what `random-uuid` prints).
-  cluster_id="$(node -e 'console.log(require("crypto").randomBytes(16).toString("base64url"))')"
+  # Drawn as `kafka-storage random-uuid` draws it: never beginning with '-', which `format`
+  # would read as an option (infra/kafka/cluster-id.mjs).
+  cluster_id="$(node "$INFRA_DIR/kafka/cluster-id.mjs")"
   # shellcheck disable=SC2046
   java $(java_opts) -cp "$LIBS/*" kafka.tools.StorageTool format \
-    -t "$cluster_id" -c "$RUN/server.properties" >"$RUN/format.log" 2>&1 \
+    --cluster-id "$cluster_id" -c "$RUN/server.properties" >"$RUN/format.log" 2>&1 \
     || { cat "$RUN/format.log" >&2; die "formatting the storage failed"; }
 
   # setsid: the broker must outlive the shell (and test runner) that started it; its output

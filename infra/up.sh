@@ -2,22 +2,52 @@
 # Starts Kafka and Redis for a distributed run or CI (installing what is missing) and prints
 #   KAFKA_BROKERS=127.0.0.1:<port>
 #   REDIS_URL=redis://127.0.0.1:<port>
-# Use: eval "$(bash infra/up.sh)"  or  bash infra/up.sh >> "$GITHUB_ENV".
+# only when every service started; otherwise it prints nothing on stdout, names on stderr each
+# service that failed with the end of its output, and exits 1, so that neither form of use
+# exports a partial setup (roles without KAFKA_BROKERS would quietly run on the in-process bus):
+#   bash infra/up.sh > svc.env && set -a && . ./svc.env && set +a
+#   bash infra/up.sh >> "$GITHUB_ENV"
 # Stop with: bash infra/kafka.sh stop; bash infra/redis.sh stop
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 
-# Both start in parallel (Kafka's first install is the long part); each prints its line last.
-kafka_out="$(mktemp)"
-bash "$here/kafka.sh" start >"$kafka_out" &
-kafka_pid=$!
-redis_line="$(bash "$here/redis.sh" start | tail -n 1)"
-if ! wait "$kafka_pid"; then
-  rm -f "$kafka_out"
-  echo "[up] kafka did not start" >&2
+names=()
+pids=()
+# Starts a service in the background (Kafka's first install is the long part, so all start at
+# once); its stdout and stderr go to files read once it ends.
+start() {
+  local name="$1"
+  shift
+  "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  names+=("$name")
+  pids+=($!)
+}
+
+start kafka bash "$here/kafka.sh" start
+start redis bash "$here/redis.sh" start
+
+lines=()
+failed=()
+for i in "${!names[@]}"; do
+  name="${names[$i]}"
+  status=0
+  wait "${pids[$i]}" || status=$?
+  cat "$work/$name.err" >&2
+  # Each service's last stdout line is its NAME=value.
+  line="$(tail -n 1 "$work/$name.out")"
+  if [ "$status" -ne 0 ]; then
+    failed+=("$name (exit $status)")
+  elif ! [[ "$line" =~ ^[A-Z][A-Z0-9_]*=.+ ]]; then
+    failed+=("$name (printed no NAME=value line)")
+  else
+    lines+=("$line")
+  fi
+done
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "[up] error: did not start: ${failed[*]}; the reason is in its lines above. Nothing was printed to export." >&2
   exit 1
 fi
-kafka_line="$(tail -n 1 "$kafka_out")"
-rm -f "$kafka_out"
-echo "$kafka_line"
-echo "$redis_line"
+printf '%s\n' "${lines[@]}"

@@ -50,14 +50,24 @@ export interface TopicSpec {
   /** What the message key is. */
   key: string
   retentionHours: number
+  /**
+   * The largest record batch the topic takes (Kafka's `max.message.bytes`). Producers split
+   * their sends below the limit the broker reports (pipelines/bus/byte-batches.ts), so this
+   * only has to exceed the largest single record. Default: Kafka's own, 1,048,588.
+   */
+  maxMessageBytes?: number
 }
+
+/** Kafka's default `max.message.bytes` (and the broker's `message.max.bytes`). */
+export const KAFKA_DEFAULT_MAX_MESSAGE_BYTES = 1_048_588
 
 const DAY = 24
 
 export const TOPIC_SPECS: Record<TopicName, TopicSpec> = {
   // One sequence per chain: blocks in order, a reorg after what it replaces.
-  [TOPICS.chain4663Logs]: { partitions: 1, key: 'chain id (all blocks of a chain in order)', retentionHours: 7 * DAY },
-  [TOPICS.chain5042Logs]: { partitions: 1, key: 'chain id (all blocks of a chain in order)', retentionHours: 7 * DAY },
+  // A block is one record, and a busy block of a real chain can hold thousands of logs.
+  [TOPICS.chain4663Logs]: { partitions: 1, key: 'chain id (all blocks of a chain in order)', retentionHours: 7 * DAY, maxMessageBytes: 8 * 1024 * 1024 },
+  [TOPICS.chain5042Logs]: { partitions: 1, key: 'chain id (all blocks of a chain in order)', retentionHours: 7 * DAY, maxMessageBytes: 8 * 1024 * 1024 },
   [TOPICS.socialPosts]: { partitions: 6, key: 'author handle', retentionHours: 7 * DAY },
   [TOPICS.socialFollows]: { partitions: 6, key: 'account', retentionHours: 7 * DAY },
   [TOPICS.tgSightings]: { partitions: 6, key: 'token address (per-token order)', retentionHours: 7 * DAY },
@@ -74,3 +84,24 @@ export const TOPIC_SPECS: Record<TopicName, TopicSpec> = {
 
 /** Dead letters are kept longer than their topic: someone has to look at them. */
 export const DEAD_LETTER_RETENTION_HOURS = 30 * DAY
+
+/** A topic's declared Kafka settings: what `infra/kafka/topics.ts` and the Kafka bus create it with. */
+export interface TopicSettings {
+  partitions: number
+  retentionMs: number
+  maxMessageBytes: number
+}
+
+/** The settings of a declared topic (or of its dead-letter sibling) by its name with or without a namespace; null for any other topic. */
+export function declaredTopicSettings(topic: string): TopicSettings | null {
+  const dead = topic.endsWith('.dlq')
+  const base = dead ? topic.slice(0, -'.dlq'.length) : topic
+  const name = (Object.keys(TOPIC_SPECS) as TopicName[]).find((n) => base === n || base.endsWith(`.${n}`))
+  if (!name) return null
+  const spec = TOPIC_SPECS[name]
+  const maxMessageBytes = spec.maxMessageBytes ?? KAFKA_DEFAULT_MAX_MESSAGE_BYTES
+  // A dead letter keeps its record, so it takes what its topic takes.
+  return dead
+    ? { partitions: 1, retentionMs: DEAD_LETTER_RETENTION_HOURS * 3_600_000, maxMessageBytes }
+    : { partitions: spec.partitions, retentionMs: spec.retentionHours * 3_600_000, maxMessageBytes }
+}

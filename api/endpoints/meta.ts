@@ -43,7 +43,7 @@ const InfraFault = z.object({
   retries: z.number().int(),
 })
 
-export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | 'metrics'>>()({
+export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | 'metrics' | 'stalledData'>>()({
   method: 'GET',
   path: '/health',
   summary: 'Readiness',
@@ -51,13 +51,15 @@ export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | '
     'Readiness of ClickHouse, the bus and the store. Answers 503 dependency_unavailable when one is not ready. ' +
     'While a pipeline consumer or source of this process is retrying an infrastructure fault (file descriptors or disk exhausted, ' +
     'an engine timeout, the broker or store away) it answers 200 with status `degraded`, the component marked `degraded` and `faults` ' +
-    'naming each with its error class; nothing is dead-lettered or skipped meanwhile, and it is back to `ok` once the fault clears.',
+    'naming each with its error class; nothing is dead-lettered or skipped meanwhile, and it is back to `ok` once the fault clears. ' +
+    'It also answers `degraded` (with the cause in `degraded.data`) when every component answers but the served data has not advanced while the bus has.',
   tags: ['operations'],
   response: z.object({
     status: z.enum(['ok', 'degraded']),
     components: z.record(z.string(), z.enum(['ok', 'degraded'])),
     faults: z.array(InfraFault).optional(),
     measured_through_block: z.record(z.string(), z.number().nullable()),
+    degraded: z.record(z.string(), z.string()).optional(),
   }),
   access: { kind: 'free' },
   async handler({ deps }) {
@@ -78,11 +80,13 @@ export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | '
     const faults = deps.metrics.infraFaults.active()
     const components: Record<string, 'ok' | 'degraded'> = Object.fromEntries(results.map(([n]) => [n, 'ok' as const]))
     for (const f of faults) components[f.component] = 'degraded'
+    const stalled = await deps.stalledData?.cause()
     return {
-      status: faults.length ? ('degraded' as const) : ('ok' as const),
+      status: faults.length || stalled ? ('degraded' as const) : ('ok' as const),
       components,
       ...(faults.length ? { faults } : {}),
       measured_through_block: { '4663': deps.watermarks.get(4663) },
+      ...(stalled ? { degraded: { data: stalled } } : {}),
     }
   },
 })

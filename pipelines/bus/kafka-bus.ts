@@ -9,6 +9,9 @@ import {
   type LogEntry,
 } from 'kafkajs'
 import { clampOffset } from './memory-bus.ts'
+import { splitByBytes } from './byte-batches.ts'
+import { isPermanentPublishError, nonRetriableBrokerError, PublishRefusedError } from './publish-errors.ts'
+import { declaredTopicSettings, KAFKA_DEFAULT_MAX_MESSAGE_BYTES } from '../topics.ts'
 import type { BatchControl, Bus, BusBatch, BusMessage, SubscribeOptions, Subscription } from './types.ts'
 
 /** The pino-shaped logger kafkajs messages are forwarded to. */
@@ -32,9 +35,18 @@ export interface KafkaBusOptions {
   retryDelayMs?: number
   /** How long `subscribe` waits for the group join and first fetch. Default 60 s. */
   joinTimeoutMs?: number
+  /** Records per send at most (a publish is also split below the topic's max.message.bytes). Default 10,000. */
+  maxRecordsPerSend?: number
+  /**
+   * Called when a batch handler fails with a publish the broker will never take (a record too
+   * large, MESSAGE_TOO_LARGE...): redelivering the batch would fail the same way forever, so the
+   * role should stop with that message. Without it the batch is redelivered like any failure.
+   */
+  onPermanentError?(err: Error): void
 }
 
 const DEFAULT_BATCH = 500
+const DEFAULT_RECORDS_PER_SEND = 10_000
 const HEARTBEAT_MS = 1_000
 
 /**
@@ -62,6 +74,25 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   )
   const admin = lazyConnection(() => kafka.admin())
   let closed = false
+  // Each topic's max.message.bytes as the broker reports it (an operator may have raised it).
+  const limits = new Map<string, number>()
+
+  async function messageLimit(topic: string): Promise<number> {
+    const known = limits.get(topic)
+    if (known !== undefined) return known
+    try {
+      const a = await admin.get()
+      const { resources } = await a.describeConfigs({ includeSynonyms: false, resources: [{ type: 2 /* TOPIC */, name: topic, configNames: ['max.message.bytes'] }] })
+      const value = Number(resources[0]?.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue)
+      if (Number.isFinite(value) && value > 0) {
+        limits.set(topic, value)
+        return value
+      }
+    } catch {
+      // A topic not created yet is created on the first send with the broker's default.
+    }
+    return KAFKA_DEFAULT_MAX_MESSAGE_BYTES
+  }
 
   async function ensureTopics(topics: string[]): Promise<void> {
     // Two processes starting together (a simulator and a pipeline) create the same topics at
@@ -75,7 +106,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         if (missing.length === 0) return
         // Returns false (no throw) when another process created them first.
         await a.createTopics({
-          topics: missing.map((topic) => ({ topic, numPartitions: options.partitions ?? 1 })),
+          topics: missing.map((topic) => ({ topic, numPartitions: options.partitions ?? 1, configEntries: declaredConfig(topic) })),
           waitForLeaders: true,
         })
         return
@@ -145,6 +176,12 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
           await opts.onBatch(busBatch, control)
         } catch (err) {
           safeOnError(opts, err, busBatch)
+          if (isPermanentPublishError(err) && options.onPermanentError) {
+            // Not resolved: the batch stays for a run after the cause is fixed.
+            stopping = true
+            options.onPermanentError(err)
+            return
+          }
           // Not resolving is enough: kafkajs fetches each partition from its last resolved
           // offset, so the same messages come back on the next fetch.
           await pause(retryDelayMs)
@@ -222,14 +259,32 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     async publish(topic, records) {
       if (closed) throw new Error('kafka bus: publish() after close()')
       if (records.length === 0) return
+      const limit = await messageLimit(topic)
+      // Split before sending anything: a record that cannot fit fails the publish whole.
+      const sends = splitByBytes(topic, records, limit, options.maxRecordsPerSend ?? DEFAULT_RECORDS_PER_SEND)
       const p = await producer.get()
-      await p.send({
-        topic,
-        acks: -1,
-        messages: records.map((r) => ({ key: r.key, value: r.value, ...(r.headers ? { headers: r.headers } : {}) })),
-      })
+      // In order, one after the other: a key's records keep their order across sends.
+      for (const part of sends) {
+        try {
+          await p.send({
+            topic,
+            acks: -1,
+            messages: part.map((r) => ({ key: r.key, value: r.value, ...(r.headers ? { headers: r.headers } : {}) })),
+          })
+        } catch (err) {
+          const refused = nonRetriableBrokerError(err)
+          if (!refused) throw err
+          // The limit may have been lowered since it was read: the next publish reads it again.
+          limits.delete(topic)
+          throw new PublishRefusedError(topic, refused.type, `${refused.message} (a send of ${part.length} records; the topic's max.message.bytes read as ${limit.toLocaleString('en-US')})`, { cause: err })
+        }
+      }
     },
     subscribe,
+    async endOffset(topic) {
+      const a = await admin.get()
+      return (await a.fetchTopicOffsets(topic)).reduce((n, p) => n + Number(p.high), 0)
+    },
     async ping() {
       const a = await withTimeout(admin.get(), 5_000, 'kafka ping: connect timed out')
       await withTimeout(a.describeCluster(), 5_000, 'kafka ping: no answer')
@@ -240,6 +295,12 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       await Promise.all([producer.close(), admin.close()])
     },
   }
+}
+
+/** The declared settings a topic is created with (pipelines/topics.ts); none for an undeclared topic. */
+function declaredConfig(topic: string): Array<{ name: string; value: string }> {
+  const d = declaredTopicSettings(topic)
+  return d ? [{ name: 'retention.ms', value: String(d.retentionMs) }, { name: 'max.message.bytes', value: String(d.maxMessageBytes) }] : []
 }
 
 /** A client connected on first use and shared; a failed connect is forgotten, so the next use retries. */

@@ -69,5 +69,11 @@ export interface Bus {
   subscribe(opts: SubscribeOptions): Promise<Subscription>
   /** Cheap liveness check for /health. */
   ping(): Promise<void>
+  /**
+   * How many records the topic has received in all (Kafka: its partitions' end offsets summed),
+   * for /health to see the bus advance while the served data does not. Absent on the in-process
+   * bus, whose producer and consumers share one process.
+   */
+  endOffset?(topic: string): Promise<number>
   close(): Promise<void>
 }

@@ -1,4 +1,5 @@
 import type { InfraKind } from '../../core/infra-faults.ts'
+import { isPermanentPublishError } from '../bus/publish-errors.ts'
 import { errorMessage, infraKind } from './classify-error.ts'
 
 /** Thrown out of a retry when the consumer is stopping: the batch is left uncommitted, to be delivered again. */
@@ -40,7 +41,9 @@ export async function attempt<T>(work: () => Promise<T> | T, policy: RetryPolicy
       try {
         return { ok: true, value: await work() }
       } catch (err) {
-        if (err instanceof ConsumerStopping) throw err
+        // A publish the broker will refuse every time is neither retried nor dead-lettered: the
+        // bus hands it to the role, which stops with its message (bus onPermanentError).
+        if (err instanceof ConsumerStopping || isPermanentPublishError(err)) throw err
         const infra = infraKind(err)
         if (infra === null && ++fatal >= policy.maxAttempts) return { ok: false, error: errorMessage(err) }
         if (infra !== null) infraFailures++

@@ -41,8 +41,9 @@ export interface ScansWorker {
  * one consumer framework, runs each job through the state machine (queued → running → done |
  * failed), and queues the daily structure scan of every watched token. A job the bus hands out
  * again after it finished is skipped; one left `running` by a stopped worker is run again.
- * A scan refused for a reason of the data, or failing with a fatal error, ends `failed` with
- * the reason; a dependency's failure is retried by the consumer and the job stays `running`.
+ * A scan refused for a reason of the data (a token this role's ClickHouse has nothing of), a
+ * job it has no record of, or a fatal error ends `failed` with the reason, never dropped; a
+ * dependency's failure is retried by the consumer and the job stays `running`.
  */
 export async function startScansWorker(deps: ScansWorkerDeps): Promise<ScansWorker> {
   const chainId = deps.queue.chainId
@@ -57,7 +58,8 @@ export async function startScansWorker(deps: ScansWorkerDeps): Promise<ScansWork
 
   async function run(m: ScanJobMessage): Promise<void> {
     const job = await scanJob(deps.ch, m.chain_id, m.kind, m.token, m.job_id)
-    if (!job || !isActive(job.state)) return
+    if (!job) return unseenJob(m)
+    if (!isActive(job.state)) return
     const running = moveJob(job, 'running', new Date())
     await writeScanJob(deps.ch, m.chain_id, running)
     try {
@@ -69,6 +71,19 @@ export async function startScansWorker(deps: ScansWorkerDeps): Promise<ScansWork
       deps.logger.warn({ job: job.id, kind: m.kind, token: m.token, reason: errorMessage(err) }, 'scan failed')
       await writeScanJob(deps.ch, m.chain_id, moveJob(running, 'failed', new Date(), { reason: errorMessage(err) }))
     }
+  }
+
+  /**
+   * A job message whose job this role's ClickHouse has no record of: the job was requested on
+   * another ClickHouse (a role on a private engine), so this role cannot see the job or, most
+   * likely, its token's data. It ends `failed` with that reason, never dropped: whoever reads the
+   * same ClickHouse as this role sees why, and the log names the fix.
+   */
+  async function unseenJob(m: ScanJobMessage): Promise<void> {
+    const reason = `the scans role has no record of job ${m.job_id}: it reads another ClickHouse than the one the scan was requested on (every role must run with the same CLICKHOUSE_URL)`
+    deps.logger.error({ job: m.job_id, kind: m.kind, token: m.token }, `scan failed: ${reason}`)
+    const now = new Date().toISOString()
+    await writeScanJob(deps.ch, m.chain_id, { id: m.job_id, kind: m.kind, token: m.token, trigger: 'request', state: 'failed', reason, requestedAt: now, updatedAt: now, measuredThroughBlock: null })
   }
 
   // Two lanes, each with its own consumer: callers' requests (scans.jobs) and the daily scans of

@@ -1,6 +1,7 @@
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
 import type { Bus, BusRecord } from '../bus/types.ts'
+import { isPermanentPublishError } from '../bus/publish-errors.ts'
 import { infraKind } from '../consumer/classify-error.ts'
 
 export interface RetryingPublisherDeps {
@@ -33,7 +34,12 @@ export function createRetryingPublisher(deps: RetryingPublisherDeps): (topic: st
         }
         return
       } catch (err) {
-        // Whatever stops a publish of our own records is the environment, not the records.
+        // The broker will refuse these records every time (too large for the topic): stop with its reason.
+        if (isPermanentPublishError(err)) {
+          logger.error({ component, topic, err: err.message }, 'publish refused for good; stopping')
+          throw err
+        }
+        // Whatever else stops a publish of our own records is the environment, not the records.
         const kind = infraKind(err) ?? 'broker'
         metrics?.infraRetries.inc({ consumer: component, kind })
         metrics?.infraFaults.retrying(component, topic, kind, err)

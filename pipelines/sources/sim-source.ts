@@ -5,6 +5,7 @@ import type { Metrics } from '../../core/metrics.ts'
 import { infraKind } from '../consumer/classify-error.ts'
 import { createRetryingPublisher } from './retrying-publisher.ts'
 import type { Bus, BusRecord } from '../bus/types.ts'
+import { isPermanentPublishError } from '../bus/publish-errors.ts'
 import { chainTopic, namespaced, TOPICS } from '../topics.ts'
 import { createBackfillMeter, formatProgress } from '../sim/backfill-progress.ts'
 import { createChainSimulator, type ChainSimulator, type SimLaunch } from '../sim/chain-sim.ts'
@@ -299,7 +300,7 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
         logger.info({ chainId, blocks: total, seconds: secs, blocks_per_s: Math.round(total / secs) }, `backfill done: ${total} blocks in ${secs} s; live from here, a block every ${blockSeconds} s`)
       } else if (now - loggedAt >= every) {
         loggedAt = now
-        logger.info({ chainId, done: p.done, total: p.total, blocks_per_s: Math.round(p.blocksPerSec), eta_s: p.etaSec === null ? null : Math.ceil(p.etaSec) }, formatProgress(p))
+        logger.info({ chainId, done: p.done, total: p.total, blocks_per_s: Math.round(p.blocksPerSec), eta_s: p.etaSec === null ? null : Math.ceil(p.etaSec), stalled_s: p.stalledSec === null ? undefined : Math.round(p.stalledSec) }, formatProgress(p))
       }
     }, Math.min(every, 1000))
     timer.unref()

@@ -87,6 +87,18 @@ describe('scan jobs', () => {
     expect(await jobStates(job.id)).toEqual(['queued', 'running', 'running', 'failed'])
   })
 
+  it('a job message whose job this role\'s ClickHouse has no record of (requested on another engine) ends failed with the reason, not dropped', async () => {
+    const token = address(0xf3)
+    const id = 'job-requested-on-another-engine'
+    await env.rt.bus.publish(TOPICS.scanJobs, [{ key: `structure:${token}`, value: JSON.stringify({ job_id: id, chain_id: 4663, kind: 'structure', token }) }])
+    await until('the unseen job recorded', async () => ((await jobStates(id)).length > 0 ? true : undefined))
+    expect(await jobStates(id)).toEqual(['failed'])
+    // What the API reads for this scan on the same ClickHouse.
+    const job = await env.api.deps.scans.latest('structure', token)
+    expect(job).toMatchObject({ id, state: 'failed', kind: 'structure', token })
+    expect(job!.reason).toBe(`the scans role has no record of job ${id}: it reads another ClickHouse than the one the scan was requested on (every role must run with the same CLICKHOUSE_URL)`)
+  })
+
   it('POST /structure/{token} answers a job in the same states', async () => {
     const token = address(0xf1)
     await createConstructedChain(env.rt.ch).creation(token, address(0xdf), 1)

@@ -109,8 +109,23 @@ describe('backfill progress', () => {
   })
 
   it('formatProgress() names minutes for long backfills and admits an unknown rate', () => {
-    expect(formatProgress({ done: 100, total: 100_000, blocksPerSec: 200, etaSec: 499.5, finished: false })).toBe('backfill 100/100000 blocks (0%), 200 blocks/s, about 8 min 20 s left')
-    expect(formatProgress({ done: 0, total: 10, blocksPerSec: 0, etaSec: null, finished: false })).toBe('backfill 0/10 blocks (0%), 0 blocks/s, time left unknown')
+    expect(formatProgress({ done: 100, total: 100_000, blocksPerSec: 200, etaSec: 499.5, stalledSec: null, finished: false })).toBe('backfill 100/100000 blocks (0%), 200 blocks/s, about 8 min 20 s left')
+    expect(formatProgress({ done: 0, total: 10, blocksPerSec: 0, etaSec: null, stalledSec: null, finished: false })).toBe('backfill 0/10 blocks (0%), 0 blocks/s, time left unknown')
+  })
+
+  it('createBackfillMeter() promises no time left while nothing moves, and does again once it moves', () => {
+    const m = createBackfillMeter(20_000, 0, 15_000, 5_000)
+    expect(m.sample(1_400, 2_000).etaSec).toBeCloseTo(26.6, 0)
+    // A publish refused over and over: the count stands still; the window's average alone would
+    // still show 350 blocks/s and an estimate.
+    expect(m.sample(1_400, 4_000).etaSec).not.toBeNull()
+    const stalled = m.sample(1_400, 8_000)
+    expect(stalled).toMatchObject({ blocksPerSec: 0, etaSec: null, stalledSec: 6, finished: false })
+    expect(formatProgress(stalled)).toBe('backfill 1400/20000 blocks (7%), no progress for 6 s, time left unknown')
+    expect(formatProgress(m.sample(1_400, 30_000))).toBe('backfill 1400/20000 blocks (7%), no progress for 28 s, time left unknown')
+    const moving = m.sample(2_000, 31_000)
+    expect(moving.stalledSec).toBeNull()
+    expect(moving.etaSec).not.toBeNull()
   })
 })
 

@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '../../../core/clickhouse.ts'
 import { queryRows } from '../../../core/clickhouse.ts'
 import type { Logger } from '../../../core/logger.ts'
 import type { Bus } from '../../bus/types.ts'
+import { isPermanentPublishError } from '../../bus/publish-errors.ts'
 import { decoders } from '../../decode/index.ts'
 import type { ChainBlock, ChainLog, ContractCreation } from '../../records/chain-block.ts'
 import { chainTopic, namespaced } from '../../topics.ts'
@@ -294,6 +295,7 @@ export function createRpcSource(opts: RpcSourceOptions): RpcSource {
           next = to + 1
           range.fitted(fetched.logs)
         } catch (err) {
+          if (isPermanentPublishError(err)) throw err
           logger.error({ chainId, err: String(err) }, 'rpc source failed; retrying in 2 s')
           await sleep(2000)
         }
