@@ -175,7 +175,7 @@ describe('generated documents', () => {
     expect(tokenOp.responses['400']).toBeDefined()
     expect(tokenOp.responses['402']).toBeDefined()
     const feedOp = doc.paths['/feed/new'].get
-    expect(feedOp.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['limit', 'min_score', 'since', 'tier'])
+    expect(feedOp.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['limit', 'min_score', 'since', 'tier', 'wait'])
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain('invalid_address')
   })
 
