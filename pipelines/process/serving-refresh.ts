@@ -188,8 +188,8 @@ export async function catchUpServingState(
   // afresh and rebuild every token, as for a data dir that never had serving state.
   if (last) {
     await recountChainTotals(ch, chainId)
-    // Legs of the gap were never folded by a batch: every wallet-token catches up from its position.
-    await catchUpFifo(ch, chainId, true)
+    // Legs of the gap were never folded by a batch: every wallet-token whose state lacks legs is refolded.
+    await catchUpFifo(ch, chainId)
   }
   let result: RefreshResult | null = null
   let done = 0
