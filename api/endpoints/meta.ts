@@ -33,13 +33,23 @@ export const x402CatalogEndpoint = defineEndpoint<Uses<'cache' | 'catalog' | 'co
   },
 })
 
-export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks'>>()({
+/** The kept views the scheduled audit last found drifted from their raw rows ('view' or 'view:chain'). */
+export function driftedViews(deps: Uses<'audit'>): string[] {
+  return deps.audit?.driftedViews() ?? []
+}
+
+export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | 'audit'>>()({
   method: 'GET',
   path: '/health',
   summary: 'Readiness',
-  description: 'Readiness of ClickHouse, the bus and the store. Answers 503 dependency_unavailable when one is not ready.',
+  description: 'Readiness of ClickHouse, the bus and the store. Answers 503 dependency_unavailable when one is not ready. `drifted_views` names the kept views whose last scheduled audit found keys drifted from their raw rows (`svc verify --repair` rebuilds them).',
   tags: ['operations'],
-  response: z.object({ status: z.literal('ok'), components: z.record(z.string(), z.literal('ok')), measured_through_block: z.record(z.string(), z.number().nullable()) }),
+  response: z.object({
+    status: z.literal('ok'),
+    components: z.record(z.string(), z.literal('ok')),
+    measured_through_block: z.record(z.string(), z.number().nullable()),
+    drifted_views: z.array(z.string()),
+  }),
   access: { kind: 'free' },
   async handler({ deps }) {
     const results = await Promise.all(
@@ -60,6 +70,7 @@ export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks'>>()
       status: 'ok' as const,
       components: Object.fromEntries(results.map(([n]) => [n, 'ok' as const])),
       measured_through_block: { '4663': deps.watermarks.get(4663) },
+      drifted_views: driftedViews(deps),
     }
   },
 })
