@@ -12,11 +12,11 @@ export const deployerStateCheck: ViewCheck = {
     FROM (SELECT deployer, launched FROM deployer_state WHERE chain_id = {chain:UInt32} AND ${sample('deployer')} ORDER BY deployer, version DESC LIMIT 1 BY deployer)
     WHERE launched > 0`,
   fresh: (sample) => `
-    SELECT c.deployer AS key, toString(toUInt32(count())) AS v
+    SELECT c.dep AS key, toString(toUInt32(count())) AS v
     FROM (SELECT DISTINCT token FROM launches WHERE chain_id = {chain:UInt32}) AS l
-    INNER JOIN (SELECT address, any(deployer) AS deployer FROM contract_creations WHERE chain_id = {chain:UInt32} AND deployer != '' AND ${sample('deployer')} GROUP BY address) AS c
+    INNER JOIN (SELECT address, any(deployer) AS dep FROM contract_creations WHERE chain_id = {chain:UInt32} AND deployer != '' AND ${sample('deployer')} GROUP BY address) AS c
     ON c.address = l.token
-    GROUP BY c.deployer`,
+    GROUP BY c.dep`,
   // A deployer's record is computed from its tokens' states: refresh those tokens (and so it).
   async repair(ch, chain, keys) {
     const rows = await queryRows<{ t: string }>(

@@ -1,5 +1,7 @@
 import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../../core/domain/fifo-sql.ts'
-import { LEG_POS } from '../process/fifo-refresh.ts'
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { LEG_POS, refoldPairs } from '../process/fifo-refresh.ts'
+import { noteRepaired } from './note-repaired.ts'
 import type { Sampler } from './types.ts'
 
 /**
@@ -27,4 +29,11 @@ export function pairsOf(keys: string[]): Array<[string, string]> {
     const i = k.indexOf('/')
     return [k.slice(0, i), k.slice(i + 1)]
   })
+}
+
+/** Repair of the FIFO views: the pairs folded again from their first leg, their wallets named as changed. */
+export async function refoldKeys(ch: ClickHouseClient, chainId: number, keys: string[]): Promise<void> {
+  const pairs = pairsOf(keys)
+  await refoldPairs(ch, chainId, pairs)
+  await noteRepaired(ch, chainId, 'wallet', [...new Set(pairs.map(([w]) => w))])
 }

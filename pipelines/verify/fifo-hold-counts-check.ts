@@ -1,5 +1,4 @@
-import { refoldPairs } from '../process/fifo-refresh.ts'
-import { freshChainFold, pairsOf } from './fifo-fold-fresh.ts'
+import { freshChainFold, refoldKeys } from './fifo-fold-fresh.ts'
 import type { ViewCheck } from './types.ts'
 
 /** fifo_hold_counts per wallet-token: closed lots counted per hold (what the receipt's hold style reads). */
@@ -16,5 +15,5 @@ export const fifoHoldCountsCheck: ViewCheck = {
     SELECT key, toString(arraySort(groupArray((h, n)))) AS v
     FROM (SELECT key, h, toUInt64(count()) AS n FROM (${freshChainFold(sample)}) ARRAY JOIN arrayFlatten(arrayMap(s -> s.5, f.2)) AS h GROUP BY key, h)
     GROUP BY key`,
-  repair: async (ch, chain, keys) => void (await refoldPairs(ch, chain!, pairsOf(keys))),
+  repair: (ch, chain, keys) => refoldKeys(ch, chain!, keys),
 }

@@ -1,5 +1,4 @@
-import { refoldPairs } from '../process/fifo-refresh.ts'
-import { freshChainFold, pairsOf } from './fifo-fold-fresh.ts'
+import { freshChainFold, refoldKeys } from './fifo-fold-fresh.ts'
 import type { ViewCheck } from './types.ts'
 
 /** fifo_sells per wallet-token: each matched sell (position, matched cost, unmatched quantity, realized, holds). */
@@ -22,5 +21,5 @@ export const fifoSellsCheck: ViewCheck = {
       GROUP BY wallet, token
     ) AS p USING (key)
     WHERE length(f.2) > 0`,
-  repair: async (ch, chain, keys) => void (await refoldPairs(ch, chain!, pairsOf(keys))),
+  repair: (ch, chain, keys) => refoldKeys(ch, chain!, keys),
 }

@@ -1,5 +1,4 @@
-import { refoldPairs } from '../process/fifo-refresh.ts'
-import { freshChainFold, pairsOf } from './fifo-fold-fresh.ts'
+import { freshChainFold, refoldKeys } from './fifo-fold-fresh.ts'
 import type { ViewCheck } from './types.ts'
 
 /** fifo_state (newest version per wallet-token): legs folded, FIFO state, sells with unmatched quantity. */
@@ -14,5 +13,5 @@ export const fifoStateCheck: ViewCheck = {
           ORDER BY wallet, token, version DESC LIMIT 1 BY wallet, token)
     WHERE legs > 0`,
   fresh: (sample) => `SELECT key, toString(tuple(n, f.1, toUInt64(arrayCount(s -> s.3 > 0, f.2)))) AS v FROM (${freshChainFold(sample)})`,
-  repair: async (ch, chain, keys) => void (await refoldPairs(ch, chain!, pairsOf(keys))),
+  repair: (ch, chain, keys) => refoldKeys(ch, chain!, keys),
 }
