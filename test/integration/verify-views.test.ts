@@ -7,6 +7,7 @@ import type { SolanaTradeRow } from '../../pipelines/process/solana/usd-leg-step
 import { DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { simLaunchpads } from '../../pipelines/sim/launchpads.ts'
 import { createSimSource } from '../../pipelines/sources/sim-source.ts'
+import { startAuditSchedule } from '../../pipelines/verify/audit-schedule.ts'
 import { formatReport, runVerify } from '../../pipelines/verify/run-verify.ts'
 import { randomWei, seeded } from '../setup/fifo-reference.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
@@ -126,5 +127,41 @@ describe('svc verify on the social, Solana and 5042 views', () => {
     await ch().insert({ table: 'arc_venue_stats', values: [{ ...v!, block_number: Number(v!.block_number) + 1, cum_launches: Number(v!.cum_launches) + 1 }], format: 'JSONEachRow' })
     const r = await verify('arc_venue_stats', { chain: 5042, repair: true })
     expect(r).toMatchObject({ drifted: 1, first: [{ key: '*' }], repair_note: expect.stringMatching(/re-ingest/) })
+  })
+
+  it('the scheduled audit counts the keys it checks, confirms a drift, names the view in /health, and clears it once repaired', async () => {
+    const audit = startAuditSchedule({ ch: ch(), logger: env.rt.logger, metrics: env.rt.metrics, sample: 1, cpuShare: 1, firstDelayMs: 0, confirmDelayMs: 50 })
+    env.api.deps.audit = audit
+    try {
+      const [a] = await queryRows<{ author: string }>(ch(), 'SELECT author FROM caller_stats GROUP BY author ORDER BY author DESC LIMIT 1')
+      await ch().insert({ table: 'caller_stats', values: [{ author: a!.author, hits: 2 }], format: 'JSONEachRow' })
+      const until = async (ok: () => boolean) => {
+        const deadline = Date.now() + 120_000
+        while (!ok()) {
+          if (Date.now() > deadline) throw new Error(`audit: drifted views ${audit.driftedViews().join(', ')}`)
+          await new Promise((r) => setTimeout(r, 100))
+        }
+      }
+      await until(() => audit.driftedViews().includes('caller_stats'))
+      const health = await env.api.app.inject({ method: 'GET', url: '/health' })
+      expect(health.json().drifted_views).toEqual(['caller_stats'])
+      expect(await env.rt.metrics.auditDrift.get({ view: 'caller_stats' })).toBe(1)
+      expect(await env.rt.metrics.auditKeysChecked.get({ view: 'fifo_state' })).toBeGreaterThan(0)
+      expect(await env.rt.metrics.render()).toMatch(/svc_audit_drift_total\{view="caller_stats"\} 1/)
+      // A repair through the admin door: the view leaves /health at once, and stays clean on the next pass.
+      expect(await verify('caller_stats', { repair: true })).toMatchObject({ drifted: 0, repaired: 1 })
+      expect((await env.api.app.inject({ method: 'GET', url: '/health' })).json().drifted_views).toEqual([])
+      const checked = await env.rt.metrics.auditKeysChecked.get({ view: 'caller_stats' })
+      const deadline = Date.now() + 120_000
+      while ((await env.rt.metrics.auditKeysChecked.get({ view: 'caller_stats' })) <= checked) {
+        if (Date.now() > deadline) throw new Error('no later audit pass of caller_stats')
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      expect(audit.driftedViews()).toEqual([])
+      expect(await env.rt.metrics.auditDrift.get({ view: 'caller_stats' })).toBe(1)
+    } finally {
+      await audit.stop()
+      env.api.deps.audit = undefined
+    }
   })
 })
