@@ -127,6 +127,8 @@ describe('svc verify on the social, Solana and 5042 views', () => {
     await ch().insert({ table: 'arc_venue_stats', values: [{ ...v!, block_number: Number(v!.block_number) + 1, cum_launches: Number(v!.cum_launches) + 1 }], format: 'JSONEachRow' })
     const r = await verify('arc_venue_stats', { chain: 5042, repair: true })
     expect(r).toMatchObject({ drifted: 1, first: [{ key: '*' }], repair_note: expect.stringMatching(/re-ingest/) })
+    await ch().command({ query: "DELETE FROM arc_venue_stats WHERE via = '*' AND block_number = {b:UInt64}", query_params: { b: Number(v!.block_number) + 1 } })
+    expect(await verify('arc_venue_stats', { chain: 5042 })).toMatchObject({ drifted: 0 })
   })
 
   it('the scheduled audit counts the keys it checks, confirms a drift, names the view in /health, and clears it once repaired', async () => {
