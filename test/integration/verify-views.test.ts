@@ -11,6 +11,7 @@ import { startAuditSchedule } from '../../pipelines/verify/audit-schedule.ts'
 import { formatReport, runVerify } from '../../pipelines/verify/run-verify.ts'
 import { randomWei, seeded } from '../setup/fifo-reference.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+import { runSvc } from '../setup/svc-process.ts'
 
 /**
  * svc verify on the views the hardhat chain does not have (issue 24): the mention windows and
@@ -165,5 +166,23 @@ describe('svc verify on the social, Solana and 5042 views', () => {
       await audit.stop()
       env.api.deps.audit = undefined
     }
+  })
+
+  it('svc verify --base asks the running service: prints the drifted key with both values, exits 1; --repair exits 0', async () => {
+    const base = await env.api.app.listen({ port: 0, host: '127.0.0.1' })
+    const [w] = await queryRows<{ token: string; m: string }>(ch(), 'SELECT token, toString(minute) AS m FROM mention_minute ORDER BY token DESC, minute LIMIT 1')
+    await ch().command({ query: 'DELETE FROM mention_minute WHERE token = {t:String} AND minute = {m:DateTime}', query_params: { t: w!.token, m: w!.m } })
+    const cli = (...args: string[]) => runSvc(['verify', '--base', base, '--view', 'mention_minute', ...args], { SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent' })
+    const found = await cli()
+    expect(found.code, found.stderr).toBe(1)
+    expect(found.stdout).toContain('DRIFT mention_minute: ')
+    expect(found.stdout).toContain(`${w!.token}/${w!.m}`)
+    expect(found.stdout).toMatch(/kept: {2}missing\n {10}fresh: {1}\(\d+,\[/)
+    const repaired = await cli('--repair')
+    expect(repaired.code, repaired.stderr).toBe(0)
+    expect(repaired.stdout).toMatch(/ok {4}mention_minute: \d+ keys checked, 0 drifted, repaired 1/)
+    const wrongToken = await runSvc(['verify', '--base', base], { SVC_ADMIN_TOKEN: 'not-the-admin-token-000', LOG_LEVEL: 'silent' })
+    expect(wrongToken.code).toBe(1)
+    expect(wrongToken.stderr).toMatch(/svc verify --base: 40[13] /)
   })
 })
