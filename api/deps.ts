@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '../core/clickhouse.ts'
+import type { VerifyReport } from '../pipelines/verify/types.ts'
 import type { Config } from '../core/config.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Metrics } from '../core/metrics.ts'
@@ -74,6 +75,8 @@ export interface ApiDeps {
   textReader?: TextReader
   /** Present only on the local payments chain. */
   faucet?: Faucet
+  /** The scheduled audit of kept views (svc start): which views drifted, for /health. */
+  audit?: { driftedViews(): string[]; record(report: VerifyReport): void }
   /** Readiness checks for /health, by component name. */
   readiness: Record<string, () => Promise<void>>
   /** /health's `degraded` cause when the served data stands still while the bus moves (api/health/stalled-data.ts). */

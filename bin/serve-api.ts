@@ -44,7 +44,7 @@ export interface ApiAlertOptions {
 /** Build the API (catalog routes + MCP) over a runtime. `pollMs` 0: watermarks are pushed in-process. */
 export async function createApiServer(
   rt: Runtime,
-  opts: { pollMs?: number; alerts?: ApiAlertOptions; faucet?: ApiDeps['faucet'] } = {},
+  opts: { pollMs?: number; alerts?: ApiAlertOptions; faucet?: ApiDeps['faucet']; audit?: ApiDeps['audit'] } = {},
 ): Promise<ApiServer> {
   const watermarks = createWatermarks(rt.ch, [4663, 5042], opts.pollMs ?? 500)
   // A ClickHouse server down at start: the poller fills the watermarks once it answers.
@@ -76,6 +76,7 @@ export async function createApiServer(
     alerts: { webhooks, policy, publish },
     scans: createScanQueue({ ch: rt.ch, bus: rt.bus, namespace, maxRequested: rt.config.SCAN_QUEUE_MAX }),
     faucet: opts.faucet,
+    audit: opts.audit,
     textReader: createTextReader(rt.logger),
     connector: createMcpConnector(rt.ch, rt.store),
     readiness: {

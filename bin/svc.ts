@@ -32,6 +32,8 @@ import { createRuntime, type Runtime } from './runtime.ts'
 import { startRoleHealth } from './role-health.ts'
 import { startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
+import { commandVerify } from './verify.ts'
+import { startAuditSchedule } from '../pipelines/verify/audit-schedule.ts'
 import { createApiServer } from './serve-api.ts'
 import { faultHooks } from './fault-hooks.ts'
 import { onTaskFailure } from './stop-role.ts'
@@ -55,6 +57,7 @@ const USAGE = `usage: svc <command>
   sim                   publish simulated chain-4663 blocks (and, without --until, the Solana venue)  [--from N] [--until N] [--genesis UNIX_SECONDS] [--chain 4663|5042]
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
+  verify                audit kept views against their raw rows; exit 1 on drift  [--sample F] [--seed N] [--view NAME]... [--repair] [--base URL] [--json]
   keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)
   roster import <file.json>   load an operator's leaderboard (the tracked roster): {"claims":[...]} or an array of claims
   pay <path|url>        call a paid endpoint, paying over x402  [--fund USDC] [--max USDC] [--base URL] [--method M] [--data JSON]`
@@ -187,7 +190,9 @@ async function commandStart(config: Config): Promise<void> {
   const payments = await startLocalPayments(config, process.env, base.logger)
   const rt: Runtime = payments ? { ...base, config: payments.config } : base
   config = rt.config
-  const api = await createApiServer(rt, { pollMs: 0, faucet: payments?.faucet })
+  // The audit of kept views against raw rows, sampled, on its own timer within a CPU share.
+  const audit = config.AUDIT_SAMPLE > 0 ? startAuditSchedule({ ch: rt.ch, logger: rt.logger, metrics: rt.metrics, sample: config.AUDIT_SAMPLE, cpuShare: config.AUDIT_CPU_SHARE }) : undefined
+  const api = await createApiServer(rt, { pollMs: 0, faucet: payments?.faucet, audit })
   const processor = await startProcessor(rt, 4663, (b, seq) => api.watermarks.advance(4663, b, seq))
   const arcProcessor = await startProcessor(rt, 5042, (b, seq) => api.watermarks.advance(5042, b, seq))
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
@@ -254,7 +259,7 @@ async function commandStart(config: Config): Promise<void> {
     startWhenLive().catch((err) => rt.logger.error({ err }, 'chain-5042 simulator stopped'))
   }
   const solanaSim = config.simulatorOn ? startSolanaSim(rt, () => chainCaughtUp()) : null
-  onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
+  onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => audit?.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
 }
@@ -469,6 +474,7 @@ async function main(argv: string[]): Promise<void> {
     case 'sim': return commandSim(config, rest)
     case 'migrate': return commandMigrate(config)
     case 'sql': return commandSql(config, rest)
+    case 'verify': return commandVerify(config, rest)
     case 'keys': return commandKeys(config, rest)
     case 'roster': return commandRoster(config, rest)
     case 'pay': return commandPay(config, rest)

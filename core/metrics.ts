@@ -120,6 +120,8 @@ export function createMetrics(options: MetricsOptions = {}) {
     requests: new Counter(r, 'svc_http_requests_total', 'HTTP requests, by route and status', ['route', 'status']),
     requestLatency: new Histogram(r, 'svc_http_request_duration_seconds', 'HTTP request latency, by route', ['route']),
     x402: new Counter(r, 'svc_x402_payments_total', 'x402 payments by step (verify, settle) and outcome (valid, settled, a refusal reason, error)', ['step', 'outcome']),
+    auditKeysChecked: new Counter(r, 'svc_audit_keys_checked_total', 'Keys of kept views the scheduled audit compared with raw rows, by view', ['view']),
+    auditDrift: new Counter(r, 'svc_audit_drift_total', 'Keys the scheduled audit found drifted from raw rows (confirmed by a second look), by view', ['view']),
     x402Duration: new Histogram(r, 'svc_x402_facilitator_duration_seconds', 'Time the facilitator took to verify or settle one payment, by step', ['step']),
   }
   new PromCounter({

@@ -1,5 +1,5 @@
 import { healthEndpoint, mcpEndpoint, metricsEndpoint, openApiEndpoint, x402CatalogEndpoint } from '../endpoints/meta.ts'
-import { adminSqlEndpoint, createKeyEndpoint, faucetEndpoint, listKeysEndpoint, revokeKeyEndpoint } from '../endpoints/admin.ts'
+import { adminSqlEndpoint, adminVerifyEndpoint, createKeyEndpoint, faucetEndpoint, listKeysEndpoint, revokeKeyEndpoint } from '../endpoints/admin.ts'
 import { badgeEndpoint } from '../endpoints/badge.ts'
 import { deleteWebhookEndpoint, getWebhookEndpoint, setWebhookEndpoint, testAlertEndpoint } from '../endpoints/alerts.ts'
 import { listWatchlistEndpoint, unwatchTokenEndpoint, watchTokenEndpoint } from '../endpoints/watchlist.ts'
@@ -70,6 +70,7 @@ export const catalog: ServedEndpoint[] = [
   listKeysEndpoint,
   revokeKeyEndpoint,
   adminSqlEndpoint,
+  adminVerifyEndpoint,
   leaderboardClaimsEndpoint,
   faucetEndpoint,
   verdictEndpoint,

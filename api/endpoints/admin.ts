@@ -7,6 +7,8 @@ import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
+import { runVerify } from '../../pipelines/verify/run-verify.ts'
+import { VIEW_NAMES } from '../../pipelines/verify/view-checks.ts'
 
 const KeyView = z.object({ prefix: z.string(), plan: z.string(), created_at: z.string(), revoked_at: z.string().nullable() })
 
@@ -100,5 +102,40 @@ export const faucetEndpoint = defineEndpoint<Uses<'faucet'>>()({
     if (atomic > FAUCET_MAX_ATOMIC) throw new ApiError('invalid_parameter', 'amount is more than 1,000,000 USDC (1000000000000 units).', { parameter: 'amount' })
     const { transaction, balance } = await faucet.mint(body.address, atomic)
     return { address: body.address, amount: body.amount, balance: balance.toString(), transaction, asset: faucet.asset, network: faucet.network, rpc_url: faucet.rpcUrl }
+  },
+})
+
+const ViewReportView = z.object({
+  view: z.string(),
+  chain: z.number().int().nullable(),
+  against: z.string(),
+  checked: z.number().int(),
+  drifted: z.number().int(),
+  first: z.array(z.object({ key: z.string(), kept: z.string(), fresh: z.string() })),
+  repaired: z.number().int().optional(),
+  repair_note: z.string().optional(),
+  seconds: z.number(),
+})
+
+export const adminVerifyEndpoint = defineEndpoint<Uses<'ch' | 'audit'>>()({
+  method: 'POST',
+  path: '/admin/verify',
+  summary: 'Audit kept views against raw rows',
+  description:
+    'What `svc verify` prints, from the running service: every kept view (FIFO state and sells, holder balances, token and deployer state, chain totals and blocks, mention windows, caller stats, Solana FIFO, the 5042 activity tables) recomputed from its raw rows for all keys or a `sample` fraction, compared exactly. Per view: keys checked, keys drifted, the first drifted keys with both values. `repair` rebuilds the drifted keys from raw rows and checks again.',
+  tags: ['admin'],
+  body: z.object({
+    sample: z.number().gt(0).max(1).optional(),
+    seed: z.number().int().nonnegative().optional(),
+    views: z.array(z.enum(VIEW_NAMES as [string, ...string[]], { error: `expected views among ${VIEW_NAMES.join(', ')}` })).min(1).optional(),
+    first: z.number().int().min(0).max(100).optional(),
+    repair: z.boolean().optional(),
+  }),
+  response: z.object({ sample: z.number(), seed: z.number().int(), drifted: z.number().int(), seconds: z.number(), views: z.array(ViewReportView) }),
+  access: { kind: 'admin' },
+  async handler({ body, deps }) {
+    const report = await runVerify(deps.ch, body)
+    deps.audit?.record(report)
+    return report
   },
 })

@@ -34,6 +34,11 @@ export const x402CatalogEndpoint = defineEndpoint<Uses<'cache' | 'catalog' | 'co
   },
 })
 
+/** The kept views the scheduled audit last found drifted from their raw rows ('view' or 'view:chain'). */
+export function driftedViews(deps: Uses<'audit'>): string[] {
+  return deps.audit?.driftedViews() ?? []
+}
+
 const InfraFault = z.object({
   component: z.string().describe('the consumer or source retrying, e.g. chain-4663 or sim-4663'),
   at: z.string().describe('its step, sink, topic or checkpoint'),
@@ -43,7 +48,7 @@ const InfraFault = z.object({
   retries: z.number().int(),
 })
 
-export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | 'metrics' | 'stalledData'>>()({
+export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | 'metrics' | 'stalledData' | 'audit'>>()({
   method: 'GET',
   path: '/health',
   summary: 'Readiness',
@@ -52,7 +57,8 @@ export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | '
     'While a pipeline consumer or source of this process is retrying an infrastructure fault (file descriptors or disk exhausted, ' +
     'an engine timeout, the broker or store away) it answers 200 with status `degraded`, the component marked `degraded` and `faults` ' +
     'naming each with its error class; nothing is dead-lettered or skipped meanwhile, and it is back to `ok` once the fault clears. ' +
-    'It also answers `degraded` (with the cause in `degraded.data`) when every component answers but the served data has not advanced while the bus has.',
+    'It also answers `degraded` (with the cause in `degraded.data`) when every component answers but the served data has not advanced while the bus has. ' +
+    '`drifted_views` names the kept views whose last scheduled audit found keys drifted from their raw rows (`svc verify --repair` rebuilds them).',
   tags: ['operations'],
   response: z.object({
     status: z.enum(['ok', 'degraded']),
@@ -60,6 +66,7 @@ export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | '
     faults: z.array(InfraFault).optional(),
     measured_through_block: z.record(z.string(), z.number().nullable()),
     degraded: z.record(z.string(), z.string()).optional(),
+    drifted_views: z.array(z.string()),
   }),
   access: { kind: 'free' },
   async handler({ deps }) {
@@ -87,6 +94,7 @@ export const healthEndpoint = defineEndpoint<Uses<'readiness' | 'watermarks' | '
       ...(faults.length ? { faults } : {}),
       measured_through_block: { '4663': deps.watermarks.get(4663) },
       ...(stalled ? { degraded: { data: stalled } } : {}),
+      drifted_views: driftedViews(deps),
     }
   },
 })

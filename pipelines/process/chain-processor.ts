@@ -14,7 +14,7 @@ import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, recountChainTotals } from './chain-totals.ts'
-import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type ServingTouch } from './serving-refresh.ts'
+import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from './token-real.ts'
 import { createLaunchOutcomes } from './launch-verdicts.ts'
 import { catchUpFifo } from './fifo-refresh.ts'
@@ -77,10 +77,10 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   }
 
   /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
-  async function refreshServing(touch: ServingTouch, range: { from: number; to: ChainBlock | number }): Promise<number> {
+  async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number): Promise<number> {
     const started = performance.now()
-    const head = typeof range.to === 'number' ? { number: range.to, ...(await blockAt(ch, chainId, range.to)) } : { number: range.to.number, time: range.to.timestamp, hash: range.to.hash.toLowerCase() }
-    const r = await refreshServingState(ch, chainId, touch, { watermark: head.number, chainTime: head.time, fromBlock: range.from, watermarkHash: head.hash })
+    const head = typeof to === 'number' ? { number: to, ...(await blockAt(ch, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
+    const r = await refreshServingState(ch, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash })
     // The +15 min verdicts and forward marks that fell due by this served block (issue 13).
     await outcomes.run({ block: head.number, chainTime: head.time })
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
@@ -96,7 +96,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     state = await loadChainState(ch, chainId, deps.follow)
     await refreshTokenReal(ch, chainId, tokens)
     // Totals are recounted by the rollback; nothing is counted here.
-    const seq = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set(), wallets: new Set(wallets) }, { from: block.number, to: state.watermark })
+    const seq = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set(), wallets: new Set(wallets) }, { kind: 'rollback' }, state.watermark)
     deps.onAdvance?.(state.watermark, seq)
   }
 
@@ -170,7 +170,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
         await refreshTokenReal(ch, chainId, traded)
         const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
-        seq = await refreshServing(touch, { from: blocks[0]!.number, to: blocks[blocks.length - 1]! })
+        seq = await refreshServing(touch, { kind: 'batch', fromBlock: blocks[0]!.number }, blocks[blocks.length - 1]!)
       } catch (err) {
         // The consumer retries this batch (an infrastructure fault is retried until it clears):
         // chainRows marked the batch's launches as seen, so forget them, or the retry would form

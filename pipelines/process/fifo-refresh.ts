@@ -130,25 +130,34 @@ export async function refoldPairs(ch: ClickHouseClient, chainId: number, pairs: 
 }
 
 /**
- * A data dir whose legs were never folded (from before migration 021, whose legs it backfilled):
- * fold every pair from its stored position, a page of pairs at a time in key order. Without
- * `always`, a no-op once any state exists; with it (history loaded behind the processor's back),
- * every pair catches up.
+ * Bring every wallet-token's FIFO state in line with its legs, at the processor's start: a pair
+ * whose folded leg count differs from its wallet_legs count is folded again from nothing (a pair
+ * without a state is simply folded). That covers a data dir from before migration 021 (no state
+ * at all), history loaded behind the processor's back, and a data dir written by a version that
+ * skipped legs (issue 24: a batch starting at block 0 was never folded, and later batches moved
+ * the position past its legs). One grouped read of the legs and states per chain; answers the
+ * pairs folded or refolded.
  */
-export async function catchUpFifo(ch: ClickHouseClient, chainId: number, always = false): Promise<number> {
-  const [state] = await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM (SELECT 1 FROM fifo_state WHERE chain_id = {chain:UInt32} LIMIT 1)', { chain: chainId })
-  if (!always && Number(state?.n ?? 0) > 0) return 0
-  let done = 0
-  for (let after: WalletToken = ['', '']; ; ) {
-    const page = await queryRows<{ wallet: string; token: string }>(
-      ch,
-      `SELECT DISTINCT wallet, token FROM wallet_legs WHERE chain_id = {chain:UInt32} AND (wallet, token) > ({w:String}, {t:String})
-       ORDER BY wallet, token LIMIT {n:UInt32}`,
-      { chain: chainId, w: after[0], t: after[1], n: PAIRS_PER_FOLD },
-    )
-    if (page.length === 0) return done
-    await foldPairs(ch, chainId, page.map((r) => [r.wallet, r.token]), 0)
-    done += page.length
-    after = [page[page.length - 1]!.wallet, page[page.length - 1]!.token]
-  }
+export async function catchUpFifo(ch: ClickHouseClient, chainId: number): Promise<number> {
+  const pairs = await misfoldedPairs(ch, chainId)
+  const unstated = pairs.filter((p) => !p.stated).map((p): WalletToken => [p.wallet, p.token])
+  const stated = pairs.filter((p) => p.stated).map((p): WalletToken => [p.wallet, p.token])
+  if (unstated.length) await foldPairs(ch, chainId, unstated, 0)
+  if (stated.length) await refoldPairs(ch, chainId, stated)
+  return pairs.length
+}
+
+/** Pairs whose stored state folded another number of legs than wallet_legs holds for them (once each). */
+export async function misfoldedPairs(ch: ClickHouseClient, chainId: number): Promise<Array<{ wallet: string; token: string; stated: boolean }>> {
+  const rows = await queryRows<{ wallet: string; token: string; stated: number }>(
+    ch,
+    `SELECT if(l.has, l.wallet, s.wallet) AS wallet, if(l.has, l.token, s.token) AS token, s.has AS stated
+     FROM (SELECT wallet, token, uniqExact(block_number, log_index) AS n, 1 AS has FROM wallet_legs WHERE chain_id = {chain:UInt32} GROUP BY wallet, token) AS l
+     FULL OUTER JOIN (SELECT wallet, token, argMax(legs, version) AS n, 1 AS has FROM fifo_state WHERE chain_id = {chain:UInt32} GROUP BY wallet, token) AS s
+     ON l.wallet = s.wallet AND l.token = s.token
+     WHERE l.n != s.n
+     ORDER BY wallet, token`,
+    { chain: chainId },
+  )
+  return rows.map((r) => ({ wallet: r.wallet, token: r.token, stated: Number(r.stated) === 1 }))
 }

@@ -27,6 +27,18 @@ export interface RefreshResult {
   seq: number
 }
 
+/**
+ * What a refresh is for, said explicitly (issue 24: block 0 is a block like any other, so no block
+ * number may double as "everything"):
+ *  - `batch`: blocks [fromBlock, watermark] were just inserted; their legs are folded and their
+ *    traders counted, whatever fromBlock is (0 included);
+ *  - `rollback`: a reorg removed blocks; the wallets whose FIFO it refolded come in the touch,
+ *    nothing new is folded or counted;
+ *  - `rebuild`: every token, page by page; the FIFO state is caught up by catchUpFifo, the
+ *    totals by a recount, so nothing is folded or counted per page.
+ */
+export type RefreshScope = { kind: 'batch'; fromBlock: number } | { kind: 'rollback' } | { kind: 'rebuild' }
+
 /** Keys per refresh query: bounds query size and memory whatever the batch. */
 const CHUNK = 2_000
 
@@ -82,9 +94,10 @@ export async function refreshServingState(
   ch: ClickHouseClient,
   chainId: number,
   touch: ServingTouch,
-  at: { watermark: number; chainTime: number; fromBlock: number; watermarkHash: string },
+  at: { watermark: number; chainTime: number; scope: RefreshScope; watermarkHash: string },
 ): Promise<RefreshResult> {
-  await countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: at.fromBlock, token: `chain-totals:${chainId}:${at.fromBlock}:${at.watermark}:${at.watermarkHash}` })
+  const batch = at.scope.kind === 'batch' ? at.scope : null
+  if (batch) await countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` })
   const version = nextServingSeq()
   const tokens = [...touch.tokens]
   for (const part of chunks(tokens, CHUNK)) {
@@ -135,9 +148,10 @@ export async function refreshServingState(
   }
   if (deployerRows.length) await ch.insert({ table: 'deployer_state', values: deployerRows, format: 'JSONEachRow' })
 
-  // FIFO state of the wallet-tokens the batch traded (not on a whole rebuild: catchUpFifo does that).
+  // FIFO state of the wallet-tokens a batch traded (a batch from block 0 too); a rollback names
+  // the wallets it refolded, a rebuild leaves the FIFO to catchUpFifo.
   const wallets = new Set(touch.wallets ?? [])
-  if (at.fromBlock > 0) for (const w of await foldBlocks(ch, chainId, at.fromBlock, at.watermark)) wallets.add(w)
+  if (batch) for (const w of await foldBlocks(ch, chainId, batch.fromBlock, at.watermark)) wallets.add(w)
 
   const change = (kind: string, key: string) => ({ chain_id: chainId, seq: version, kind, key, watermark: at.watermark, chain_time: at.chainTime })
   await ch.insert({
@@ -168,14 +182,14 @@ export async function catchUpServingState(
   const at = { watermark, chainTime: head.time, watermarkHash: head.hash }
   if (last && watermark - last.watermark <= MAX_UNSERVED_BLOCKS) {
     const touch = await touchedInBlocks(ch, chainId, last.watermark + 1, watermark)
-    return refreshServingState(ch, chainId, touch, { ...at, fromBlock: last.watermark + 1 })
+    return refreshServingState(ch, chainId, touch, { ...at, scope: { kind: 'batch', fromBlock: last.watermark + 1 } })
   }
   // A gap no batch can leave (history loaded behind the processor's back): count the totals
   // afresh and rebuild every token, as for a data dir that never had serving state.
   if (last) {
     await recountChainTotals(ch, chainId)
-    // Legs of the gap were never folded by a batch: every wallet-token catches up from its position.
-    await catchUpFifo(ch, chainId, true)
+    // Legs of the gap were never folded by a batch: every wallet-token whose state lacks legs is refolded.
+    await catchUpFifo(ch, chainId)
   }
   let result: RefreshResult | null = null
   let done = 0
@@ -192,12 +206,12 @@ export async function catchUpServingState(
     if (page.length === 0) break
     const tokens = new Set(page.map((r) => r.token))
     const launched = new Set(page.filter((r) => Number(r.launched)).map((r) => r.token))
-    result = await refreshServingState(ch, chainId, { tokens, launched, traders: new Set(), tradedTokens: new Set() }, { ...at, fromBlock: 0 })
+    result = await refreshServingState(ch, chainId, { tokens, launched, traders: new Set(), tradedTokens: new Set() }, { ...at, scope: { kind: 'rebuild' } })
     done += page.length
     opts.onPage?.(done)
     after = page[page.length - 1]!.token
   }
-  return result ?? refreshServingState(ch, chainId, { tokens: new Set(), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { ...at, fromBlock: 0 })
+  return result ?? refreshServingState(ch, chainId, { tokens: new Set(), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { ...at, scope: { kind: 'rebuild' } })
 }
 
 /** The most blocks one batch can hold (PIPELINE_BATCH_BLOCKS' upper bound). */

@@ -7,7 +7,7 @@ import { loadConfig } from '../../core/config.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { createClaimsProcessor } from '../../pipelines/process/claims-processor.ts'
 import { rosterWalletsTradingToken } from '../../core/records/roster-trading.ts'
-import { refFold, type RefLeg } from '../setup/fifo-reference.ts'
+import { receiptsFromChain as fromChain } from '../setup/receipt-expectations.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../../pipelines/sources/rpc/rpc-source.ts'
 import { expectedFromChain, type ChainExpectations } from '../setup/chain-expectations.ts'
 import { deployUniswapV2, runScenario, type ScenarioResult, type UniswapV2Deployment } from '../setup/chain-scenario.ts'
@@ -259,41 +259,6 @@ describe('chain 4663 end to end on a hardhat node (Uniswap v2, WETH9, ERC20)', (
     expect(await bad('/badge/nope')).toMatchObject({ code: 'invalid_address', details: { parameter: 'token' } })
   })
 })
-
-/** Per trader and token, the FIFO of the chain's swap events (the test's own, from the definitions). */
-function fromChain(chain: ChainExpectations) {
-  const byTrader = new Map<string, Map<string, RefLeg[]>>()
-  const flows = new Map<string, { spent: bigint; received: bigint }>()
-  for (const s of chain.swaps) {
-    const w = s.trader.toLowerCase()
-    const t = s.token.toLowerCase()
-    const leg: RefLeg = s.tokenOut > s.tokenIn ? { side: 1, qty: s.tokenOut - s.tokenIn, cost: s.wethIn - s.wethOut, t: 0 } : { side: -1, qty: s.tokenIn - s.tokenOut, cost: s.wethOut - s.wethIn, t: 0 }
-    if (!byTrader.has(w)) byTrader.set(w, new Map())
-    const m = byTrader.get(w)!
-    if (!m.has(t)) m.set(t, [])
-    m.get(t)!.push(leg)
-    const f = flows.get(w) ?? { spent: 0n, received: 0n }
-    if (leg.side === 1) f.spent += leg.cost
-    else f.received += leg.cost
-    flows.set(w, f)
-  }
-  const out = new Map<string, { realized: bigint; sells: number; wins: number; openCost: bigint; spent: bigint; received: bigint }>()
-  for (const [w, tokens] of byTrader) {
-    let realized = 0n
-    let sells = 0
-    let wins = 0
-    let openCost = 0n
-    for (const legs of tokens.values()) {
-      const { state } = refFold(legs)
-      realized += state.realized
-      sells += state.sells
-      wins += state.winningSells
-      openCost += state.lots.reduce((a, l) => a + l.cost, 0n)
-    }
-    out.set(w, { realized, sells, wins, openCost, ...flows.get(w)! })
-  }
-  return out
-}
 
 /**
  * Issue 12, after the reorg above: the traders of the current chain are loaded as the roster

@@ -232,7 +232,7 @@ describe('serving state kept by key', () => {
   it('deployers whose tokens turn idle are refreshed although no block touched them', async () => {
     const last = (await lastServedBatch(env.rt.ch, 4663))!
     const later = last.chainTime + DEAD_AFTER_IDLE_SECONDS + 3600
-    const r = await refreshServingState(env.rt.ch, 4663, { tokens: new Set(), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { watermark: last.watermark, chainTime: later, fromBlock: last.watermark + 1, watermarkHash: 'idle-check' })
+    const r = await refreshServingState(env.rt.ch, 4663, { tokens: new Set(), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { watermark: last.watermark, chainTime: later, scope: { kind: 'batch', fromBlock: last.watermark + 1 }, watermarkHash: 'idle-check' })
     expect(r.tokens).toBe(0)
     expect(r.deployers).toBeGreaterThan(0)
     // Every launched token is idle 73 h later (none traded since): dead equals launched.
