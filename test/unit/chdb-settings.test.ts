@@ -30,6 +30,33 @@ describe('the embedded client keeps settings to the call that set them', () => {
     expect(r).toEqual({ xs: ['1', '2', '3'], token: '', block: '1048449' })
   })
 
+  it('a statement that fails after writing output leaves none of it to the next call', async () => {
+    const limited = "SELECT number FROM numbers(200000) SETTINGS max_result_rows = 100000, result_overflow_mode = 'throw'"
+    const answers = await Promise.allSettled([
+      ch.query({ query: limited, format: 'JSONEachRow' }).then((rs) => rs.text()),
+      ch.query({ query: 'SELECT 42 AS a', format: 'JSONEachRow' }).then((rs) => rs.json()),
+    ])
+    expect(answers[0].status).toBe('rejected')
+    expect(answers[1]).toEqual({ status: 'fulfilled', value: [{ a: 42 }] })
+    await expect(ch.query({ query: limited, format: 'JSONEachRow' })).rejects.toThrow(/Limit for result/)
+    expect(await queryRows(ch, 'SELECT 43 AS b')).toEqual([{ b: 43 }])
+  })
+
+  it('calls made at once keep their settings apart, whatever order they reach the engine in', async () => {
+    await ch.command({ query: 'CREATE TABLE dedup_race (x UInt64) ENGINE = MergeTree ORDER BY x SETTINGS non_replicated_deduplication_window = 100' })
+    // The insert reads its body before it runs; the query made after it reaches the engine first.
+    // Its resets must not be taken for the insert's: the token stays with the insert alone.
+    for (let i = 0; i < 5; i++) {
+      await Promise.all([
+        ch.insert({ table: 'dedup_race', values: [{ x: 10 * i }], format: 'JSONEachRow', clickhouse_settings: { insert_deduplication_token: `race-${i}` } }),
+        ch.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((rs) => rs.json()),
+      ])
+      await ch.insert({ table: 'dedup_race', values: [{ x: 10 * i + 1 }], format: 'JSONEachRow' })
+    }
+    const [r] = await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM dedup_race')
+    expect(r!.n).toBe('10')
+  })
+
   it('read-only SQL is bounded by its own query and leaves later writes possible', async () => {
     expect(await runReadOnlySql(ch, 'SELECT count() AS n FROM dedup')).toEqual([{ n: '3' }])
     await expect(runReadOnlySql(ch, 'INSERT INTO dedup SELECT 9')).rejects.toThrow(/only SELECT/)
