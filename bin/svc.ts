@@ -34,6 +34,7 @@ import { startRoleHealth } from './role-health.ts'
 import { startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
 import { createApiServer } from './serve-api.ts'
+import { commandEngine } from './engine-role.ts'
 
 const USAGE = `usage: svc <command>
   start                 embedded, all in one: simulators (each chain without an RPC URL), pipelines, alerts, API, MCP
@@ -49,6 +50,8 @@ const USAGE = `usage: svc <command>
   pipeline alerts       the alert producers and the webhook delivery worker
   pipeline scans        the structure and forensics scan jobs and the daily scans of watched tokens
   sim                   publish simulated chain-4663 blocks (and, without --until, the Solana venue)  [--from N] [--until N] [--genesis UNIX_SECONDS] [--chain 4663|5042]
+  engine                one ClickHouse engine serving DATA_DIR over HTTP on 127.0.0.1 for the other roles; prints
+                        CLICKHOUSE_URL/USER/PASSWORD  [--http-port N (18123)] [--tcp-port N (19000)] (0: any free port)
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
   keys create <plan> | list | revoke <prefix>   subscription keys (plans: founders, signal_feed, desk)
@@ -484,6 +487,7 @@ async function main(argv: string[]): Promise<void> {
     case 'pipeline': return commandPipeline(config, rest)
     case 'sim': return commandSim(config, rest)
     case 'migrate': return commandMigrate(config)
+    case 'engine': return commandEngine(config, rest)
     case 'sql': return commandSql(config, rest)
     case 'keys': return commandKeys(config, rest)
     case 'roster': return commandRoster(config, rest)
