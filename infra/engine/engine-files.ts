@@ -84,6 +84,15 @@ function configXml(files: EngineFiles, usersPath: string): string {
 `
 }
 
+/**
+ * The service sends query parameters in the URL (@clickhouse/client), and some are arrays of a
+ * batch's keys (pairs, tokens, legs) well over ClickHouse's default 128 KiB for one field
+ * ("HTML Form Exception: Field value too long"). The HTTP request is parsed with the default
+ * profile's settings, before the user is known, so the limits are raised here; a ClickHouse
+ * cluster needs the same in its default profile.
+ */
+const HTTP_LIMITS = '<http_max_field_value_size>67108864</http_max_field_value_size><http_max_uri_size>67108864</http_max_uri_size>'
+
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 const LOOPBACK = '<networks><ip>127.0.0.1</ip><ip>::1</ip></networks>'
 
@@ -101,7 +110,7 @@ function usersXml(credentials: EngineCredentials, database: string): string {
   ].map((q) => `<query>${q}</query>`).join('')
   return `<clickhouse>
   <profiles>
-    <default/>
+    <default>${HTTP_LIMITS}</default>
     <analyst_limits>${profile}<constraints>${constraints}</constraints></analyst_limits>
   </profiles>
   <quotas>

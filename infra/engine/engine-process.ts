@@ -48,6 +48,8 @@ export async function startEngineProcess(opts: EngineProcessOptions): Promise<En
       opts.binary,
       [
         `--config-file=${files.configPath}`,
+        // clickhouse-local logs at trace level whatever the config says (tens of MB a minute under load).
+        '--log-level=information',
         `--path=${files.clickhousePath}`,
         `--http_port=${opts.httpPort}`,
         `--tcp_port=${opts.tcpPort}`,

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClickHouse, queryRows } from '../../core/clickhouse.ts'
 import { post } from '../../infra/engine/engine-process.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
 import { runSvc } from '../setup/svc-process.ts'
@@ -43,6 +44,18 @@ describe('svc engine', () => {
     const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { applied: string[] }
     expect(result.applied.length).toBeGreaterThan(20)
     expect(Number(await asSvc("SELECT count() FROM system.tables WHERE database = 'default' AND name IN ('chain_blocks', 'api_keys')"))).toBe(2)
+  })
+
+  it("takes a batch's keys as one query parameter, over ClickHouse's default 128 KiB a field", async () => {
+    const ch = await createClickHouse({ ...engine.env, CLICKHOUSE_DATABASE: 'default', DATA_DIR: join(dir.path, 'unused') })
+    try {
+      const keys = Array.from({ length: 10_000 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`)
+      expect(await queryRows(ch, 'SELECT length({keys:Array(String)}) AS n', { keys })).toEqual([{ n: '10000' }])
+    } finally {
+      await ch.close()
+    }
+    // The engine's own log is kept at information level, not trace.
+    expect(readFileSync(join(dir.path, 'engine', 'engine.log'), 'utf8')).not.toMatch(/<Trace>/)
   })
 
   it('gives the analyst user reads without the secret tables, and no writes', async () => {
