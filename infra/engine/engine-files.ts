@@ -74,7 +74,7 @@ function configXml(files: EngineFiles, usersPath: string): string {
     <log>${xml(files.logPath)}</log>
     <errorlog>${xml(files.errorLogPath)}</errorlog>
     <level>information</level>
-    <size>100M</size>
+    <size>20M</size>
     <count>3</count>
   </logger>
   <user_directories>
