@@ -16,12 +16,12 @@ const DEFAULT_TCP_PORT = 19000
 export async function commandEngine(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { 'http-port': { type: 'string' }, 'tcp-port': { type: 'string' } } })
   const logger = pino({ name: 'svc-engine', level: config.LOG_LEVEL }, pino.destination({ dest: 2, sync: true }))
-  const engine = await superviseEngine({
-    dataDir: config.DATA_DIR,
-    database: config.CLICKHOUSE_DATABASE,
-    httpPort: port(values['http-port'], DEFAULT_HTTP_PORT, '--http-port'),
-    tcpPort: port(values['tcp-port'], DEFAULT_TCP_PORT, '--tcp-port'),
-    logger,
+  const httpPort = port(values['http-port'], DEFAULT_HTTP_PORT, '--http-port')
+  const tcpPort = port(values['tcp-port'], DEFAULT_TCP_PORT, '--tcp-port')
+  const engine = await superviseEngine({ dataDir: config.DATA_DIR, database: config.CLICKHOUSE_DATABASE, httpPort, tcpPort, logger }).catch((err: Error) => {
+    // A port in use, no C compiler, or the engine's own refusal (with its output): the message says it all.
+    console.error(`svc engine: ${err.message}`)
+    process.exit(1)
   })
   process.stdout.write(
     [

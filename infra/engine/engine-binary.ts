@@ -44,9 +44,9 @@ export async function engineBinary(env: NodeJS.ProcessEnv = process.env): Promis
     rmSync(partial, { force: true })
     const e = err as NodeJS.ErrnoException & { stderr?: string }
     if (e.code === 'ENOENT') {
-      throw new Error(`svc engine builds a small launcher with a C compiler, and ${cc} was not found: install one (apt-get install gcc) or set CC`)
+      throw new Error(`it builds a small launcher with a C compiler, and ${cc} was not found: install one (apt-get install gcc) or set CC`)
     }
-    throw new Error(`svc engine: building the launcher failed: ${cc} ${args.join(' ')}\n${e.stderr ?? e.message}`)
+    throw new Error(`building its launcher failed: ${cc} ${args.join(' ')}\n${e.stderr ?? e.message}`)
   }
   renameSync(partial, binary)
   return binary

@@ -104,6 +104,6 @@ async function usablePort(port: number, what: string): Promise<number> {
       s.close(() => resolve(p))
     })
   })
-  if (bound instanceof Error) throw new Error(`svc engine: the ${what} port ${port} on 127.0.0.1 is in use (${bound.message}); choose another`)
+  if (bound instanceof Error) throw new Error(`the ${what} port ${port} on 127.0.0.1 is in use (${bound.message}); choose another`)
   return bound
 }
