@@ -15,7 +15,10 @@ describe('roles on the shared engine', () => {
   const cliDir = tempDir('svc-engine-cli-')
   let engine: TestEngine
   let api: SvcServer
-  const roleEnv = () => ({ ...engine.env, KAFKA_BROKERS: '', REDIS_URL: '', LOG_LEVEL: 'warn', SVC_ADMIN_TOKEN: 'engine-roles-admin-token-0001' })
+  // A request timeout well above the default 5 s: the API's start runs the migrations, and on a
+  // machine this loaded one DDL statement may take longer (the engine stopped is a refused
+  // connection, answered at once whatever the timeout).
+  const roleEnv = () => ({ ...engine.env, KAFKA_BROKERS: '', REDIS_URL: '', LOG_LEVEL: 'warn', SVC_ADMIN_TOKEN: 'engine-roles-admin-token-0001', CLICKHOUSE_REQUEST_TIMEOUT_MS: '30000' })
 
   beforeAll(async () => {
     engine = await startTestEngine(engineDir.path)
