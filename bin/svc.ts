@@ -40,6 +40,7 @@ import { onTaskFailure } from './stop-role.ts'
 import { simCommandStart } from './sim-start.ts'
 import { refusePrivateEngine } from './shared-engine.ts'
 import { isPermanentPublishError } from '../pipelines/bus/publish-errors.ts'
+import { commandEngine } from './engine-role.ts'
 
 const USAGE = `usage: svc <command>
   start                 embedded, all in one: simulators (each chain without an RPC URL), pipelines, alerts, API, MCP
@@ -55,6 +56,8 @@ const USAGE = `usage: svc <command>
   pipeline alerts       the alert producers and the webhook delivery worker
   pipeline scans        the structure and forensics scan jobs and the daily scans of watched tokens
   sim                   publish simulated chain-4663 blocks (and, without --until, the Solana venue)  [--from N] [--until N] [--genesis UNIX_SECONDS] [--chain 4663|5042]
+  engine                one ClickHouse engine serving DATA_DIR over HTTP on 127.0.0.1 for the other roles; prints
+                        CLICKHOUSE_URL/USER/PASSWORD  [--http-port N (18123)] [--tcp-port N (19000)] (0: any free port)
   migrate               apply sql/migrations
   sql "<query>"         run one read-only query and print JSON rows
   verify                audit kept views against their raw rows; exit 1 on drift  [--sample F] [--seed N] [--view NAME]... [--repair] [--base URL] [--json]
@@ -473,6 +476,7 @@ async function main(argv: string[]): Promise<void> {
     case 'pipeline': return commandPipeline(config, rest)
     case 'sim': return commandSim(config, rest)
     case 'migrate': return commandMigrate(config)
+    case 'engine': return commandEngine(config, rest)
     case 'sql': return commandSql(config, rest)
     case 'verify': return commandVerify(config, rest)
     case 'keys': return commandKeys(config, rest)

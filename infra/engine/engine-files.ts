@@ -1,0 +1,135 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { SQL_LIMITS } from '../../core/domain/plans.ts'
+import { SECRET_TABLES } from '../../sql/read-only.ts'
+
+/** The users the engine serves over HTTP, each with a password kept in credentials.json. */
+export interface EngineCredentials {
+  /** The service's roles: reads, writes, DDL (migrations), KILL QUERY. */
+  svc: string
+  /** The data team: reads only, without the secret tables, within SQL_LIMITS. */
+  analyst: string
+}
+
+export interface EngineFiles {
+  /** ClickHouse's data path: DATA_DIR/clickhouse, the same one the embedded engine opens. */
+  clickhousePath: string
+  configPath: string
+  /** The engine's own log (information and up) and its errors only. */
+  logPath: string
+  errorLogPath: string
+  /** The launcher's stdout and stderr: clickhouse-local prints its fatal errors there. */
+  outputPath: string
+  credentials: EngineCredentials
+  /** credentials.json: the users' passwords (mode 0600). */
+  credentialsPath: string
+}
+
+/**
+ * The engine's files under DATA_DIR/engine: config.xml and users.xml (rewritten on each start,
+ * from this code), credentials.json (made once, mode 0600) and the logs.
+ *
+ * Users live in users.xml because clickhouse-local has no writable access storage:
+ * `CREATE USER` answers ACCESS_STORAGE_FOR_INSERTION_NOT_FOUND. And clickhouse-local runs its
+ * own statements as `default` with an empty password, so `default` keeps no password; it is
+ * reachable only from loopback and may do nothing but what the engine's own statement needs
+ * (start the listeners, read system.numbers): no data.
+ */
+export function prepareEngineFiles(dataDir: string, database: string): EngineFiles {
+  const dir = resolve(dataDir, 'engine')
+  const clickhousePath = resolve(dataDir, 'clickhouse')
+  mkdirSync(dir, { recursive: true })
+  mkdirSync(clickhousePath, { recursive: true })
+  const credentialsPath = join(dir, 'credentials.json')
+  const credentials = loadCredentials(credentialsPath)
+  const files: EngineFiles = {
+    clickhousePath,
+    configPath: join(dir, 'config.xml'),
+    logPath: join(dir, 'engine.log'),
+    errorLogPath: join(dir, 'engine.err.log'),
+    outputPath: join(dir, 'engine.out'),
+    credentials,
+    credentialsPath,
+  }
+  const usersPath = join(dir, 'users.xml')
+  writeFileSync(usersPath, usersXml(credentials, database), { mode: 0o600 })
+  writeFileSync(files.configPath, configXml(files, usersPath))
+  return files
+}
+
+function loadCredentials(path: string): EngineCredentials {
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as EngineCredentials
+  const credentials = { svc: randomBytes(18).toString('base64url'), analyst: randomBytes(18).toString('base64url') }
+  writeFileSync(path, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 })
+  chmodSync(path, 0o600)
+  return credentials
+}
+
+const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+function configXml(files: EngineFiles, usersPath: string): string {
+  return `<clickhouse>
+  <logger>
+    <log>${xml(files.logPath)}</log>
+    <errorlog>${xml(files.errorLogPath)}</errorlog>
+    <level>information</level>
+    <size>20M</size>
+    <count>3</count>
+  </logger>
+  <user_directories>
+    <users_xml><path>${xml(usersPath)}</path></users_xml>
+  </user_directories>
+</clickhouse>
+`
+}
+
+/**
+ * The service sends query parameters in the URL (@clickhouse/client), and some are arrays of a
+ * batch's keys (pairs, tokens, legs) well over ClickHouse's default 128 KiB for one field
+ * ("HTML Form Exception: Field value too long"). The HTTP request is parsed with the default
+ * profile's settings, before the user is known, so the limits are raised here; a ClickHouse
+ * cluster needs the same in its default profile.
+ */
+const HTTP_LIMITS = '<http_max_field_value_size>67108864</http_max_field_value_size><http_max_uri_size>67108864</http_max_uri_size>'
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+const LOOPBACK = '<networks><ip>127.0.0.1</ip><ip>::1</ip></networks>'
+
+function usersXml(credentials: EngineCredentials, database: string): string {
+  const l = SQL_LIMITS
+  // The same limits as the analyst-access DDL for a cluster (sql/analyst-access.ts): MAX lets
+  // a client lower a limit, never raise it; CONST fixes a setting.
+  const limits = { readonly: l.readonly, max_execution_time: l.max_execution_time, max_memory_usage: l.max_memory_usage, max_result_rows: l.max_result_rows, max_result_bytes: l.max_result_bytes, result_overflow_mode: l.result_overflow_mode }
+  const constant = new Set(['readonly', 'result_overflow_mode'])
+  const profile = Object.entries(limits).map(([k, v]) => `<${k}>${v}</${k}>`).join('')
+  const constraints = Object.entries(limits).map(([k, v]) => `<${k}>${constant.has(k) ? '<const/>' : `<max>${v}</max>`}</${k}>`).join('')
+  const analystGrants = [
+    `GRANT SELECT, SHOW TABLES, SHOW COLUMNS ON ${database}.*`,
+    ...SECRET_TABLES.map((t) => `REVOKE SELECT, SHOW COLUMNS ON ${database}.${t}`),
+  ].map((q) => `<query>${q}</query>`).join('')
+  return `<clickhouse>
+  <profiles>
+    <default>${HTTP_LIMITS}</default>
+    <analyst_limits>${profile}<constraints>${constraints}</constraints></analyst_limits>
+  </profiles>
+  <quotas>
+    <default/>
+    <analyst_rate><interval><duration>60</duration><queries>${l.queriesPerMinute}</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></analyst_rate>
+  </quotas>
+  <users>
+    <default>
+      <password></password>${LOOPBACK}<profile>default</profile><quota>default</quota>
+      <grants><query>GRANT SYSTEM LISTEN ON *.*</query><query>GRANT SELECT ON system.numbers</query></grants>
+    </default>
+    <svc>
+      <password_sha256_hex>${sha256(credentials.svc)}</password_sha256_hex>${LOOPBACK}<profile>default</profile><quota>default</quota>
+    </svc>
+    <analyst>
+      <password_sha256_hex>${sha256(credentials.analyst)}</password_sha256_hex>${LOOPBACK}<profile>analyst_limits</profile><quota>analyst_rate</quota>
+      <grants>${analystGrants}</grants>
+    </analyst>
+  </users>
+</clickhouse>
+`
+}

@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClickHouse, queryRows } from '../../core/clickhouse.ts'
+import { post } from '../../infra/engine/engine-process.ts'
+import { startTestEngine, type TestEngine } from '../setup/engine.ts'
+import { runSvc } from '../setup/svc-process.ts'
+import { tempDir } from '../setup/temp.ts'
+import { until } from '../setup/until.ts'
+
+/**
+ * `svc engine`: one ClickHouse engine process serving a data dir over ClickHouse's HTTP
+ * interface, for roles in other processes (CLICKHOUSE_URL). Statements from different
+ * processes run at once, and a clean stop and a crash lose nothing acknowledged.
+ */
+describe('svc engine', () => {
+  const dir = tempDir('svc-engine-')
+  let engine: TestEngine
+  const svc = () => ({ url: engine.env.CLICKHOUSE_URL, password: engine.env.CLICKHOUSE_PASSWORD })
+  const asSvc = (sql: string) => post(svc().url, sql, svc().password)
+
+  beforeAll(async () => {
+    engine = await startTestEngine(dir.path)
+  })
+  afterAll(async () => {
+    await engine?.svc.stop()
+    dir.cleanup()
+  })
+
+  it('serves ClickHouse over HTTP on loopback, to the service user only', async () => {
+    expect(engine.env.CLICKHOUSE_URL).toBe(`http://127.0.0.1:${engine.httpPort}`)
+    expect(engine.env.CLICKHOUSE_USER).toBe('svc')
+    expect((await asSvc('SELECT 1 + 1')).trim()).toBe('2')
+    await expect(post(svc().url, 'SELECT 1', 'wrong')).rejects.toThrow(/AUTHENTICATION_FAILED|password is incorrect/)
+    // `default` (no password: clickhouse-local runs its own statement as it) may read no data.
+    await asSvc('CREATE TABLE probe (x UInt8) ENGINE = MergeTree ORDER BY x')
+    await expect(post(svc().url, 'SELECT count() FROM probe', '', 'default')).rejects.toThrow(/ACCESS_DENIED/)
+  })
+
+  it('applies the migrations over HTTP (svc migrate with CLICKHOUSE_URL)', async () => {
+    const r = await runSvc(['migrate'], { ...engine.env, DATA_DIR: join(dir.path, 'unused') })
+    expect(r.code, r.stderr).toBe(0)
+    const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { applied: string[] }
+    expect(result.applied.length).toBeGreaterThan(20)
+    expect(Number(await asSvc("SELECT count() FROM system.tables WHERE database = 'default' AND name IN ('chain_blocks', 'api_keys')"))).toBe(2)
+  })
+
+  it("takes a batch's keys as one query parameter, over ClickHouse's default 128 KiB a field", async () => {
+    const ch = await createClickHouse({ ...engine.env, CLICKHOUSE_DATABASE: 'default', DATA_DIR: join(dir.path, 'unused') })
+    try {
+      const keys = Array.from({ length: 10_000 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`)
+      expect(await queryRows(ch, 'SELECT length({keys:Array(String)}) AS n', { keys })).toEqual([{ n: '10000' }])
+    } finally {
+      await ch.close()
+    }
+    // The engine's own log is kept at information level, not trace.
+    expect(readFileSync(join(dir.path, 'engine', 'engine.log'), 'utf8')).not.toMatch(/<Trace>/)
+  })
+
+  it('gives the analyst user reads without the secret tables, and no writes', async () => {
+    const { analyst } = JSON.parse(readFileSync(join(dir.path, 'engine', 'credentials.json'), 'utf8')) as { analyst: string }
+    const asAnalyst = (sql: string) => post(svc().url, sql, analyst, 'analyst')
+    expect((await asAnalyst('SELECT count() FROM chain_blocks')).trim()).toBe('0')
+    await expect(asAnalyst('SELECT count() FROM api_keys')).rejects.toThrow(/ACCESS_DENIED/)
+    await expect(asAnalyst('INSERT INTO probe VALUES (1)')).rejects.toThrow(/ACCESS_DENIED|READONLY/)
+    await expect(post(`${svc().url}/?readonly=0`, 'SELECT 1', analyst, 'analyst')).rejects.toThrow(/READONLY|readonly/)
+  })
+
+  it('runs statements from two processes at once', async () => {
+    // Each statement sleeps 2 s (one row a second, a row per block: sleep is capped at 3 s a block).
+    const sql = 'SELECT sum(sleepEachRow(1)) FROM numbers(2) SETTINGS max_block_size = 1'
+    // Each client process reports when its statement went out and when the answer came back.
+    const client = () =>
+      new Promise<{ sent: number; answered: number }>((resolve, reject) => {
+        const script = `
+          const [url, password, sql, at] = process.argv.slice(1)
+          const auth = 'Basic ' + Buffer.from('svc:' + password).toString('base64')
+          setTimeout(() => {
+            const sent = Date.now()
+            fetch(url, { method: 'POST', body: sql, headers: { authorization: auth } })
+              .then(async (r) => { if (!r.ok) throw new Error(await r.text()); console.log(JSON.stringify({ sent, answered: Date.now() })) })
+              .catch((e) => { console.error(e.message); process.exit(1) })
+          }, Number(at) - Date.now())`
+        const child = spawn(process.execPath, ['-e', script, svc().url, svc().password, sql, String(at)], { stdio: ['ignore', 'pipe', 'inherit'] })
+        let out = ''
+        child.stdout.on('data', (d) => (out += d))
+        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`client exited ${code}`))))
+      })
+    // Both send at the same moment, once both processes are up.
+    const at = Date.now() + 2_000
+    const [a, b] = await Promise.all([client(), client()])
+    const overlap = Math.min(a.answered, b.answered) - Math.max(a.sent, b.sent)
+    expect(overlap).toBeGreaterThanOrEqual(1_000)
+    // One after the other, the statement that waited would take 2 s plus the overlap (3 s or more).
+    for (const c of [a, b]) {
+      expect(c.answered - c.sent).toBeGreaterThanOrEqual(2_000)
+      expect(c.answered - c.sent).toBeLessThan(2_900)
+    }
+  })
+
+  it('keeps every row over a clean stop and restart, and over a crash of the engine', async () => {
+    await asSvc('CREATE TABLE kept (n UInt64) ENGINE = MergeTree ORDER BY n')
+    await asSvc('INSERT INTO kept SELECT number FROM numbers(1000)')
+    const stopped = await engine.svc.stop()
+    expect(stopped.code).toBe(0)
+    expect(engine.svc.output()).toMatch(/"exit":"code 0","msg":"engine stopped"/)
+
+    engine = await startTestEngine(dir.path, { httpPort: engine.httpPort, tcpPort: engine.tcpPort })
+    expect((await asSvc('SELECT count(), sum(n) FROM kept')).trim()).toBe('1000\t499500')
+    await asSvc('INSERT INTO kept SELECT number + 1000 FROM numbers(1000)')
+
+    // The engine killed outright: the supervisor restarts it on the same port and data.
+    const pid = Number(/"engine_pid":(\d+)/.exec(engine.svc.output())![1])
+    process.kill(pid, 'SIGKILL')
+    await until('the engine restarted', () => (/engine restarted/.test(engine.svc.output()) ? true : undefined), 20_000)
+    expect((await asSvc('SELECT count(), sum(n) FROM kept')).trim()).toBe('2000\t1999000')
+  })
+})
