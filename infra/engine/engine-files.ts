@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { SQL_LIMITS } from '../../core/domain/plans.ts'
-import { SECRET_TABLES } from '../../sql/read-only.ts'
+import { ANALYST_TABLES } from '../../sql/table-access.ts'
 
 /** The users the engine serves over HTTP, each with a password kept in credentials.json. */
 export interface EngineCredentials {
@@ -104,10 +104,9 @@ function usersXml(credentials: EngineCredentials, database: string): string {
   const constant = new Set(['readonly', 'result_overflow_mode'])
   const profile = Object.entries(limits).map(([k, v]) => `<${k}>${v}</${k}>`).join('')
   const constraints = Object.entries(limits).map(([k, v]) => `<${k}>${constant.has(k) ? '<const/>' : `<max>${v}</max>`}</${k}>`).join('')
-  const analystGrants = [
-    `GRANT SELECT, SHOW TABLES, SHOW COLUMNS ON ${database}.*`,
-    ...SECRET_TABLES.map((t) => `REVOKE SELECT, SHOW COLUMNS ON ${database}.${t}`),
-  ].map((q) => `<query>${q}</query>`).join('')
+  // Table by table, the allow-list (sql/table-access.ts): a table added later is not readable until
+  // listed, and no source grant (FILE, URL, S3, REMOTE…) is given, as on a cluster.
+  const analystGrants = ANALYST_TABLES.map((t) => `<query>GRANT SELECT, SHOW COLUMNS ON ${database}.${t}</query>`).join('')
   return `<clickhouse>
   <profiles>
     <default>${HTTP_LIMITS}</default>
