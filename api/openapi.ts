@@ -4,6 +4,7 @@ import { ERROR_CODES, type ErrorCode } from './errors.ts'
 import { PAYMENT_NETWORK } from './access/x402/constants.ts'
 import { usdToAtomic } from './catalog/pricing.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
+import { TAGS, type Tag } from './catalog/tags.ts'
 
 type Json = Record<string, unknown>
 
@@ -65,6 +66,54 @@ function errorResponses(e: AnyEndpoint): Record<string, Json> {
   return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, codes]) => [String(status), errorResponse(codes)]))
 }
 
+/** The header a paid call carries its x402 payment in (the gate also reads the legacy X-Payment). */
+const PAYMENT_HEADER = 'PAYMENT-SIGNATURE'
+
+const SECURITY_SCHEMES = {
+  svcKey: { type: 'apiKey', in: 'header', name: 'x-svc-key', description: 'A subscription key.' },
+  bearerKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Authorization: Bearer with a subscription key or an MCP connection token; on operator endpoints, the operator token (SVC_ADMIN_TOKEN).',
+  },
+  x402Payment: {
+    type: 'apiKey',
+    in: 'header',
+    name: PAYMENT_HEADER,
+    description: `An x402 (version 2) payment for this one call: base64 of the signed payment payload answering the PAYMENT-REQUIRED header of the 402 (the legacy X-Payment header is read too). See /.well-known/x402 for prices.`,
+  },
+} as const
+
+type SecurityRequirement = Partial<Record<keyof typeof SECURITY_SCHEMES, []>>
+
+/**
+ * What a call must present, as the gate (api/access/gate.ts) admits it: requirements are
+ * alternatives, and `{}` means a call may come with nothing (a free quota, a free tier).
+ * A subscription key is read from x-svc-key or the bearer form alike.
+ */
+function securityOf(e: AnyEndpoint): SecurityRequirement[] {
+  const key: SecurityRequirement[] = [{ svcKey: [] }, { bearerKey: [] }]
+  switch (e.access.kind) {
+    case 'free':
+      return []
+    case 'paid':
+      // A query-dependent price can be free (/feed/new?tier=free): then nothing is needed.
+      return [...(e.access.priceFor ? [{}] : []), ...key, { x402Payment: [] }]
+    case 'mixed':
+      return [{}, ...key, { x402Payment: [] }]
+    case 'key':
+      return key
+    case 'admin':
+      return [{ bearerKey: [] }]
+  }
+}
+
+/** The root tag list: every tag the catalog uses, in TAGS' order, with its description. */
+function tagsOf(catalog: AnyEndpoint[]): Json[] {
+  const used = new Set<Tag>(catalog.flatMap((e) => e.tags))
+  return (Object.keys(TAGS) as Tag[]).filter((t) => used.has(t)).map((name) => ({ name, description: TAGS[name] }))
+}
+
 function priceText(e: AnyEndpoint): string {
   const a = e.access
   switch (a.kind) {
@@ -105,20 +154,26 @@ export function buildOpenApi(catalog: AnyEndpoint[]): Json {
       ...(e.access.kind === 'mixed' ? { 'x-free-per-day': e.access.freePerDay } : {}),
       ...(e.tool ? { 'x-mcp-tool': e.tool.name } : {}),
       ...(e.handler || e.mountedBy ? {} : { 'x-status': 'planned' }),
-      ...(e.access.kind === 'key' ? { security: [{ svcKey: [] }, { bearerKey: [] }] } : e.access.kind === 'admin' ? { security: [{ bearerKey: [] }] } : {}),
+      security: securityOf(e),
     }
     if (e.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(e.body, 'input') } } }
     ;(paths[e.path] ??= {})[e.method.toLowerCase()] = op
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Chain Intelligence API', version: '0.3.0', description: DEFINITIONS_MARKDOWN },
+    info: {
+      title: 'Chain Intelligence API',
+      version: '0.3.0',
+      description: DEFINITIONS_MARKDOWN,
+      license: { name: 'Proprietary: served under the operator\'s terms', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'The operator of this service' },
+    },
+    // Relative: the API is served by the host that serves this document, wherever it runs.
+    servers: [{ url: '/', description: 'The host that served this document' }],
+    tags: tagsOf(catalog),
     paths,
     components: {
-      securitySchemes: {
-        svcKey: { type: 'apiKey', in: 'header', name: 'x-svc-key' },
-        bearerKey: { type: 'http', scheme: 'bearer' },
-      },
+      securitySchemes: SECURITY_SCHEMES,
       schemas: {
         Error: {
           type: 'object',

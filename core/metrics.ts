@@ -100,7 +100,14 @@ export interface MetricsOptions {
 /** The metrics one process exposes. */
 export function createMetrics(options: MetricsOptions = {}) {
   const registry = new Registry()
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: options.prefix ?? 'svc_' })
+  if (options.processMetrics ?? true) {
+    const prefix = options.prefix ?? 'svc_'
+    collectDefaultMetrics({ register: registry, prefix })
+    // prom-client also exports nodejs_active_{handles,requests,resources}_total: gauges named like
+    // counters (Prometheus keeps _total for counters; promtool warns). Each is the sum of the
+    // by-type gauge of the same name without _total, so they are dropped: sum() that one instead.
+    for (const what of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`${prefix}nodejs_active_${what}_total`)
+  }
   const r = registry
   const metrics = {
     ingestRows: new Counter(r, 'svc_ingest_rows_total', 'Rows inserted into ClickHouse raw tables, by table', ['table']),

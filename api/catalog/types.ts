@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import type { Feature } from '../../core/domain/plans.ts'
 import type { AccessGrant } from '../access/grant.ts'
 import type { ErrorCode } from '../errors.ts'
+import type { Tag } from './tags.ts'
 
 /** How a call to an endpoint is paid for (DESIGN §5). Prices are USD decimal strings. */
 export type Access =
@@ -61,7 +62,7 @@ export interface Endpoint<
   path: string
   summary: string
   description: string
-  tags: string[]
+  tags: Tag[]
   params?: P
   query?: Q
   body?: B

@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import { catalog } from '../../api/catalog/index.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+import { requirePromtool } from '../setup/services.ts'
 import { specEndpoints } from '../setup/spec.ts'
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
@@ -217,12 +219,22 @@ describe('operations', () => {
     expect(text).toMatch(/svc_http_request_duration_seconds_count\{route="\/stats"\} \d+/)
     expect(text).toMatch(/svc_measured_through_block\{chain="4663"\} \d+/)
     // prom-client's process metrics, the chain's lag in blocks and the caches' lookups.
-    for (const name of ['svc_nodejs_eventloop_lag_p99_seconds', 'svc_nodejs_heap_size_used_bytes', 'svc_nodejs_gc_duration_seconds_bucket', 'svc_nodejs_active_handles_total', 'svc_process_cpu_seconds_total']) {
+    for (const name of ['svc_nodejs_eventloop_lag_p99_seconds', 'svc_nodejs_heap_size_used_bytes', 'svc_nodejs_gc_duration_seconds_bucket', 'svc_nodejs_active_handles', 'svc_process_cpu_seconds_total']) {
       expect(text).toContain(name)
     }
     expect(text).toMatch(/svc_consumer_step_duration_seconds_count\{consumer="chain-4663",step="chain-writer"\} [1-9]/)
     expect(text).toMatch(/svc_cache_lookups_total\{cache="[a-z_]+",result="hit"\} [1-9]/)
     expect(text).toContain('svc_ingest_lag_blocks')
+  })
+
+  it('/metrics passes `promtool check metrics` without a warning (_total only on counters)', async () => {
+    await get('/stats')
+    const text = (await get('/metrics')).body
+    expect(text).toContain('# TYPE svc_nodejs_active_handles gauge')
+    // promtool prints each problem and exits non-zero (3 for lint problems) when it finds any.
+    const child = spawnSync(requirePromtool(), ['check', 'metrics'], { input: text, encoding: 'utf8' })
+    expect(`${child.stdout}${child.stderr}`).toBe('')
+    expect(child.status).toBe(0)
   })
 })
 

@@ -33,14 +33,14 @@ const AMOUNT = BigInt(usdToAtomic(PRICE))
 // runs (so the settlement that follows must fail).
 let drain: ((payer: Address) => Promise<void>) | undefined
 const boom = defineEndpoint()({
-  method: 'GET', path: '/test/x402/boom', summary: 'fails', description: 'A paid handler that throws.', tags: ['test'],
+  method: 'GET', path: '/test/x402/boom', summary: 'fails', description: 'A paid handler that throws.', tags: [],
   response: z.object({ ok: z.boolean() }), access: { kind: 'paid', price: PRICE },
   handler: async () => {
     throw new Error('handler failed on purpose')
   },
 })
 const secret = defineEndpoint()({
-  method: 'GET', path: '/test/x402/secret', summary: 'drains', description: 'A paid handler that empties the payer first.', tags: ['test'],
+  method: 'GET', path: '/test/x402/secret', summary: 'drains', description: 'A paid handler that empties the payer first.', tags: [],
   response: z.object({ secret: z.string() }), access: { kind: 'paid', price: PRICE },
   handler: async ({ request }) => {
     await drain!(String(request.headers['x-test-payer']) as Address)

@@ -26,6 +26,11 @@ export function requirePythonToolsBin(): string {
   return required('PYTHON_TOOLS_BIN', 'bash infra/python-tools.sh start')
 }
 
+/** Prometheus' promtool (Debian's `prometheus` package), which checks the metrics text format. */
+export function requirePromtool(): string {
+  return required('PROMTOOL_BIN', 'bash infra/promtool.sh start')
+}
+
 function required(name: string, start: string): string {
   const value = process.env[name]
   if (!value) {

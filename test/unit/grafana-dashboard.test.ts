@@ -24,7 +24,7 @@ describe('infra/grafana/svc-dashboard.json', () => {
     expect(queried.length).toBeGreaterThan(20)
     expect([...new Set(queried)].filter((name) => !exported.has(name))).toEqual([])
     for (const wanted of [
-      'svc_nodejs_eventloop_lag_p99_seconds', 'svc_nodejs_heap_size_used_bytes', 'svc_nodejs_gc_duration_seconds_sum', 'svc_nodejs_active_handles_total',
+      'svc_nodejs_eventloop_lag_p99_seconds', 'svc_nodejs_heap_size_used_bytes', 'svc_nodejs_gc_duration_seconds_sum', 'svc_nodejs_active_handles',
       'svc_http_request_duration_seconds_bucket', 'svc_consumer_step_duration_seconds_bucket', 'svc_ingest_lag_blocks', 'svc_cache_lookups_total', 'svc_x402_payments_total',
     ]) expect(queried, wanted).toContain(wanted)
   })
