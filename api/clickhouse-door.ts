@@ -6,6 +6,7 @@ import { planHas, SQL_LIMITS } from '../core/domain/plans.ts'
 import { deniedSetting } from '../sql/query-policy.ts'
 import { normalizeSql, prepareReadOnly, ReadOnlyRefusal, streamBytes } from '../sql/read-only.ts'
 import { createFailedLookups } from './access/failed-lookups.ts'
+import { DOOR_UNAUTHENTICATED, doorKey } from './door-key.ts'
 import type { ApiDeps } from './deps.ts'
 import { ApiError } from './errors.ts'
 
@@ -85,20 +86,6 @@ function contentType(format: string): string {
   return 'application/octet-stream'
 }
 
-/** The key presented: the password of HTTP basic auth, or X-ClickHouse-Key. */
-function presentedKey(req: FastifyRequest): string | undefined {
-  const header = req.headers['x-clickhouse-key']
-  if (typeof header === 'string' && header) return header
-  const auth = req.headers.authorization
-  if (auth?.startsWith('Basic ')) {
-    const decoded = Buffer.from(auth.slice(6), 'base64').toString('utf8')
-    const colon = decoded.indexOf(':')
-    const password = colon >= 0 ? decoded.slice(colon + 1) : ''
-    return password || undefined
-  }
-  if (auth?.startsWith('Bearer ')) return auth.slice(7).trim() || undefined
-  return undefined
-}
 
 export interface ClickHouseDoor {
   plugin(app: FastifyInstance): Promise<void>
@@ -130,8 +117,8 @@ export function clickhouseDoor(deps: Pick<ApiDeps, 'ch' | 'keys' | 'store' | 'lo
 
   /** The key, checked: an analyst key that is live, within its rate; guessing is capped per address as at the API's gate. */
   async function admit(req: FastifyRequest): Promise<string> {
-    const key = presentedKey(req)
-    const unauthenticated = 'default: Authentication failed: give an analyst key as the password (HTTP basic auth) or in X-ClickHouse-Key.'
+    const key = doorKey(req)
+    const unauthenticated = DOOR_UNAUTHENTICATED
     if (!key) throw fail('AUTHENTICATION_FAILED', unauthenticated)
     try {
       await failures.refuseIfExhausted(req.ip)

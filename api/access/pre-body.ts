@@ -5,6 +5,7 @@ import type { AnyEndpoint, RequestInfo } from '../catalog/types.ts'
 import { unavailableAsApiError } from '../errors.ts'
 import { bearer, dailyQuotaLeft, header, type AccessGate } from './gate.ts'
 import type { KeyRegistry } from './keys.ts'
+import { DOOR_UNAUTHENTICATED, doorKey } from '../door-key.ts'
 
 /**
  * The access checks a route with a large body makes before its body is read (Fastify's onRequest
@@ -37,19 +38,6 @@ export async function admitBeforeBody(gate: AccessGate, store: Store, endpoint: 
   if (!left) await gate.admit(endpoint, query, info)
 }
 
-/** The key given to the SQL door: X-ClickHouse-Key, the password of HTTP basic auth, or a bearer token. */
-function doorKey(req: FastifyRequest): string | undefined {
-  const given = req.headers['x-clickhouse-key']
-  if (typeof given === 'string' && given) return given
-  const auth = req.headers.authorization
-  if (auth?.startsWith('Basic ')) {
-    const decoded = Buffer.from(auth.slice(6), 'base64').toString('utf8')
-    const colon = decoded.indexOf(':')
-    return (colon >= 0 ? decoded.slice(colon + 1) : '') || undefined
-  }
-  if (auth?.startsWith('Bearer ')) return auth.slice(7).trim() || undefined
-  return undefined
-}
 
 /**
  * The SQL door (/clickhouse) reads up to the large body limit: before it does, the key must be a
@@ -62,7 +50,7 @@ export function doorKeyBeforeBody(keys: KeyRegistry) {
     const key = doorKey(req)
     const record = key ? await keys.verify(key) : null
     const refusal = !record
-      ? { status: 401, code: 516, name: 'AUTHENTICATION_FAILED', message: 'default: Authentication failed: give an analyst key as the password (HTTP basic auth) or in X-ClickHouse-Key.' }
+      ? { status: 401, code: 516, name: 'AUTHENTICATION_FAILED', message: DOOR_UNAUTHENTICATED }
       : !planHas(record.plan, 'sql')
         ? { status: 403, code: 497, name: 'ACCESS_DENIED', message: `Not enough privileges: the ${record.plan} plan does not include SQL; an analyst key does.` }
         : null

@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
 import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { followed4663 } from '../../bin/follow.ts'
@@ -9,7 +7,7 @@ import { loadConfig } from '../../core/config.ts'
 import { chainTopic, deadLetterTopic, namespaced } from '../../pipelines/topics.ts'
 import { requireKafkaBrokers } from '../setup/services.ts'
 import { STORED_TOTALS, uninterruptedTotals } from '../setup/sim-counts.ts'
-import { runSvc, type ProcessResult } from '../setup/svc-process.ts'
+import { runSvc } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
 
 /**
@@ -23,31 +21,12 @@ import { tempDir } from '../setup/temp.ts'
 
 const BLOCKS = 400
 const HOLD_MS = 4_000
-const SVC = join(import.meta.dirname, '../../bin/svc.js')
 
 const cleanups: Array<() => Promise<unknown> | unknown> = []
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c()
 })
 
-/** `svc <args>` under `ulimit -n <nofile>`, to completion. */
-function runSvcLimited(nofile: number, args: string[], env: Record<string, string>, timeoutMs: number): Promise<ProcessResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', `ulimit -n ${nofile} && exec "$0" "$@"`, process.execPath, SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`svc ${args.join(' ')} timed out after ${timeoutMs} ms\n${stdout.slice(-4000)}\n${stderr.slice(-2000)}`))
-    }, timeoutMs)
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer)
-      resolve({ code, signal, stdout, stderr })
-    })
-  })
-}
 
 describe('the chain pipeline out of file descriptors', () => {
   it('real EMFILE from the engine in the middle of a batch is retried until descriptors come back: no gap, no dead letter, totals equal an uninterrupted run', { timeout: 300_000 }, async () => {
@@ -59,7 +38,7 @@ describe('the chain pipeline out of file descriptors', () => {
     const sim = await runSvc(['sim', '--until', String(BLOCKS)], { ...env, DATA_DIR: simData.path })
     expect(sim.code, sim.stderr).toBe(0)
 
-    const run = await runSvcLimited(2048, ['pipeline', 'chain-4663', '--exit-at-block', String(BLOCKS)], { ...env, DATA_DIR: data.path, SVC_FAULT: `exhaust-fds:swaps:3:${HOLD_MS}` }, 240_000)
+    const run = await runSvc(['pipeline', 'chain-4663', '--exit-at-block', String(BLOCKS)], { ...env, DATA_DIR: data.path, SVC_FAULT: `exhaust-fds:swaps:3:${HOLD_MS}` }, 240_000, { nofile: 2048 })
     const tail = `stdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-2000)}`
     expect(run.code, tail).toBe(0)
     // The descriptors really ran out, and the engine said so.

@@ -11,10 +11,17 @@ export interface ProcessResult {
   stderr: string
 }
 
-/** Run `svc <args>` as a child process with extra environment, to completion (or timeout). */
-export function runSvc(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<ProcessResult> {
+/**
+ * Run `svc <args>` as a child process with extra environment, to completion (or timeout); with
+ * `nofile`, under that limit of open files (`ulimit -n`).
+ */
+export function runSvc(args: string[], env: Record<string, string>, timeoutMs = 120_000, opts: { nofile?: number } = {}): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const options = { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'] }
+    const child =
+      opts.nofile === undefined
+        ? spawn(process.execPath, [SVC, ...args], options)
+        : spawn('bash', ['-c', `ulimit -n ${opts.nofile} && exec "$0" "$@"`, process.execPath, SVC, ...args], options)
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
