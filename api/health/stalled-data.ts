@@ -24,6 +24,9 @@ export interface StalledDataOptions {
   now?(): number
 }
 
+/** How long /health waits for the topic's end offset before leaving this cause out. */
+const END_OFFSET_TIMEOUT_MS = 1_000
+
 export function createStalledDataCheck(opts: StalledDataOptions): StalledDataCheck {
   const stallMs = opts.stallMs ?? 60_000
   const now = opts.now ?? Date.now
@@ -32,10 +35,15 @@ export function createStalledDataCheck(opts: StalledDataOptions): StalledDataChe
     async cause() {
       if (!opts.bus.endOffset) return null
       let end: number
+      let timer: NodeJS.Timeout | undefined
       try {
-        end = await opts.bus.endOffset(opts.topic)
+        // A broker that is slow or away must not hold /health: its own bus check reports that.
+        const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('end offset: no answer')), END_OFFSET_TIMEOUT_MS)))
+        end = await Promise.race([opts.bus.endOffset(opts.topic), late])
       } catch {
         return null
+      } finally {
+        clearTimeout(timer)
       }
       const block = opts.servedThrough()
       const t = now()

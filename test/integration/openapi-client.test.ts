@@ -29,7 +29,7 @@ type ErrorCode = components['schemas']['Error']['error']['code']
 export async function calls(baseUrl: string, adminToken: string, token: string) {
   const client = createClient<paths>({ baseUrl })
   const health = await client.GET('/health')
-  const ready: 'ok' | undefined = health.data?.status
+  const ready: 'ok' | 'degraded' | undefined = health.data?.status
 
   const issued = await client.POST('/admin/keys', { body: { plan: 'signal_feed' }, headers: { authorization: 'Bearer ' + adminToken } })
   const key: string = issued.data!.key
