@@ -91,7 +91,12 @@ export interface ClickHouseDoor {
   plugin(app: FastifyInstance): Promise<void>
 }
 
-export function clickhouseDoor(deps: Pick<ApiDeps, 'ch' | 'keys' | 'store' | 'logger'>): ClickHouseDoor {
+export function clickhouseDoor(
+  deps: Pick<ApiDeps, 'ch' | 'keys' | 'store' | 'logger'> & {
+    /** Server mode: a client signed in as the analyst user, whose grants cover only the analyst tables; the query runs through it. */
+    analystCh?: ApiDeps['ch']
+  },
+): ClickHouseDoor {
   let settingNames: Promise<Set<string>> | null = null
   let serverInfo: Promise<{ version: string; database: string }> | null = null
   const names = () =>
@@ -181,7 +186,8 @@ export function clickhouseDoor(deps: Pick<ApiDeps, 'ch' | 'keys' | 'store' | 'lo
         params: queryParams,
         probes: PROBES,
       })
-      const rs = await deps.ch.exec({ query: prepared.sql, query_params: queryParams, query_id: queryId })
+      // Checked with the service's view of the engine (every table and function name), run as the analyst.
+      const rs = await (deps.analystCh ?? deps.ch).exec({ query: prepared.sql, query_params: queryParams, query_id: queryId })
       const bytes = await streamBytes(rs.stream)
       if (rs.summary) reply.header('x-clickhouse-summary', JSON.stringify(rs.summary))
       reply.header('x-clickhouse-format', prepared.format).type(contentType(prepared.format)).status(200).send(bytes)

@@ -87,16 +87,22 @@ export async function benchLoad(): Promise<BenchResult[]> {
   }
 }
 
-/** Wait until both chains' served blocks advance at the live pace (the backfill is in). */
+/**
+ * Wait until every chain's served block advances at the live pace (both backfills are in: the
+ * 5042 simulator starts once 4663 is live), read from /stats, which lists each chain.
+ */
 async function waitLive(base: string): Promise<Record<string, number | null>> {
-  const read = async () => ((await (await fetch(`${base}/health`)).json()) as { measured_through_block: Record<string, number | null> }).measured_through_block
+  const read = async () => {
+    const stats = (await (await fetch(`${base}/stats`)).json()) as { data: { chains: Array<{ chain_id: number; measured_through_block: number | null }> } }
+    return Object.fromEntries(stats.data.chains.map((c) => [String(c.chain_id), c.measured_through_block]))
+  }
   let prev = await read()
   let calm = 0
   const deadline = Date.now() + 900_000
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 3_000))
     const now = await read()
-    const live = Object.keys(now).every((c) => now[c] !== null && prev[c] !== null && now[c]! - prev[c]! <= 6)
+    const live = Object.keys(now).length >= 2 && Object.keys(now).every((c) => now[c] !== null && prev[c] !== null && now[c]! - prev[c]! <= 6)
     calm = live ? calm + 1 : 0
     if (calm >= 2) return now
     prev = now

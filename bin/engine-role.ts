@@ -28,7 +28,9 @@ export async function commandEngine(config: Config, args: string[]): Promise<voi
       `CLICKHOUSE_URL=${engine.url}`,
       `CLICKHOUSE_USER=${engine.user}`,
       `CLICKHOUSE_PASSWORD=${engine.credentials.svc}`,
-      `# analyst (read-only) user: analyst, password in ${engine.files.credentialsPath}`,
+      // The read-only user the API's SQL door runs analysts' queries as.
+      'CLICKHOUSE_ANALYST_USER=analyst',
+      `CLICKHOUSE_ANALYST_PASSWORD=${engine.credentials.analyst}`,
       '',
     ].join('\n'),
   )

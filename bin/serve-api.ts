@@ -22,6 +22,7 @@ import { followed5042 } from './follow.ts'
 import { mcpPlugin } from '../mcp/http.ts'
 import { clickhouseDoor } from '../api/clickhouse-door.ts'
 import { isDependencyUnavailable } from '../core/dependency.ts'
+import { createClickHouse } from '../core/clickhouse.ts'
 import { publishAlert } from '../pipelines/alerts/publish.ts'
 import { createScanQueue } from '../pipelines/scans/scan-queue.ts'
 import { publishClaims } from '../pipelines/process/claims-processor.ts'
@@ -96,7 +97,11 @@ export async function createApiServer(
     connector: deps.connector,
     payments: payments.enabled ? x402PaymentMethod(payments) : undefined,
   })
-  const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate), clickhouseDoor(deps).plugin] })
+  // Server mode with an analyst user: the door's queries run as that user, within its grants.
+  const c = rt.config
+  const analystCh = c.CLICKHOUSE_URL && c.CLICKHOUSE_ANALYST_USER ? await createClickHouse({ ...c, CLICKHOUSE_USER: c.CLICKHOUSE_ANALYST_USER, CLICKHOUSE_PASSWORD: c.CLICKHOUSE_ANALYST_PASSWORD }) : undefined
+  const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate), clickhouseDoor({ ...deps, analystCh }).plugin] })
+  if (analystCh) app.addHook('onClose', async () => analystCh.close())
   return {
     app,
     watermarks,

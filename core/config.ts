@@ -43,6 +43,13 @@ const EnvSchema = z.object({
   CLICKHOUSE_URL: optionalUrl,
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
+  /**
+   * Server mode: the ClickHouse user the SQL door (/clickhouse) runs analysts' queries as, granted
+   * only the analyst tables (svc engine's `analyst`; on a cluster, a user with the analyst role),
+   * so the server's grants hold where the door's own check might miss. Unset: the service's user.
+   */
+  CLICKHOUSE_ANALYST_USER: z.string().optional(),
+  CLICKHOUSE_ANALYST_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name').default('default'),
   /**
    * How long a ClickHouse server may stay silent on a request before it counts as unavailable
@@ -135,7 +142,7 @@ const EnvSchema = z.object({
 })
 
 /** Variables whose values are never echoed, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['SVC_ADMIN_TOKEN', 'CLICKHOUSE_PASSWORD', 'X402_FACILITATOR_PRIVATE_KEY', 'X402_PAYER_PRIVATE_KEY'])
+const SECRET_VARIABLES = new Set(['SVC_ADMIN_TOKEN', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_ANALYST_PASSWORD', 'X402_FACILITATOR_PRIVATE_KEY', 'X402_PAYER_PRIVATE_KEY'])
 
 type Env = z.infer<typeof EnvSchema>
 

@@ -2,9 +2,9 @@
 # The shared ClickHouse engine (`svc engine`) for a distributed run or CI: one process serving
 # its data dir over ClickHouse's HTTP interface on 127.0.0.1, for every role to use.
 #
-#   bash infra/engine.sh start    start it in the background, wait until it answers; the last
-#                                 three stdout lines are CLICKHOUSE_URL=http://127.0.0.1:<port>,
-#                                 CLICKHOUSE_USER=svc and CLICKHOUSE_PASSWORD=<generated>
+#   bash infra/engine.sh start    start it in the background, wait until it answers; its stdout
+#                                 lines are CLICKHOUSE_URL=http://127.0.0.1:<port>, CLICKHOUSE_USER=svc,
+#                                 CLICKHOUSE_PASSWORD, CLICKHOUSE_ANALYST_USER=analyst, CLICKHOUSE_ANALYST_PASSWORD
 #   bash infra/engine.sh status   print those lines when it is running (exit 0), else exit 3
 #   bash infra/engine.sh stop     stop it cleanly (its data dir stays for the next start)
 #
@@ -66,11 +66,11 @@ do_start() {
   pid=$!
   echo "$pid" >"$PID_FILE"
   for ((i = 0; i < 1200; i++)); do
-    grep -q '^CLICKHOUSE_PASSWORD=' "$RUN/vars" && break
+    grep -q '^CLICKHOUSE_ANALYST_PASSWORD=' "$RUN/vars" && break
     pid_alive "$pid" || break
     sleep 0.1
   done
-  if ! grep -q '^CLICKHOUSE_PASSWORD=' "$RUN/vars"; then
+  if ! grep -q '^CLICKHOUSE_ANALYST_PASSWORD=' "$RUN/vars"; then
     tail -n 30 "$RUN/svc-engine.log" >&2
     cleanup
     die "svc engine did not start (its log: $RUN/svc-engine.log)"

@@ -39,6 +39,20 @@ describe('roles on the shared engine', () => {
     expect((await fetch(`${api.base}/watchlist`, { headers: { 'x-svc-key': `svc_live_${'Z'.repeat(32)}` } })).status).toBe(401)
   })
 
+  it('runs the SQL door\'s queries as the engine\'s analyst user, within its grants', async () => {
+    const created = await runSvc(['keys', 'create', 'analyst'], { ...roleEnv(), DATA_DIR: cliDir.path })
+    expect(created.code, created.stderr).toBe(0)
+    const { key } = JSON.parse(created.stdout.trim().split('\n').pop()!) as { key: string }
+    const door = async (query: string) => {
+      const res = await fetch(`${api.base}/clickhouse?default_format=JSONEachRow`, { method: 'POST', headers: { 'x-clickhouse-key': key }, body: query })
+      return { status: res.status, text: (await res.text()).trim() }
+    }
+    expect(await door('SELECT currentUser() AS u')).toEqual({ status: 200, text: '{"u":"analyst"}' })
+    expect((await door('SELECT count() AS n FROM chain_blocks')).status).toBe(200)
+    // The door refuses a secret table itself; the engine would too (the analyst has no grant on it).
+    expect((await door('SELECT count() FROM webhooks')).text).toMatch(/^Code: 497/)
+  })
+
   it('answers 503 while the engine is stopped and serves again once it is back', async () => {
     // /health asks ClickHouse every time (/stats may answer from its cache).
     expect((await fetch(`${api.base}/health`)).status).toBe(200)

@@ -3,8 +3,8 @@ import { until } from './until.ts'
 
 export interface TestEngine {
   svc: SvcChild
-  /** CLICKHOUSE_URL, CLICKHOUSE_USER and CLICKHOUSE_PASSWORD as `svc engine` printed them. */
-  env: { CLICKHOUSE_URL: string; CLICKHOUSE_USER: string; CLICKHOUSE_PASSWORD: string }
+  /** The CLICKHOUSE_* variables as `svc engine` printed them (the service's user and the analyst's). */
+  env: { CLICKHOUSE_URL: string; CLICKHOUSE_USER: string; CLICKHOUSE_PASSWORD: string; CLICKHOUSE_ANALYST_USER: string; CLICKHOUSE_ANALYST_PASSWORD: string }
   httpPort: number
   tcpPort: number
 }
@@ -20,10 +20,10 @@ export async function startTestEngine(dataDir: string, ports?: { httpPort: numbe
   let exited = false
   void svc.exited.then(() => (exited = true))
   const text = await until(
-    'svc engine to print CLICKHOUSE_PASSWORD',
+    'svc engine to print its CLICKHOUSE_* variables',
     () => {
       if (exited) throw new Error(`svc engine exited before serving:\n${svc.output()}`)
-      return /^CLICKHOUSE_PASSWORD=/m.test(svc.output()) ? svc.output() : undefined
+      return /^CLICKHOUSE_ANALYST_PASSWORD=/m.test(svc.output()) ? svc.output() : undefined
     },
     60_000,
   )
@@ -32,6 +32,12 @@ export async function startTestEngine(dataDir: string, ports?: { httpPort: numbe
     svc,
     httpPort,
     tcpPort,
-    env: { CLICKHOUSE_URL: value('CLICKHOUSE_URL'), CLICKHOUSE_USER: value('CLICKHOUSE_USER'), CLICKHOUSE_PASSWORD: value('CLICKHOUSE_PASSWORD') },
+    env: {
+      CLICKHOUSE_URL: value('CLICKHOUSE_URL'),
+      CLICKHOUSE_USER: value('CLICKHOUSE_USER'),
+      CLICKHOUSE_PASSWORD: value('CLICKHOUSE_PASSWORD'),
+      CLICKHOUSE_ANALYST_USER: value('CLICKHOUSE_ANALYST_USER'),
+      CLICKHOUSE_ANALYST_PASSWORD: value('CLICKHOUSE_ANALYST_PASSWORD'),
+    },
   }
 }
