@@ -88,13 +88,13 @@ export async function benchLoad(): Promise<BenchResult[]> {
 }
 
 /**
- * Wait until every chain's served block advances at the live pace (both backfills are in: the
- * 5042 simulator starts once 4663 is live), read from /stats, which lists each chain.
+ * Wait until every chain's ingested block advances at the live pace (both backfills are in: the
+ * 5042 simulator starts once 4663 is live), read from /metrics (svc_measured_through_block by chain).
  */
 async function waitLive(base: string): Promise<Record<string, number | null>> {
   const read = async () => {
-    const stats = (await (await fetch(`${base}/stats`)).json()) as { data: { chains: Array<{ chain_id: number; measured_through_block: number | null }> } }
-    return Object.fromEntries(stats.data.chains.map((c) => [String(c.chain_id), c.measured_through_block]))
+    const text = await (await fetch(`${base}/metrics`)).text()
+    return Object.fromEntries([...text.matchAll(/^svc_measured_through_block\{chain="(\d+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]))
   }
   let prev = await read()
   let calm = 0
