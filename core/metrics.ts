@@ -90,6 +90,11 @@ export function countCacheLookup(cache: string, hit: boolean, n = 1): void {
   else c.miss += n
 }
 
+/** Lookups of one in-process cache so far (what `svc_cache_lookups_total` exports for it). */
+export function cacheLookupCounts(cache: string): { hit: number; miss: number } {
+  return { ...(cacheLookups.get(cache) ?? { hit: 0, miss: 0 }) }
+}
+
 export interface MetricsOptions {
   /** prom-client's default process metrics (event loop, heap, GC, handles). Default true. */
   processMetrics?: boolean

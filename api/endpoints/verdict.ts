@@ -6,7 +6,7 @@ import type { Uses } from '../deps.ts'
 import { VerdictReasonView, VerdictSignalsView, VerdictView, verdictSignalsView, verdictView } from '../views/verdict.ts'
 import { tokenVerdictSignals } from '../serving/verdict-signals.ts'
 
-export const verdictEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'cache' | 'watermarks'>>()({
+export const verdictEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
   method: 'GET',
   path: '/verdict/{token}',
   summary: 'Composite buy-risk verdict',

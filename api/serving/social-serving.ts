@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { CALLER_STATE_COLUMNS, callerRecordOfRow, type CallerRecord, type CallerStateRow } from '../../core/records/caller-state.ts'
 import type { Logger } from '../../core/logger.ts'
+import { createLateChanges, LATE_CHANGES_WINDOW_US } from './late-changes.ts'
 import { createKeyedCache } from './keyed-cache.ts'
 import type { Watermarks } from './watermarks.ts'
 
@@ -54,7 +55,18 @@ export interface SocialServing {
   signalCalls(filter: SignalFilter, since: number, cap: number): Promise<SignalCall[]>
   /** Catch up with the pipeline: drop the cached keys changed since the last sync. */
   sync(): Promise<void>
+  /**
+   * Call `listener` with the changes each sync applies (kinds `caller`, `cluster`, and `mention`
+   * naming a token newly mentioned), or with null when every cached key was dropped.
+   */
+  onChanges(listener: (changes: SocialChange[] | null) => void): () => void
   cachedEntries(): number
+}
+
+/** One row of caller_changes. */
+export interface SocialChange {
+  kind: string
+  key: string
 }
 
 /**
@@ -80,6 +92,13 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
   const perVersion = createKeyedCache<unknown>(16, 'social_per_version')
   let synced = { version: '', seq: -1, at: 0 }
   let syncing: Promise<void> | undefined
+  const listeners = new Set<(changes: SocialChange[] | null) => void>()
+  const notify = (changes: SocialChange[] | null) => {
+    for (const l of listeners) l(changes)
+  }
+  // Mentions are named by the social pipeline's writer, callers by the caller-state pass: two
+  // writers, so a mention row may commit below the cursor; it is looked for below it too.
+  const late = createLateChanges(LATE_CHANGES_WINDOW_US)
 
   // Callers change when chain data (grades) or social data (calls, follows) advance.
   const versionNow = () => watermarks.socialChainVersion(4663)
@@ -97,24 +116,33 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       synced = { version, seq: await lastSeq(), at }
       callerRows.clear()
       clusterRows.clear()
+      notify(null)
       return
     }
-    // Changes after the last seen seq: a range read on caller_changes' key.
-    const changes = await queryRows<{ seq: string; kind: string; key: string }>(
+    // Changes after the last seen seq (and late mention rows just below it): a range read on caller_changes' key.
+    const read = await queryRows<{ seq: string; kind: string; key: string }>(
       ch,
-      'SELECT seq, kind, key FROM caller_changes WHERE seq > {after:UInt64} ORDER BY seq LIMIT {limit:UInt32}',
-      { after: synced.seq, limit: MAX_CHANGES_PER_SYNC + 1 },
+      `SELECT seq, kind, key FROM caller_changes WHERE seq > {from:UInt64} AND (seq > {after:UInt64} OR kind = 'mention')
+       ORDER BY seq LIMIT {limit:UInt32}`,
+      { from: late.from(synced.seq), after: synced.seq, limit: MAX_CHANGES_PER_SYNC + 1 },
     )
-    // Lists read once per version are read again when the version moved or a caller changed.
-    if (version !== synced.version || changes.length) perVersion.clear()
-    if (changes.length > MAX_CHANGES_PER_SYNC) {
+    if (read.length > MAX_CHANGES_PER_SYNC) {
+      perVersion.clear()
       callerRows.clear()
       clusterRows.clear()
       synced = { version, seq: await lastSeq(), at }
+      notify(null)
       return
     }
-    for (const c of changes) (c.kind === 'cluster' ? clusterRows : callerRows).delete(c.key)
-    synced = { version, seq: changes.length ? Number(changes[changes.length - 1]!.seq) : synced.seq, at }
+    const changes = late.unseen(read.map((r) => ({ seq: Number(r.seq), kind: r.kind, key: r.key })))
+    // Lists read once per version are read again when the version moved or a caller changed.
+    if (version !== synced.version || changes.length) perVersion.clear()
+    for (const c of changes) {
+      if (c.kind === 'cluster') clusterRows.delete(c.key)
+      else if (c.kind === 'caller') callerRows.delete(c.key)
+    }
+    synced = { version, seq: changes.reduce((m, c) => Math.max(m, c.seq), synced.seq), at }
+    if (changes.length) notify(changes)
   }
 
   /** Sync when the data version moved or SYNC_EVERY_MS passed; concurrent callers share one sync. */
@@ -224,6 +252,10 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       return rows.map((r) => ({ author: r.author, token: r.token, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at) }))
     },
     sync: ready,
+    onChanges(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
     cachedEntries: () => callerRows.size() + clusterRows.size(),
   }
   return serving

@@ -2,7 +2,8 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type DeployerRecord, type DeployerStateRow } from '../../core/records/deployer-state.ts'
-import { lastServedBatch, servingChangesBetween } from '../../core/records/serving-changes.ts'
+import { lastServedBatch, servingChangesBetween, type ServingChange } from '../../core/records/serving-changes.ts'
+import { createLateChanges, LATE_CHANGES_WINDOW_US } from './late-changes.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../../core/records/token-state.ts'
 import type { Store } from '../../core/store/types.ts'
 import { createFeedWindow, type FeedItemRef } from './feed-window.ts'
@@ -59,6 +60,12 @@ export interface TokenServing {
   waitForLaunch(afterUs: number, ms: number, signal?: AbortSignal): Promise<boolean>
   /** Catch up with the pipeline: drop the cached keys changed since the last sync. */
   sync(): Promise<void>
+  /**
+   * Call `listener` with the changes each sync applies (kinds `token`, `deployer`, `wallet`, and
+   * `scan` naming a token whose structure scan was stored), or with null when every kept key is
+   * to be dropped (a first sync, a rebuild, a reorg).
+   */
+  onChanges(listener: (changes: ServingChange[] | null) => void): () => void
   cachedEntries(): number
 }
 
@@ -67,6 +74,9 @@ export const LAUNCH_HISTORY_LIMIT = 100
 
 /** Launches the feed keeps in memory by default (its recent window). */
 export const FEED_WINDOW_ITEMS = 20_000
+
+/** Between batches, what other roles name (scans) is read at least this often. */
+const LATE_SYNC_MS = 1_000
 
 /** More changes than this since the last sync (a backfill): drop every cached key instead. */
 const MAX_CHANGES_PER_SYNC = 20_000
@@ -119,18 +129,27 @@ export function createTokenServing(
   const perBatch = createKeyedCache<unknown>(64, 'token_per_batch')
   let synced = { seq: 0, block: null as number | null, chainTime: 0 }
   let syncing: Promise<void> | undefined
+  const listeners = new Set<(changes: ServingChange[] | null) => void>()
+  const notify = (changes: ServingChange[] | null) => {
+    for (const l of listeners) l(changes)
+  }
+  // Scans are named by the scans role, batches by the pipeline: two writers, so a scan row may
+  // commit below the cursor; it is looked for below it too.
+  const lateScans = createLateChanges(LATE_CHANGES_WINDOW_US)
 
   async function syncTo(target: number): Promise<void> {
-    const changes = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, MAX_CHANGES_PER_SYNC + 1)
-    perBatch.clear()
-    if (synced.seq === 0 || changes.length > MAX_CHANGES_PER_SYNC) {
+    const read = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, MAX_CHANGES_PER_SYNC + 1, { lateKind: 'scan', from: lateScans.from(synced.seq) })
+    if (target > synced.seq) perBatch.clear()
+    if (synced.seq === 0 || read.length > MAX_CHANGES_PER_SYNC) {
       for (const c of [tokenRows, deployerRows, histories]) c.clear()
       const b = await lastServedBatch(ch, chainId)
       synced = b && b.seq >= target ? { seq: b.seq, block: b.watermark, chainTime: b.chainTime } : { seq: target, block: watermarks.get(chainId), chainTime: synced.chainTime }
       shared?.token.trustFrom(synced.seq)
       shared?.deployer.trustFrom(synced.seq)
+      notify(null)
       return
     }
+    const changes = [...read.filter((c) => c.kind !== 'scan'), ...lateScans.unseen(read.filter((c) => c.kind === 'scan'))]
     for (const c of changes) {
       if (c.kind === 'token') {
         tokenRows.delete(c.key)
@@ -142,7 +161,10 @@ export function createTokenServing(
       }
     }
     const marker = [...changes].reverse().find((c) => c.kind === 'batch')
+    // A served block lower than before is a reorg: what was kept of the removed blocks (their scans too) goes.
+    const rolledBack = marker !== undefined && synced.block !== null && marker.watermark < synced.block
     synced = marker ? { seq: marker.seq, block: marker.watermark, chainTime: marker.chainTime } : { ...synced, seq: target }
+    if (rolledBack || changes.length) notify(rolledBack ? null : changes)
   }
 
   // The feed's recent window (launch_feed rows of served blocks), appended once per served batch.
@@ -197,16 +219,29 @@ export function createTokenServing(
     if (chain === chainId && window.waiting() > 0) void ready().catch((err) => deps.logger.warn({ err: (err as Error).message }, 'feed window refresh failed'))
   })
 
-  /** Sync when the watermark moved; concurrent callers share one sync. */
-  function ready(): Promise<void> {
-    const target = watermarks.seq(chainId)
-    if (target <= synced.seq && synced.block === windowServed) return Promise.resolve()
+  let syncedAt = 0
+  function startSync(target: number): Promise<void> {
     if (!syncing) {
-      syncing = (target > synced.seq ? syncTo(target) : Promise.resolve()).then(refreshWindow).finally(() => {
+      syncedAt = Date.now()
+      syncing = (target >= synced.seq ? syncTo(target) : Promise.resolve()).then(refreshWindow).finally(() => {
         syncing = undefined
       })
     }
     return syncing
+  }
+
+  /**
+   * Sync when the watermark moved (the request waits: it answers at the new batch); between
+   * batches, at most every LATE_SYNC_MS, a sync in the background picks up what other roles named
+   * (a stored scan) without holding any request.
+   */
+  function ready(): Promise<void> {
+    const target = watermarks.seq(chainId)
+    if (target > synced.seq || synced.block !== windowServed) return startSync(target)
+    if (synced.seq > 0 && Date.now() - syncedAt >= LATE_SYNC_MS) {
+      startSync(target).catch((err) => deps.logger.warn({ err: (err as Error).message }, 'serving sync failed'))
+    }
+    return Promise.resolve()
   }
 
   async function readTokens(where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
@@ -410,6 +445,10 @@ export function createTokenServing(
       return window.waitBeyond(afterUs, ms, signal)
     },
     sync: ready,
+    onChanges(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
     cachedEntries: () => tokenRows.size() + deployerRows.size() + histories.size() + window.size(),
   }
   return serving

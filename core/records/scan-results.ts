@@ -1,3 +1,4 @@
+import { noteScanned } from './serving-changes.ts'
 import type { ClickHouseClient } from '../clickhouse.ts'
 import { queryRows } from '../clickhouse.ts'
 import type { HolderLabel } from '../domain/holder-labels.ts'
@@ -93,6 +94,7 @@ export async function writeStructureSnapshot(ch: ClickHouseClient, chainId: numb
       frozen: s.summary.frozen, added: s.summary.added, trimmed: s.summary.trimmed, exited: s.summary.exited, verdict: s.verdict,
     }],
   })
+  await noteScanned(ch, chainId, s.token, { block: s.toBlock, chainTime: s.toTime })
 }
 
 interface SnapshotRow {

@@ -25,21 +25,46 @@ export async function lastServedBatch(ch: ClickHouseClient, chainId: number): Pr
 
 export interface ServingChange {
   seq: number
-  kind: 'token' | 'deployer' | 'wallet' | 'batch'
+  /** `scan`: a structure scan of the token `key` was stored (written by the scans role). */
+  kind: 'token' | 'deployer' | 'wallet' | 'batch' | 'scan'
   key: string
   watermark: number
   chainTime: number
 }
 
-/** Changes with seq in (after, through], in order, at most `limit` (a range read on the key). */
-export async function servingChangesBetween(ch: ClickHouseClient, chainId: number, after: number, through: number, limit: number): Promise<ServingChange[]> {
+/**
+ * Changes with seq in (after, through], in order, at most `limit` (a range read on the key); with
+ * `late`, also every row of that kind with seq above `from`: rows a second writer committed late,
+ * and rows written since the last batch (a scan is named as soon as it is stored).
+ */
+export async function servingChangesBetween(
+  ch: ClickHouseClient,
+  chainId: number,
+  after: number,
+  through: number,
+  limit: number,
+  late?: { lateKind: ServingChange['kind']; from: number },
+): Promise<ServingChange[]> {
   const rows = await queryRows<{ seq: string; kind: ServingChange['kind']; key: string; watermark: string; chain_time: number }>(
     ch,
     `SELECT seq, kind, key, watermark, chain_time FROM serving_changes
-     WHERE chain_id = {chain:UInt32} AND seq > {after:UInt64} AND seq <= {through:UInt64} ORDER BY seq LIMIT {limit:UInt32}`,
-    { chain: chainId, after, through, limit },
+     WHERE chain_id = {chain:UInt32} AND seq > {from:UInt64} AND ((seq > {after:UInt64} AND seq <= {through:UInt64}) OR kind = {lateKind:String})
+     ORDER BY seq LIMIT {limit:UInt32}`,
+    { chain: chainId, after, through, limit, from: late ? Math.min(late.from, after) : after, lateKind: late?.lateKind ?? '' },
   )
   return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, key: r.key, watermark: Number(r.watermark), chainTime: Number(r.chain_time) }))
+}
+
+/**
+ * Name a stored structure scan of `token`, so API processes drop what they keep of its latest scan
+ * (the verdict's structure signals). Picked up with the next served batch.
+ */
+export async function noteScanned(ch: ClickHouseClient, chainId: number, token: string, at: { block: number; chainTime: number }): Promise<void> {
+  await ch.insert({
+    table: 'serving_changes',
+    values: [{ chain_id: chainId, seq: nextServingSeq(), kind: 'scan', key: token, watermark: at.block, chain_time: at.chainTime }],
+    format: 'JSONEachRow',
+  })
 }
 
 let lastSeq = 0

@@ -27,25 +27,28 @@ export async function latestStructureScans(ch: ClickHouseClient, chainId: number
 
 const share = (part: bigint, whole: bigint) => (whole > 0n ? Number((part * 10_000n) / whole) / 10_000 : 0)
 
+/** The signals read from chain rows: they change only when a batch touches the token (its transfers, its pool's liquidity). */
+export type ChainSignals = Pick<VerdictSignals, 'lp' | 'insiderShareNow'>
+/** The signals of the token's latest structure scan: they change when a scan is stored (or a reorg removes it). */
+export type ScanSignals = Pick<VerdictSignals, 'structure' | 'smartHolders'>
+/** What the verdict needs of a caller: whether it is measured, and its grade. */
+export type CallerStanding = { measured: boolean; grade: string | null }
+
 /**
- * The verdict's signals beyond the token and deployer records, for a set of tokens, all by key
- * (one query per kind, whatever the number of tokens):
+ * The chain signals of a set of tokens, all by key (one query per kind, whatever the number of tokens):
  *  - insiders: the wallets each deployer sent supply to before the token's first swap
  *    (transfers_by_token, by token, only the blocks before it), the launch pool and the zero
  *    address excluded; their balance now from holder_balances (by token and wallet), not from
  *    the token's whole transfer history;
  *  - who can pull the liquidity: the launch pool's providers and their net liquidity
- *    (pool_providers, by pool), the deployer's and the insiders' shares of it;
- *  - measured callers: the accounts that mentioned the token (mentions, by token) whose
- *    caller_state (by author) is measured, and their best grade.
+ *    (pool_providers, by pool), the deployer's and the insiders' shares of it.
  */
-export async function verdictSignalsOf(ch: ClickHouseClient, chainId: number, ts: TokenRecord[]): Promise<Map<string, VerdictSignals>> {
-  const out = new Map<string, VerdictSignals>()
+export async function chainSignalsOf(ch: ClickHouseClient, chainId: number, ts: TokenRecord[]): Promise<Map<string, ChainSignals>> {
+  const out = new Map<string, ChainSignals>()
   if (ts.length === 0) return out
-  const tokens = ts.map((t) => t.token)
   const withDeployer = ts.filter((t) => t.deployer)
   const pools = ts.map((t) => t.launch?.pool ?? '').filter(Boolean)
-  const [insiderRows, lpRows, callerRows, scans] = await Promise.all([
+  const [insiderRows, lpRows] = await Promise.all([
     withDeployer.length
       ? queryRows<{ token: string; insiders: string[]; held: string }>(
           ch,
@@ -77,18 +80,8 @@ export async function verdictSignalsOf(ch: ClickHouseClient, chainId: number, ts
           { chain: chainId, pools },
         )
       : Promise.resolve([]),
-    queryRows<{ token: string; author: string; grade: string }>(
-      ch,
-      `SELECT m.token AS token, c.author AS author, c.grade AS grade
-       FROM (SELECT DISTINCT token, author FROM mentions WHERE token IN {tokens:Array(String)}) AS m
-       INNER JOIN (SELECT author, argMax(grade, version) AS grade FROM caller_state
-                   WHERE author IN (SELECT DISTINCT author FROM mentions WHERE token IN {tokens:Array(String)})
-                   GROUP BY author HAVING argMax(measured, version) = 1) AS c ON c.author = m.author`,
-      { tokens },
-    ),
-    latestStructureScans(ch, chainId, tokens),
   ])
-  ts.forEach((t) => {
+  for (const t of ts) {
     const ins = insiderRows.find((r) => r.token === t.token)
     const insiders = new Set(ins?.insiders ?? [])
     const held = BigInt(ins?.held ?? '0')
@@ -105,16 +98,62 @@ export async function verdictSignalsOf(ch: ClickHouseClient, chainId: number, ts
       if (r.provider === t.deployer) byDeployer += net
       else if (insiders.has(r.provider)) byInsiders += net
     }
-    const callers = callerRows.filter((r) => r.token === t.token)
-    const grades = callers.map((r) => r.grade).filter((g): g is Grade => g in RANK)
     out.set(t.token, {
       lp: t.launch ? { providers, deployerShare: share(byDeployer, total), insiderShare: share(byInsiders, total) } : null,
       insiderShareNow: t.deployer && t.supplyWei > 0n ? share(held > 0n ? held : 0n, t.supplyWei) : null,
-      measuredCallers: { count: callers.length, bestGrade: grades.length ? grades.reduce((a, b) => (RANK[b] < RANK[a] ? b : a)) : null },
-      structure: (scans.get(t.token)?.verdict ?? null) as VerdictSignals['structure'],
-      smartHolders: scans.get(t.token)?.smart ?? null,
     })
-  })
+  }
+  return out
+}
+
+/** The scan signals of a set of tokens (null where a token was never scanned). */
+export async function scanSignalsOf(ch: ClickHouseClient, chainId: number, tokens: string[]): Promise<Map<string, ScanSignals>> {
+  const scans = tokens.length ? await latestStructureScans(ch, chainId, tokens) : new Map<string, { verdict: string; smart: number }>()
+  return new Map(tokens.map((t) => [t, { structure: (scans.get(t)?.verdict ?? null) as VerdictSignals['structure'], smartHolders: scans.get(t)?.smart ?? null }]))
+}
+
+/** The accounts that mentioned each token (mentions, by its token key). */
+export async function mentionAuthorsOf(ch: ClickHouseClient, tokens: string[]): Promise<Map<string, string[]>> {
+  const rows = tokens.length
+    ? await queryRows<{ token: string; authors: string[] }>(ch, 'SELECT token, groupUniqArray(author) AS authors FROM mentions WHERE token IN {tokens:Array(String)} GROUP BY token', { tokens })
+    : []
+  const found = new Map(rows.map((r) => [r.token, r.authors]))
+  return new Map(tokens.map((t) => [t, found.get(t) ?? []]))
+}
+
+/** Each author's standing from caller_state (by its author key, the newest version). */
+async function callerStandings(ch: ClickHouseClient, authors: string[]): Promise<Map<string, CallerStanding>> {
+  if (authors.length === 0) return new Map()
+  const rows = await queryRows<{ author: string; grade: string; measured: number }>(
+    ch,
+    'SELECT author, argMax(grade, version) AS grade, argMax(measured, version) AS measured FROM caller_state WHERE author IN {authors:Array(String)} GROUP BY author',
+    { authors },
+  )
+  return new Map(rows.map((r) => [r.author, { measured: Number(r.measured) === 1, grade: r.grade || null }]))
+}
+
+/** Measured callers among the accounts that mentioned a token, and their best grade. */
+export function measuredCallersOf(authors: string[], standing: (author: string) => CallerStanding | undefined): VerdictSignals['measuredCallers'] {
+  const measured = authors.map(standing).filter((s): s is CallerStanding => s?.measured === true)
+  const grades = measured.map((s) => s.grade).filter((g): g is Grade => g !== null && g in RANK)
+  return { count: measured.length, bestGrade: grades.length ? grades.reduce((a, b) => (RANK[b] < RANK[a] ? b : a)) : null }
+}
+
+/**
+ * The verdict's signals beyond the token and deployer records, for a set of tokens, all by key:
+ * the chain signals, the latest scan, and the measured callers among the accounts that
+ * mentioned each token (caller_state by author). The API keeps the same parts per key
+ * (api/serving/verdict-signals.ts); this reads them at once, for the pipeline.
+ */
+export async function verdictSignalsOf(ch: ClickHouseClient, chainId: number, ts: TokenRecord[]): Promise<Map<string, VerdictSignals>> {
+  const out = new Map<string, VerdictSignals>()
+  if (ts.length === 0) return out
+  const tokens = ts.map((t) => t.token)
+  const [chain, scans, authors] = await Promise.all([chainSignalsOf(ch, chainId, ts), scanSignalsOf(ch, chainId, tokens), mentionAuthorsOf(ch, tokens)])
+  const standings = await callerStandings(ch, [...new Set([...authors.values()].flat())])
+  for (const t of ts) {
+    out.set(t.token, { ...chain.get(t.token)!, measuredCallers: measuredCallersOf(authors.get(t.token) ?? [], (a) => standings.get(a)), ...scans.get(t.token)! })
+  }
   return out
 }
 

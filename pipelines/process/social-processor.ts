@@ -6,6 +6,7 @@ import { createConsumer, type Consumer } from '../consumer/create-consumer.ts'
 import { createTableSink } from '../consumer/table-sink.ts'
 import { CallerMirror, FollowSnapshot, SocialPost, TgSighting } from '../records/social.ts'
 import { TOPICS } from '../topics.ts'
+import { nextServingSeq } from '../../core/records/serving-changes.ts'
 import { createChainClockStep } from './social/chain-clock-step.ts'
 import { createFollowDiffStep, type FollowRows } from './social/follow-diff-step.ts'
 import { createMentionsStep, type MentionRow } from './social/mentions-step.ts'
@@ -46,7 +47,13 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
       topic: TOPICS.socialPosts,
       schema: SocialPost,
       steps: [createChainClockStep({ tokens }), createMentionsStep({ tokens })],
-      sink: table<MentionRow[]>('mentions-writer', (posts) => [['mentions', posts.flat()]]),
+      // The mentioned tokens are named in caller_changes after the rows, so API processes drop what they keep per token (its callers).
+      sink: table<MentionRow[]>('mentions-writer', (posts) => {
+        const rows = posts.flat()
+        const seq = nextServingSeq()
+        const tokens = [...new Set(rows.map((r) => r.token as string).filter(Boolean))]
+        return [['mentions', rows], ['caller_changes', tokens.map((key) => ({ seq, kind: 'mention', key }))]]
+      }),
     }),
     createConsumer({
       ...common,

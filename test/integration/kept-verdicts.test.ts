@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { queryRows } from '../../core/clickhouse.ts'
+import { verdictSignals } from '../../core/records/verdict-signals.ts'
+import { tokenVerdictSignals } from '../../api/serving/verdict-signals.ts'
+import { cacheLookupCounts } from '../../core/metrics.ts'
+import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { until } from '../setup/until.ts'
+import { TOPICS } from '../../pipelines/topics.ts'
+import type { BusRecord } from '../../pipelines/bus/types.ts'
+
+/**
+ * The verdict's signals are kept per token in the API (api/serving/verdict-signals.ts) and dropped
+ * only by the changes that name the token. This holds them against a fresh recomputation from the
+ * engine after each of a series of random steps of the simulated world (batches, social posts,
+ * graded calls, a structure scan): the kept value is never the source of a wrong figure.
+ */
+let env: Embedded
+
+beforeAll(async () => {
+  env = await startEmbedded({ PIPELINE_BATCH_BLOCKS: '60' })
+}, 180_000)
+afterAll(async () => env?.close())
+
+/** A deterministic stream of step sizes (no flake from a random seed). */
+function* steps(seed: number): Generator<number> {
+  let x = seed
+  for (;;) {
+    x = (x * 1_103_515_245 + 12_345) % 2 ** 31
+    yield 40 + (x % 160)
+  }
+}
+
+/** Launched tokens: the most mentioned first (their callers are graded), then others by address. */
+async function launchedTokens(limit: number): Promise<string[]> {
+  const rows = await queryRows<{ token: string }>(
+    env.rt.ch,
+    `SELECT l.token AS token FROM (SELECT DISTINCT token FROM launches WHERE chain_id = 4663) AS l
+     LEFT JOIN (SELECT token, count() AS n FROM mentions GROUP BY token) AS m ON m.token = l.token
+     ORDER BY m.n DESC, l.token LIMIT {n:UInt32}`,
+    { n: limit },
+  )
+  return rows.map((r) => r.token)
+}
+
+/** Fresh signals of every token, once the pipelines stopped moving (two equal reads in a row). */
+async function settledFresh(tokens: string[]): Promise<Map<string, unknown>> {
+  const read = async () => {
+    const out = new Map<string, unknown>()
+    for (const token of tokens) {
+      const t = await env.api.deps.tokens.token(token)
+      if (t) out.set(token, await verdictSignals(env.rt.ch, 4663, t))
+    }
+    return out
+  }
+  let last = await read()
+  return until('the pipelines to settle', async () => {
+    await new Promise((r) => setTimeout(r, 700))
+    const now = await read()
+    const same = JSON.stringify([...now]) === JSON.stringify([...last])
+    last = now
+    return same ? now : undefined
+  }, 60_000)
+}
+
+let postSeq = 0
+/**
+ * Accounts made measured (four calls, each a second before a swap an hour or more before the
+ * chain's end, so each is graded) that then call `token`: its kept callers part must change.
+ */
+async function measuredCallersCall(token: string): Promise<void> {
+  const [end] = await queryRows<{ t: string }>(env.rt.ch, 'SELECT toUnixTimestamp(max(timestamp)) AS t FROM chain_blocks')
+  const training = await queryRows<{ token: string; t: string }>(
+    env.rt.ch,
+    `SELECT token, toUnixTimestamp(min(block_time)) AS t FROM swaps WHERE token != {x:String} AND token_in + token_out > 0 AND toUnixTimestamp(block_time) <= {last:UInt32}
+     GROUP BY token ORDER BY count() DESC, token LIMIT 4`,
+    { x: token, last: Number(end!.t) - 3700 },
+  )
+  expect(training).toHaveLength(4)
+  const post = (author: string, at: number, text: string) => ({ id: `kv${postSeq++}`, author, posted_at: at, captured_at: at + 5, text, links: [] })
+  const authors = ['kept_m0', 'kept_m1', 'kept_m2']
+  const posts = [...authors.flatMap((a) => training.map((tr) => post(a, Number(tr.t) - 1, `aping ${tr.token}`))), ...authors.map((a) => post(a, Number(end!.t) - 10, `${token} next`))]
+  await env.rt.bus.publish(TOPICS.socialPosts, posts.map((p): BusRecord => ({ key: null, value: JSON.stringify(p) })))
+  await until('the posts stored', async () => {
+    const [r] = await queryRows<{ n: string }>(env.rt.ch, "SELECT count() AS n FROM mentions WHERE startsWith(post_id, 'kv')")
+    return Number(r!.n) >= posts.length ? true : undefined
+  })
+  await env.grade()
+}
+
+async function kept(tokens: string[]): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>()
+  for (const token of tokens) {
+    const t = await env.api.deps.tokens.token(token)
+    if (t) out.set(token, await tokenVerdictSignals(env.api.deps, t))
+  }
+  return out
+}
+
+describe('verdict signals kept per token', () => {
+  it('equal a fresh recomputation after every step: batches, mentions, grades and a structure scan', { timeout: 300_000 }, async () => {
+    const sizes = steps(4663)
+    // Past an hour of chain time (2 s blocks), so that calls are graded and callers measured.
+    let head = 2400
+    await env.ingestThrough(head)
+    let tokens = await launchedTokens(40)
+    expect(tokens.length).toBeGreaterThan(10)
+    await kept(tokens)
+    const changed = new Set<string>()
+    let previous = new Map<string, unknown>()
+    for (let step = 0; step < 5; step++) {
+      head += sizes.next().value
+      await env.ingestThrough(head)
+      await env.grade()
+      if (step === 1) await measuredCallersCall(tokens[1]!)
+      if (step === 2) {
+        // A structure scan of a token whose kept verdict already holds "never scanned".
+        const token = tokens[0]!
+        const job = await env.api.deps.scans.request('structure', token, 'request')
+        await until('the structure scan', async () => {
+          const rows = await queryRows<{ state: string }>(env.rt.ch, 'SELECT state FROM scan_jobs WHERE job_id = {id:String}', { id: job.id })
+          return rows.some((r) => r.state === 'done') ? true : undefined
+        }, 60_000)
+      }
+      tokens = await launchedTokens(40)
+      const fresh = await settledFresh(tokens)
+      // A scan stored after the last batch is named to the API within a second (its sync between batches).
+      const k = await until('the kept signals to catch up', async () => {
+        const now = await kept(tokens)
+        return JSON.stringify([...now]) === JSON.stringify([...fresh]) ? now : undefined
+      }, 10_000).catch(() => kept(tokens))
+      for (const token of tokens) {
+        expect(k.get(token), `${token} after step ${step}`).toEqual(fresh.get(token))
+        if (previous.has(token) && JSON.stringify(previous.get(token)) !== JSON.stringify(fresh.get(token))) changed.add(token)
+      }
+      previous = fresh
+    }
+    // The steps changed kept values (else equality would prove nothing), including each part.
+    expect(changed.size).toBeGreaterThan(0)
+    const all = [...previous.values()] as Array<{ measuredCallers: { count: number }; structure: string | null; lp: unknown }>
+    expect(all.some((s) => s.measuredCallers.count > 0)).toBe(true)
+    expect(all.some((s) => s.structure !== null)).toBe(true)
+    expect(all.some((s) => s.lp !== null)).toBe(true)
+  })
+
+  it('a repeated verdict is answered from memory: no engine read until its token changes', async () => {
+    const [token] = await launchedTokens(1)
+    const t = (await env.api.deps.tokens.token(token!))!
+    await tokenVerdictSignals(env.api.deps, t)
+    const caches = ['verdict_chain', 'verdict_scans', 'verdict_mention_authors']
+    const before = caches.map(cacheLookupCounts)
+    for (let i = 0; i < 20; i++) await tokenVerdictSignals(env.api.deps, t)
+    caches.forEach((cache, i) => {
+      const after = cacheLookupCounts(cache)
+      expect(after.miss, cache).toBe(before[i]!.miss)
+      expect(after.hit - before[i]!.hit, cache).toBe(20)
+    })
+  })
+})
