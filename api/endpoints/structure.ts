@@ -10,7 +10,7 @@ import { StructureDataView } from '../views/structure.ts'
 
 const CHAIN = 4663
 
-export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks'>>()({
+export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'tokens'>>()({
   method: 'GET',
   path: '/structure/{token}',
   summary: 'Holder-structure diff',
@@ -39,7 +39,9 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks'>>()({
   access: { kind: 'paid', price: '0.03' },
   tool: { name: 'svc_structure' },
   async handler({ params, query, deps }) {
-    const served = deps.watermarks.get(CHAIN)
+    // The block the kept records stand at (the last batch whose changes this process applied).
+    await deps.tokens.sync()
+    const served = deps.tokens.measuredThrough()
     if (served === null) throw new ApiError('dependency_unavailable', 'No chain-4663 batch is served yet; retry shortly.')
     if (query.as_of_block !== undefined && query.as_of_block > served) {
       throw new ApiError('invalid_parameter', `as_of_block ${query.as_of_block} is beyond the last served block ${served}.`, {

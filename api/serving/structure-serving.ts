@@ -1,23 +1,148 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { structureReport, type StructureAnswer } from '../../core/structure/structure-report.ts'
+import { structureReport, structureWindow, windowFields, type StructureAnswer } from '../../core/structure/structure-report.ts'
+import { countCacheLookup } from '../../core/metrics.ts'
 import { createServingCache, type ServingCache } from './serving-cache.ts'
+import type { TokenServing } from './token-serving.ts'
 import type { Watermarks } from './watermarks.ts'
 
 /**
- * Answers kept per process (one cache per watermark source): an answer lists up to 1,050
- * wallets (a few hundred kB), so they get a small cache of their own instead of entries in the
- * shared one, which holds tens of thousands of small answers.
+ * Answers kept per process: an answer lists up to 1,050 wallets (a few hundred kB), so they get
+ * a bound of their own instead of entries in the shared cache, which holds tens of thousands of
+ * small answers.
  */
 export const STRUCTURE_CACHE_ENTRIES = 256
-const caches = new WeakMap<Watermarks, ServingCache>()
+
+type Deps = { ch: ClickHouseClient; watermarks: Watermarks; tokens: TokenServing }
+
+interface Kept {
+  answer: StructureAnswer
+  /** Whether the window held 24 h when it was computed (the verdict reads it). */
+  full: boolean
+  /** The wallets the answer lists: their FIFO records decide the `smart` label. */
+  listed: string[]
+}
 
 /**
- * /structure/{token} answers, cached per (token, window end) and valid while the chain's batch
- * watermark stands: a new served batch (or a reorg) invalidates them, so each is computed at
- * most once per batch, from keyed reads only (core/structure/structure-report.ts).
+ * /structure/{token} at the served block, kept per token and dropped only by what changes it
+ * (DESIGN §6; docs/architecture.md): a served batch that names the token (its transfers, swaps,
+ * pools: serving_changes `token`); a block with a transfer of the token leaving the 24 h window
+ * (`window`, named by the batch that moved the window's baseline past it); a wallet the answer
+ * lists whose FIFO record changed (`wallet`: its `smart` label); a reorg or rebuild (everything).
+ * Between those, the window slides over blocks without the token: holders, balances at both ends,
+ * the diff, labels and verdict stay what they were, and only the window's fields are read anew
+ * (once per batch for every token). So a request is a lookup plus that splice, and an answer is
+ * computed at most once per change of its token.
  */
-export function structureAnswer(deps: { ch: ClickHouseClient; watermarks: Watermarks }, chainId: number, token: string, toBlock: number): Promise<StructureAnswer> {
-  let cache = caches.get(deps.watermarks)
-  if (!cache) caches.set(deps.watermarks, (cache = createServingCache({ maxEntries: STRUCTURE_CACHE_ENTRIES })))
+function createKeptStructure(deps: Deps, maxEntries: number) {
+  const { tokens } = deps
+  const chainId = tokens.chainId
+  const kept = new Map<string, Kept>()
+  const byWallet = new Map<string, Set<string>>()
+  // A computation that started before its token changed is answered but not kept.
+  const generation = new Map<string, number>()
+  const loading = new Map<string, Promise<Kept>>()
+  let windowAt: { block: number; window: Promise<Awaited<ReturnType<typeof structureWindow>>> } | null = null
+
+  function drop(token: string): void {
+    generation.set(token, (generation.get(token) ?? 0) + 1)
+    loading.delete(token)
+    const k = kept.get(token)
+    if (!k) return
+    kept.delete(token)
+    for (const w of k.listed) {
+      const set = byWallet.get(w)
+      set?.delete(token)
+      if (set?.size === 0) byWallet.delete(w)
+    }
+  }
+
+  function keep(token: string, k: Kept): void {
+    kept.set(token, k)
+    for (const w of k.listed) {
+      let set = byWallet.get(w)
+      if (!set) byWallet.set(w, (set = new Set()))
+      set.add(token)
+    }
+    if (kept.size > maxEntries) drop(kept.keys().next().value!)
+  }
+
+  tokens.onChanges((changes) => {
+    if (changes === null) {
+      for (const token of [...kept.keys(), ...loading.keys()]) drop(token)
+      return
+    }
+    for (const c of changes) {
+      if (c.kind === 'token' || c.kind === 'window') drop(c.key)
+      else if (c.kind === 'wallet') for (const token of [...(byWallet.get(c.key) ?? [])]) drop(token)
+    }
+  })
+
+  /** The window ending at the served block: read once per batch, whatever the number of tokens. */
+  function windowOf(block: number) {
+    if (windowAt?.block !== block) {
+      const window = structureWindow(deps.ch, chainId, block)
+      windowAt = { block, window }
+      window.catch(() => {
+        if (windowAt?.window === window) windowAt = null
+      })
+    }
+    return windowAt.window
+  }
+
+  async function compute(token: string, block: number): Promise<Kept> {
+    const answer = await structureReport(deps.ch, chainId, token, block)
+    const listed = [...new Set([...answer.data.holders.top.map((h) => h.address), ...answer.data.diff.wallets.map((w) => w.address)])]
+    return { answer, full: (await windowOf(block)).full, listed }
+  }
+
+  return {
+    async at(token: string, block: number): Promise<StructureAnswer> {
+      const window = await windowOf(block)
+      const held = kept.get(token)
+      countCacheLookup('structure_kept', held !== undefined && held.full === window.full)
+      if (held && held.full === window.full) {
+        // Most recently used last.
+        kept.delete(token)
+        kept.set(token, held)
+        return { ...held.answer, data: { ...held.answer.data, ...windowFields(window) } }
+      }
+      let pending = loading.get(token)
+      if (!pending) {
+        const gen = generation.get(token) ?? 0
+        pending = compute(token, block)
+        loading.set(token, pending)
+        pending
+          .then((k) => {
+            if ((generation.get(token) ?? 0) === gen) keep(token, k)
+          })
+          .catch(() => {})
+          .finally(() => {
+            if (loading.get(token) === pending) loading.delete(token)
+          })
+      }
+      const k = await pending
+      return { ...k.answer, data: { ...k.answer.data, ...windowFields(window) } }
+    },
+  }
+}
+
+const keptStructures = new WeakMap<TokenServing, ReturnType<typeof createKeptStructure>>()
+const pastAnswers = new WeakMap<Watermarks, ServingCache>()
+
+/**
+ * /structure/{token} answers: at the served block from what is kept per token (above); at an
+ * earlier window end (`as_of_block`), cached per (token, block) while the chain's batch watermark
+ * stands (their labels read current records), from keyed reads only (core/structure/structure-report.ts).
+ */
+export async function structureAnswer(deps: Deps, chainId: number, token: string, toBlock: number): Promise<StructureAnswer> {
+  // Changes up to the served batch are applied before the kept answer is read.
+  await deps.tokens.sync()
+  if (chainId === deps.tokens.chainId && toBlock === deps.tokens.measuredThrough()) {
+    let k = keptStructures.get(deps.tokens)
+    if (!k) keptStructures.set(deps.tokens, (k = createKeptStructure(deps, STRUCTURE_CACHE_ENTRIES)))
+    return k.at(token.toLowerCase(), toBlock)
+  }
+  let cache = pastAnswers.get(deps.watermarks)
+  if (!cache) pastAnswers.set(deps.watermarks, (cache = createServingCache({ maxEntries: STRUCTURE_CACHE_ENTRIES })))
   return cache.get(`structure:${chainId}:${token}:${toBlock}`, deps.watermarks.version(chainId), () => structureReport(deps.ch, chainId, token, toBlock))
 }

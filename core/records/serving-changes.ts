@@ -25,8 +25,11 @@ export async function lastServedBatch(ch: ClickHouseClient, chainId: number): Pr
 
 export interface ServingChange {
   seq: number
-  /** `scan`: a structure scan of the token `key` was stored (written by the scans role). */
-  kind: 'token' | 'deployer' | 'wallet' | 'batch' | 'scan'
+  /**
+   * `scan`: a structure scan of the token `key` was stored (written by the scans role); `window`:
+   * a block with a transfer of the token `key` left the 24 h holder window.
+   */
+  kind: 'token' | 'deployer' | 'wallet' | 'batch' | 'scan' | 'window'
   key: string
   watermark: number
   chainTime: number

@@ -97,6 +97,14 @@ export async function structureWindow(ch: ClickHouseClient, chainId: number, toB
   return { from: first.number <= to.number ? first : to, to, full: false }
 }
 
+/** The answer's fields that name its window (all that changes when the window slides over blocks without the token). */
+export function windowFields(window: { from: BlockRef; to: BlockRef }): Pick<StructureAnswer['data'], 'measured_through_block' | 'window'> {
+  return {
+    measured_through_block: window.to.number,
+    window: { from_block: window.from.number, from_time: iso(window.from.timestamp), to_block: window.to.number, to_time: iso(window.to.timestamp) },
+  }
+}
+
 /**
  * Entities of `wallets`: follow their off-market links (not to pools or the zero address) by
  * key, ENTITY_MAX_DEPTH rounds at most, not through the deployer or a hub.
@@ -205,8 +213,7 @@ export async function structureReport(ch: ClickHouseClient, chainId: number, tok
     data: {
       token,
       found,
-      measured_through_block: toBlock,
-      window: { from_block: window.from.number, from_time: iso(window.from.timestamp), to_block: window.to.number, to_time: iso(window.to.timestamp) },
+      ...windowFields(window),
       holders: {
         count: w.holders,
         top: w.top.map((h) => ({ address: h.wallet, balance_wei: h.balance.toString(), share: shareOf(h.balance, w.supply), labels: labelsOf(h.wallet) })),

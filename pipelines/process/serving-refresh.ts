@@ -8,6 +8,7 @@ import { lastServedBatch, nextServingSeq } from '../../core/records/serving-chan
 import { countNewTraders, recountChainTotals } from './chain-totals.ts'
 import { namedQuery } from '../../sql/queries.ts'
 import { catchUpFifo, foldBlocks } from './fifo-refresh.ts'
+import { DAY_SECONDS, latestBlockAtOrBefore } from '../../core/records/holder-balances.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
 export interface ServingTouch {
@@ -58,6 +59,7 @@ export async function touchedInBlocks(ch: ClickHouseClient, chainId: number, fro
          SELECT token FROM swaps WHERE ${range}
          UNION ALL SELECT token FROM erc20_transfers WHERE ${range}
          UNION ALL SELECT address AS token FROM contract_creations WHERE chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64}
+         UNION ALL SELECT arrayJoin([token0, token1]) AS token FROM pools WHERE ${range}
          UNION ALL SELECT p.token FROM (SELECT pool FROM liquidity_events WHERE ${range}) AS l
                    INNER JOIN (SELECT token, pool FROM launches WHERE chain_id = {chain:UInt32}) AS p ON p.pool = l.pool)`,
       p,
@@ -130,6 +132,10 @@ export async function refreshServingState(
     for (const r of idle) deployers.add(r.deployer)
   }
 
+  // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
+  // holder diffs changed although the batch may not touch them (kept /structure answers drop them).
+  const leftWindow = previous && at.chainTime > previous.chainTime ? await tokensLeavingWindow(ch, chainId, previous.chainTime, at.chainTime) : []
+
   const deployerRows = []
   for (const part of chunks([...deployers], CHUNK)) {
     // A deployer's tokens, read through the by_deployer projection.
@@ -156,10 +162,29 @@ export async function refreshServingState(
   const change = (kind: string, key: string) => ({ chain_id: chainId, seq: version, kind, key, watermark: at.watermark, chain_time: at.chainTime })
   await ch.insert({
     table: 'serving_changes',
-    values: [...tokens.map((t) => change('token', t)), ...[...deployers].map((d) => change('deployer', d)), ...[...wallets].map((w) => change('wallet', w)), change('batch', '')],
+    values: [
+      ...tokens.map((t) => change('token', t)), ...[...deployers].map((d) => change('deployer', d)), ...[...wallets].map((w) => change('wallet', w)),
+      ...leftWindow.map((t) => change('window', t)), change('batch', ''),
+    ],
     format: 'JSONEachRow',
   })
   return { tokens: tokens.length, deployers: deployers.size, seq: version }
+}
+
+/**
+ * Tokens transferred in the blocks that left the 24 h holder window between two chain times: the
+ * window's baseline moved from the latest block at or before `from - 24 h` to the one at or before
+ * `to - 24 h` (block_times by time, then a range read of erc20_transfers by block).
+ */
+export async function tokensLeavingWindow(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<string[]> {
+  const [before, after] = await Promise.all([latestBlockAtOrBefore(ch, chainId, from - DAY_SECONDS), latestBlockAtOrBefore(ch, chainId, to - DAY_SECONDS)])
+  if (!before || !after || after.number <= before.number) return []
+  const rows = await queryRows<{ token: string }>(
+    ch,
+    'SELECT DISTINCT token FROM erc20_transfers WHERE chain_id = {chain:UInt32} AND block_number > {lo:UInt64} AND block_number <= {hi:UInt64}',
+    { chain: chainId, lo: before.number, hi: after.number },
+  )
+  return rows.map((r) => r.token)
 }
 
 /**
@@ -244,6 +269,11 @@ export function touchedByBatch(tables: Array<[string, Array<Record<string, unkno
       }
       if (table === 'swaps' || table === 'erc20_transfers') tokens.add(r.token as string)
       else if (table === 'contract_creations') tokens.add(r.address as string)
+      else if (table === 'pools') {
+        // A new pool changes its tokens' pool lists (the structure's pools) before any liquidity moves.
+        tokens.add(r.token0 as string)
+        tokens.add(r.token1 as string)
+      }
       else if (table === 'launches') {
         tokens.add(r.token as string)
         launched.add(r.token as string)
