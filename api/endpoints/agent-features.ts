@@ -128,7 +128,7 @@ export const AgentFeaturesResponse = z.object({
   ...Measured,
 })
 
-export const agentFeaturesEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermarks' | 'tokens' | 'social'>>()({
+export const agentFeaturesEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'tokens' | 'social'>>()({
   method: 'GET',
   path: '/agent/features',
   summary: 'Agent feature row',

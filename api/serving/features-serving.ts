@@ -5,7 +5,10 @@ import type { ApiDeps } from '../deps.ts'
 import { iso, round } from '../views/caller.ts'
 import { deployerView } from '../views/deployer.ts'
 import { priceView, tokenView } from '../views/token.ts'
-import { mentionSummary, tgRecords, voicesOf } from './social-queries.ts'
+import { hourOf, mentionSummary, tgRecords, voicesOf, type MentionSummary } from './social-queries.ts'
+import type { RoomRecord } from '../../core/domain/room-lead.ts'
+import type { TokenRecord } from '../../core/records/token-state.ts'
+import { createKeyedCache, type KeyedCache } from './keyed-cache.ts'
 
 /**
  * The count of tracked-roster wallets (the ingested third-party leaderboard) that the live tape
@@ -17,7 +20,7 @@ async function rosterTradersOf(deps: Pick<ApiDeps, 'ch' | 'tokens'>, token: stri
   return r.roster === 0 ? null : r.traded
 }
 
-type FeaturesDeps = Pick<ApiDeps, 'ch' | 'cache' | 'watermarks' | 'tokens' | 'social'>
+type FeaturesDeps = Pick<ApiDeps, 'ch' | 'watermarks' | 'tokens' | 'social'>
 
 /** The first liquidity of a pool (pool_first_mint, by key) with its WETH side (pools, by key). */
 async function initialLiquidity(deps: FeaturesDeps, pool: string, token: string) {
@@ -41,96 +44,204 @@ async function initialLiquidity(deps: FeaturesDeps, pool: string, token: string)
   }
 }
 
-/** The agent feature row of one token, cached per key until the chain or the social data move. */
-export async function agentFeatures(deps: FeaturesDeps, token: string) {
-  const t = await deps.tokens.token(token)
-  return deps.cache.get(`features:${token}`, deps.watermarks.socialChainVersion(deps.tokens.chainId), async () => {
-    const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
-    const [liq, mentions, rooms, corpus, captured, roster] = await Promise.all([
-      t?.launch ? initialLiquidity(deps, t.launch.pool, token) : null,
-      mentionSummary(deps.ch, token),
-      tgRecords(deps.ch, [token]),
-      queryRows<{ t: string }>(deps.ch, 'SELECT toUnixTimestamp(max(seen_at)) AS t FROM tg_sightings'),
-      // The capture clock: the newest capture minute of the mention stream (the minute view, not the raw rows).
-      queryRows<{ t: string }>(deps.ch, 'SELECT toUnixTimestamp(max(hour)) AS t FROM mention_hourly'),
-      rosterTradersOf(deps, token),
-    ])
-    const [callers, clusterOf] = await Promise.all([deps.social.callers(mentions.authors), deps.social.clusters(mentions.authors)])
-    const measured = mentions.authors.map((a) => callers.get(a)).filter((c) => c?.measured)
-    const voices = voicesOf(mentions.authors, clusterOf)
-    const room = rooms.get(token)
-    const reportable = roomRecordReportable(room)
-    const tv = tokenView(token, t, d)
-    const chainTime = deps.tokens.chainTime()
-    const missing: string[] = []
-    if (!t) missing.push('token: never seen on chain 4663')
-    if (t && !t.deployer) missing.push('identity.deployer: contract creation not observed')
-    if (t && !t.launch) missing.push('identity.first_pool: no WETH pool yet')
-    if (roster === null) missing.push('observed.roster_traders: no tracked roster (leaderboard) has been ingested')
-    if (!reportable) missing.push(`observed.messaging: fewer than ${TG_K_THRESHOLD} rooms (count-gated)`)
-    return {
-      data: {
-        token,
-        identity: {
-          found: Boolean(t),
-          name: tv.name,
-          symbol: tv.symbol,
-          decimals: tv.decimals,
-          deployer: tv.deployer,
-          created_block: tv.created_block,
-          created_at: tv.created_at,
-          first_pool: tv.launch,
-          initial_liquidity: liq,
-          supply_wei: t ? t.supplyWei.toString() : null,
-        },
-        current_state: {
-          activity: {
-            swaps: tv.swaps,
-            weth_volume_wei: tv.weth_volume_wei,
-            unique_traders: tv.unique_traders,
-            first_swap_block: tv.first_swap_block,
-            last_swap_block: tv.last_swap_block,
-            last_swap_at: tv.last_swap_at,
-            is_real: tv.is_real,
-            real_block: tv.real_block,
-            real_at: tv.real_at,
-            dead: tv.dead,
-            dead_reason: tv.dead_reason,
-          },
-          deployer: t?.deployer ? deployerView(t.deployer, d) : null,
-          quote: t ? priceView(t) : null,
-        },
-        observed: {
-          mentions: mentions.total,
-          distinct_accounts: mentions.authors.length,
-          first_mention: mentions.total > 0 ? { posted_at: iso(mentions.firstAt), captured_at: iso(mentions.firstCapturedAt) } : null,
-          velocity_24h: mentions.velocity24h.map((v) => ({ hour: iso(v.hour), mentions: v.mentions })),
-          measured_callers: measured.length,
-          best_early_rate: measured.length ? round(Math.max(...measured.map((c) => c!.earlyRate))) : null,
-          cluster_share: voices.accounts ? round(voices.clustered_accounts / voices.accounts) : null,
-          independent_voices: voices.independent_voices,
-          messaging: {
-            reportable,
-            k_threshold: TG_K_THRESHOLD,
-            first_seen_at: reportable ? iso(room!.firstAt!) : null,
-            rooms: reportable ? room!.rooms : null,
-            messages: reportable ? room!.messages : null,
-          },
-          roster_traders: roster,
-        },
-        coverage: {
-          chain: { measured_through_block: deps.tokens.measuredThrough(), chain_time: chainTime > 0 ? iso(chainTime) : null },
-          capture: {
-            mentions_through_hour: Number(captured[0]?.t ?? 0) > 0 ? iso(Number(captured[0]!.t)) : null,
-            rooms_through: Number(corpus[0]?.t ?? 0) > 0 ? iso(Number(corpus[0]!.t)) : null,
-          },
-          generated_at: new Date().toISOString(),
-          missing,
-        },
-      },
-      point_in_time: false as const,
-      chain_id: deps.tokens.chainId,
-      measured_through_block: deps.tokens.measuredThrough(),
+/** Values every token's row shares, read once per social data version. */
+interface Globals {
+  /** The room corpus clock: the newest sighting (unix seconds, 0 without one). */
+  corpus: number
+  /** The firehose clock: the newest mention hour (the mentions' 24 h window ends at its hour). */
+  clock: number
+  /** The roster's identity: its latest ingested (claimed_at, source), '' without one. */
+  roster: string
+}
+
+async function globalsOf(ch: FeaturesDeps['ch']): Promise<Globals> {
+  const [r] = await queryRows<{ corpus: string; clock: string; roster: string }>(
+    ch,
+    `SELECT (SELECT toUnixTimestamp(max(seen_at)) FROM tg_sightings) AS corpus,
+            (SELECT toUnixTimestamp(max(hour)) FROM mention_hourly) AS clock,
+            (SELECT toString(max((claimed_at, source))) FROM leaderboard_claims) AS roster`,
+  )
+  return { corpus: Number(r?.corpus ?? 0), clock: Number(r?.clock ?? 0), roster: r?.roster ?? '' }
+}
+
+/** What a token's row reads beyond its token, deployer and caller records. */
+interface FeatureParts {
+  liquidity: Awaited<ReturnType<typeof initialLiquidity>>
+  mentions: MentionSummary
+  room: RoomRecord | undefined
+  roster: number | null
+}
+
+function readParts(deps: FeaturesDeps, token: string, t: TokenRecord | undefined, g: Globals): Promise<FeatureParts> {
+  return Promise.all([
+    t?.launch ? initialLiquidity(deps, t.launch.pool, token) : null,
+    mentionSummary(deps.ch, token, g.clock),
+    tgRecords(deps.ch, [token]).then((m) => m.get(token)),
+    rosterTradersOf(deps, token),
+  ]).then(([liquidity, mentions, room, roster]) => ({ liquidity, mentions, room, roster }))
+}
+
+/**
+ * A token's parts, kept per token and dropped by what changes each (DESIGN §6): the initial
+ * liquidity and the roster's traders when a batch names the token (or the roster is replaced),
+ * the mention summary when the social pipeline names the token (`mention`) or the firehose clock
+ * enters a new hour, the room record when a sighting names it (`sighting`). Everything else in
+ * the row is a kept token, deployer or caller record.
+ */
+function createKeptFeatures(deps: FeaturesDeps) {
+  const chain = createKeyedCache<Pick<FeatureParts, 'liquidity' | 'roster'> & { rosterId: string }>(FEATURES_KEPT_TOKENS, 'features_chain')
+  const mentions = createKeyedCache<{ hour: number; summary: MentionSummary }>(FEATURES_KEPT_TOKENS, 'features_mentions')
+  const rooms = createKeyedCache<RoomRecord | null>(FEATURES_KEPT_TOKENS, 'features_rooms')
+  let globals: { version: string; value: Promise<Globals> } | null = null
+  deps.tokens.onChanges((changes) => {
+    if (changes === null) return chain.clear()
+    for (const c of changes) if (c.kind === 'token') chain.delete(c.key)
+  })
+  deps.social.onChanges((changes) => {
+    if (changes === null) {
+      mentions.clear()
+      rooms.clear()
+      return
+    }
+    for (const c of changes) {
+      if (c.kind === 'mention') mentions.delete(c.key)
+      else if (c.kind === 'sighting') rooms.delete(c.key)
     }
   })
+  function globalsNow(): Promise<Globals> {
+    const version = deps.watermarks.socialChainVersion(deps.tokens.chainId)
+    if (globals?.version !== version) {
+      const value = globalsOf(deps.ch)
+      globals = { version, value }
+      value.catch(() => {
+        if (globals?.value === value) globals = null
+      })
+    }
+    return globals.value
+  }
+  return {
+    async globals(): Promise<Globals> {
+      await deps.social.sync()
+      return globalsNow()
+    },
+    async parts(token: string, t: TokenRecord | undefined, g: Globals): Promise<FeatureParts> {
+      const hour = hourOf(g.clock)
+      const [c, m, room] = await Promise.all([
+        current(chain, token, async () => ({ liquidity: t?.launch ? await initialLiquidity(deps, t.launch.pool, token) : null, roster: await rosterTradersOf(deps, token), rosterId: g.roster }), (v) => v.rosterId === g.roster),
+        current(mentions, token, async () => ({ hour, summary: await mentionSummary(deps.ch, token, g.clock) }), (v) => v.hour === hour),
+        rooms.get(token, async () => (await tgRecords(deps.ch, [token])).get(token) ?? null),
+      ])
+      return { liquidity: c.liquidity, roster: c.roster, mentions: m.summary, room: room ?? undefined }
+    },
+  }
+}
+
+/** A kept value, read again when it no longer fits what it was kept for (a new hour, a new roster). */
+async function current<V>(cache: KeyedCache<V>, key: string, load: () => Promise<V>, fits: (v: V) => boolean): Promise<V> {
+  const v = await cache.get(key, load)
+  if (fits(v)) return v
+  cache.delete(key)
+  return cache.get(key, load)
+}
+
+/** Tokens whose feature parts are kept, per part (least recently used dropped first). */
+export const FEATURES_KEPT_TOKENS = 20_000
+
+const kept = new WeakMap<FeaturesDeps['tokens'], ReturnType<typeof createKeptFeatures>>()
+
+/** The agent feature row of one token, from what is kept for it (a lookup until its token changes). */
+export async function agentFeatures(deps: FeaturesDeps, token: string) {
+  let k = kept.get(deps.tokens)
+  if (!k) kept.set(deps.tokens, (k = createKeptFeatures(deps)))
+  const t = await deps.tokens.token(token)
+  const g = await k.globals()
+  return featureRow(deps, token, t, g, await k.parts(token, t, g))
+}
+
+/** The same row read wholly from the engine (what the kept one is held against). */
+export async function agentFeaturesFresh(deps: FeaturesDeps, token: string) {
+  const t = await deps.tokens.token(token)
+  const g = await globalsOf(deps.ch)
+  return featureRow(deps, token, t, g, await readParts(deps, token, t, g))
+}
+
+async function featureRow(deps: FeaturesDeps, token: string, t: TokenRecord | undefined, g: Globals, parts: FeatureParts) {
+  const { liquidity: liq, mentions, room, roster } = parts
+  const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
+  const [callers, clusterOf] = await Promise.all([deps.social.callers(mentions.authors), deps.social.clusters(mentions.authors)])
+  const measured = mentions.authors.map((a) => callers.get(a)).filter((c) => c?.measured)
+  const voices = voicesOf(mentions.authors, clusterOf)
+  const reportable = roomRecordReportable(room)
+  const tv = tokenView(token, t, d)
+  const chainTime = deps.tokens.chainTime()
+  const missing: string[] = []
+  if (!t) missing.push('token: never seen on chain 4663')
+  if (t && !t.deployer) missing.push('identity.deployer: contract creation not observed')
+  if (t && !t.launch) missing.push('identity.first_pool: no WETH pool yet')
+  if (roster === null) missing.push('observed.roster_traders: no tracked roster (leaderboard) has been ingested')
+  if (!reportable) missing.push(`observed.messaging: fewer than ${TG_K_THRESHOLD} rooms (count-gated)`)
+  return {
+    data: {
+      token,
+      identity: {
+        found: Boolean(t),
+        name: tv.name,
+        symbol: tv.symbol,
+        decimals: tv.decimals,
+        deployer: tv.deployer,
+        created_block: tv.created_block,
+        created_at: tv.created_at,
+        first_pool: tv.launch,
+        initial_liquidity: liq,
+        supply_wei: t ? t.supplyWei.toString() : null,
+      },
+      current_state: {
+        activity: {
+          swaps: tv.swaps,
+          weth_volume_wei: tv.weth_volume_wei,
+          unique_traders: tv.unique_traders,
+          first_swap_block: tv.first_swap_block,
+          last_swap_block: tv.last_swap_block,
+          last_swap_at: tv.last_swap_at,
+          is_real: tv.is_real,
+          real_block: tv.real_block,
+          real_at: tv.real_at,
+          dead: tv.dead,
+          dead_reason: tv.dead_reason,
+        },
+        deployer: t?.deployer ? deployerView(t.deployer, d) : null,
+        quote: t ? priceView(t) : null,
+      },
+      observed: {
+        mentions: mentions.total,
+        distinct_accounts: mentions.authors.length,
+        first_mention: mentions.total > 0 ? { posted_at: iso(mentions.firstAt), captured_at: iso(mentions.firstCapturedAt) } : null,
+        velocity_24h: mentions.velocity24h.map((v) => ({ hour: iso(v.hour), mentions: v.mentions })),
+        measured_callers: measured.length,
+        best_early_rate: measured.length ? round(Math.max(...measured.map((c) => c!.earlyRate))) : null,
+        cluster_share: voices.accounts ? round(voices.clustered_accounts / voices.accounts) : null,
+        independent_voices: voices.independent_voices,
+        messaging: {
+          reportable,
+          k_threshold: TG_K_THRESHOLD,
+          first_seen_at: reportable ? iso(room!.firstAt!) : null,
+          rooms: reportable ? room!.rooms : null,
+          messages: reportable ? room!.messages : null,
+        },
+        roster_traders: roster,
+      },
+      coverage: {
+        chain: { measured_through_block: deps.tokens.measuredThrough(), chain_time: chainTime > 0 ? iso(chainTime) : null },
+        capture: {
+          mentions_through_hour: g.clock > 0 ? iso(g.clock) : null,
+          rooms_through: g.corpus > 0 ? iso(g.corpus) : null,
+        },
+        generated_at: new Date().toISOString(),
+        missing,
+      },
+    },
+    point_in_time: false as const,
+    chain_id: deps.tokens.chainId,
+    measured_through_block: deps.tokens.measuredThrough(),
+  }
 }

@@ -50,6 +50,9 @@ export async function firehoseClock(ch: ClickHouseClient): Promise<number> {
   return Number(r?.t ?? 0)
 }
 
+/** The start of the hour holding `unixSeconds`. */
+export const hourOf = (unixSeconds: number) => Math.floor(unixSeconds / 3600) * 3600
+
 export interface MentionSummary {
   total: number
   firstPost: string
@@ -63,10 +66,13 @@ export interface MentionSummary {
   velocity24h: Array<{ hour: number; mentions: number }>
 }
 
-/** A token's mention totals and 24 h velocity: `mentions` by its token key, mention_hourly by (token, hour). */
-export async function mentionSummary(ch: ClickHouseClient, token: string): Promise<MentionSummary> {
+/**
+ * A token's mention totals and 24 h velocity: `mentions` by its token key, mention_hourly by
+ * (token, hour); the window ends at the firehose clock's hour (`clock`, read when not given).
+ */
+export async function mentionSummary(ch: ClickHouseClient, token: string, clock?: number): Promise<MentionSummary> {
   const p = { t: token }
-  const [[agg], clock] = await Promise.all([
+  const [[agg], firehose] = await Promise.all([
     queryRows<{ total: string; first_post: string; first_author: string; first_at: string; first_captured: string; authors: string[] }>(
       ch,
       `SELECT uniqExact(post_id) AS total, argMin(post_id, (posted_at, post_id)) AS first_post, argMin(author, (posted_at, post_id)) AS first_author,
@@ -74,9 +80,9 @@ export async function mentionSummary(ch: ClickHouseClient, token: string): Promi
        FROM mentions WHERE token = {t:String}`,
       p,
     ),
-    firehoseClock(ch),
+    clock ?? firehoseClock(ch),
   ])
-  const endHour = Math.floor(clock / 3600) * 3600
+  const endHour = hourOf(firehose)
   const hourly = await queryRows<{ hour: string; n: string }>(
     ch,
     'SELECT toUnixTimestamp(hour) AS hour, uniqExactMerge(posts) AS n FROM mention_hourly WHERE token = {t:String} AND hour > {from:UInt32} AND hour <= {to:UInt32} GROUP BY hour',

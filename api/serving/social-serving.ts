@@ -57,7 +57,8 @@ export interface SocialServing {
   sync(): Promise<void>
   /**
    * Call `listener` with the changes each sync applies (kinds `caller`, `cluster`, and `mention`
-   * naming a token newly mentioned), or with null when every cached key was dropped.
+   * or `sighting` naming a token newly mentioned or seen in a room), or with null when every
+   * cached key was dropped.
    */
   onChanges(listener: (changes: SocialChange[] | null) => void): () => void
   cachedEntries(): number
@@ -96,8 +97,8 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
   const notify = (changes: SocialChange[] | null) => {
     for (const l of listeners) l(changes)
   }
-  // Mentions are named by the social pipeline's writer, callers by the caller-state pass: two
-  // writers, so a mention row may commit below the cursor; it is looked for below it too.
+  // Mentions and sightings are named by the social pipeline's writers, callers by the caller-state
+  // pass: several writers, so such a row may commit below the cursor; it is looked for below it too.
   const late = createLateChanges(LATE_CHANGES_WINDOW_US)
 
   // Callers change when chain data (grades) or social data (calls, follows) advance.
@@ -122,7 +123,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
     // Changes after the last seen seq (and late mention rows just below it): a range read on caller_changes' key.
     const read = await queryRows<{ seq: string; kind: string; key: string }>(
       ch,
-      `SELECT seq, kind, key FROM caller_changes WHERE seq > {from:UInt64} AND (seq > {after:UInt64} OR kind = 'mention')
+      `SELECT seq, kind, key FROM caller_changes WHERE seq > {from:UInt64} AND (seq > {after:UInt64} OR kind IN ('mention', 'sighting'))
        ORDER BY seq LIMIT {limit:UInt32}`,
       { from: late.from(synced.seq), after: synced.seq, limit: MAX_CHANGES_PER_SYNC + 1 },
     )

@@ -24,6 +24,12 @@ export interface SocialProcessorDeps {
 
 type Row = Record<string, unknown>
 
+/** caller_changes rows naming the tokens a batch wrote rows of (`mention`, `sighting`), one seq for the batch. */
+function tokenChanges(kind: 'mention' | 'sighting', tokens: string[]): Row[] {
+  const seq = nextServingSeq()
+  return [...new Set(tokens.filter(Boolean))].map((key) => ({ seq, kind, key }))
+}
+
 /**
  * The social pipeline, one consumer per topic: posts to mentions (text is read for references,
  * then dropped), follow snapshots to transitions, room sightings, and mirrored caller records.
@@ -47,12 +53,10 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
       topic: TOPICS.socialPosts,
       schema: SocialPost,
       steps: [createChainClockStep({ tokens }), createMentionsStep({ tokens })],
-      // The mentioned tokens are named in caller_changes after the rows, so API processes drop what they keep per token (its callers).
+      // The mentioned tokens are named in caller_changes after the rows, so API processes drop what they keep per token.
       sink: table<MentionRow[]>('mentions-writer', (posts) => {
         const rows = posts.flat()
-        const seq = nextServingSeq()
-        const tokens = [...new Set(rows.map((r) => r.token as string).filter(Boolean))]
-        return [['mentions', rows], ['caller_changes', tokens.map((key) => ({ seq, kind: 'mention', key }))]]
+        return [['mentions', rows], ['caller_changes', tokenChanges('mention', rows.map((r) => r.token as string))]]
       }),
     }),
     createConsumer({
@@ -71,7 +75,7 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
       groupId: `social-${TOPICS.tgSightings}`,
       topic: TOPICS.tgSightings,
       schema: TgSighting,
-      sink: table<TgSighting>('sightings-writer', (v) => [['tg_sightings', v.map((s) => ({ ...s }))]]),
+      sink: table<TgSighting>('sightings-writer', (v) => [['tg_sightings', v.map((s) => ({ ...s }))], ['caller_changes', tokenChanges('sighting', v.map((s) => s.token))]]),
     }),
     createConsumer({
       ...common,

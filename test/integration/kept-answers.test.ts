@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import { verdictSignals } from '../../core/records/verdict-signals.ts'
 import { tokenVerdictSignals } from '../../api/serving/verdict-signals.ts'
+import { agentFeatures, agentFeaturesFresh } from '../../api/serving/features-serving.ts'
 import { cacheLookupCounts } from '../../core/metrics.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
@@ -9,10 +10,11 @@ import { TOPICS } from '../../pipelines/topics.ts'
 import type { BusRecord } from '../../pipelines/bus/types.ts'
 
 /**
- * The verdict's signals are kept per token in the API (api/serving/verdict-signals.ts) and dropped
- * only by the changes that name the token. This holds them against a fresh recomputation from the
- * engine after each of a series of random steps of the simulated world (batches, social posts,
- * graded calls, a structure scan): the kept value is never the source of a wrong figure.
+ * The verdict's signals and the agent feature rows are kept per token in the API
+ * (api/serving/verdict-signals.ts, api/serving/features-serving.ts) and dropped only by the
+ * changes that name the token. This holds them against a fresh recomputation from the engine
+ * after each of a series of random steps of the simulated world (batches, social posts and room
+ * sightings, graded calls, a structure scan): the kept value is never the source of a wrong figure.
  */
 let env: Embedded
 
@@ -48,7 +50,7 @@ async function settledFresh(tokens: string[]): Promise<Map<string, unknown>> {
     const out = new Map<string, unknown>()
     for (const token of tokens) {
       const t = await env.api.deps.tokens.token(token)
-      if (t) out.set(token, await verdictSignals(env.rt.ch, 4663, t))
+      if (t) out.set(token, { verdict: await verdictSignals(env.rt.ch, 4663, t), features: withoutClock(await agentFeaturesFresh(env.api.deps, token)) })
     }
     return out
   }
@@ -91,9 +93,15 @@ async function kept(tokens: string[]): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>()
   for (const token of tokens) {
     const t = await env.api.deps.tokens.token(token)
-    if (t) out.set(token, await tokenVerdictSignals(env.api.deps, t))
+    if (t) out.set(token, { verdict: await tokenVerdictSignals(env.api.deps, t), features: withoutClock(await agentFeatures(env.api.deps, token)) })
   }
   return out
+}
+
+/** A feature row less the time it was generated at (the one field that is not data). */
+function withoutClock(row: Awaited<ReturnType<typeof agentFeatures>>) {
+  const { generated_at: _, ...coverage } = row.data.coverage
+  return { ...row, data: { ...row.data, coverage } }
 }
 
 describe('verdict signals kept per token', () => {
@@ -136,7 +144,7 @@ describe('verdict signals kept per token', () => {
     }
     // The steps changed kept values (else equality would prove nothing), including each part.
     expect(changed.size).toBeGreaterThan(0)
-    const all = [...previous.values()] as Array<{ measuredCallers: { count: number }; structure: string | null; lp: unknown }>
+    const all = [...previous.values()].map((v) => (v as { verdict: { measuredCallers: { count: number }; structure: string | null; lp: unknown } }).verdict)
     expect(all.some((s) => s.measuredCallers.count > 0)).toBe(true)
     expect(all.some((s) => s.structure !== null)).toBe(true)
     expect(all.some((s) => s.lp !== null)).toBe(true)
