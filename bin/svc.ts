@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from '../core/config.ts'
+import pino from 'pino'
+import { superviseEngine } from '../infra/engine/supervise.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
 import { startAlertsWorker } from '../pipelines/alerts/alerts-worker.ts'
 import { startScansRole } from './scans-role.ts'
@@ -186,7 +188,11 @@ function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource
 }
 
 async function commandStart(config: Config): Promise<void> {
-  const created = await createRuntime(config, 'start')
+  const engine = await startEmbeddedEngine(config)
+  if (engine) config = engine.config
+  const runtime = await createRuntime(config, 'start')
+  // The engine stops after everything that writes to it has closed.
+  const created: Runtime = engine ? { ...runtime, close: async () => { await runtime.close(); await engine.stop() } } : runtime
   // On the in-process bus, published social records are safe only once consumed: track that.
   const tracker = created.bus.kind === 'memory' ? trackConsumption(created.bus) : undefined
   const base: Runtime = tracker ? { ...created, bus: tracker.bus } : created
@@ -265,6 +271,26 @@ async function commandStart(config: Config): Promise<void> {
   onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => audit?.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
+}
+
+/**
+ * The embedded default's engine (EMBEDDED_ENGINE=process, no CLICKHOUSE_URL): svc engine's
+ * process on DATA_DIR, on free loopback ports, supervised by this process (it dies with it), and
+ * the configuration pointing the service at it, with the analyst user for the SQL door.
+ */
+async function startEmbeddedEngine(config: Config): Promise<{ config: Config; stop(): Promise<void> } | null> {
+  if (config.CLICKHOUSE_URL || config.EMBEDDED_ENGINE !== 'process') return null
+  const logger = pino({ name: 'svc-engine', level: config.LOG_LEVEL }, pino.destination({ dest: 2, sync: true }))
+  const engine = await superviseEngine({ dataDir: config.DATA_DIR, database: config.CLICKHOUSE_DATABASE, httpPort: 0, tcpPort: 0, logger })
+  const served = loadConfig({
+    ...process.env,
+    CLICKHOUSE_URL: engine.url,
+    CLICKHOUSE_USER: engine.user,
+    CLICKHOUSE_PASSWORD: engine.credentials.svc,
+    CLICKHOUSE_ANALYST_USER: 'analyst',
+    CLICKHOUSE_ANALYST_PASSWORD: engine.credentials.analyst,
+  })
+  return { config: served, stop: () => engine.stop() }
 }
 
 async function commandApi(config: Config): Promise<void> {

@@ -52,6 +52,13 @@ const EnvSchema = z.object({
   CLICKHOUSE_ANALYST_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name').default('default'),
   /**
+   * `svc start` without CLICKHOUSE_URL: `process` runs the engine on DATA_DIR as its own child
+   * process (svc engine's), spoken to over ClickHouse's HTTP interface, so statements run side by
+   * side (an API read never queues behind the pipeline's); `in-process` runs chDB inside the
+   * service, one statement at a time.
+   */
+  EMBEDDED_ENGINE: z.enum(['process', 'in-process'], { error: 'process or in-process' }).default('process'),
+  /**
    * How long a ClickHouse server may stay silent on a request before it counts as unavailable
    * (503 on the API, a retry in the pipelines). Server mode only: chDB runs in process.
    */

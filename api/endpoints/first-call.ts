@@ -1,10 +1,9 @@
 import { roomRecordReportable, TG_K_THRESHOLD } from '../../core/domain/room-lead.ts'
 import { z } from 'zod'
-import { queryRows } from '../../core/clickhouse.ts'
 import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { ApiDeps } from '../deps.ts'
-import { firstMentions, tgRecords } from '../serving/social-queries.ts'
+import { tokenSocial } from '../serving/token-social.ts'
 import { iso } from '../views/caller.ts'
 
 export const firstCallEndpoint = defineEndpoint<ApiDeps>()({
@@ -32,15 +31,12 @@ export const firstCallEndpoint = defineEndpoint<ApiDeps>()({
   access: { kind: 'paid', price: '0.03' },
   tool: { name: 'svc_first_call' },
   async handler({ params, deps }) {
-    const [tg, first, corpus] = await Promise.all([
-      tgRecords(deps.ch, [params.token]),
-      firstMentions(deps.ch, [params.token]),
-      queryRows<{ t: string }>(deps.ch, 'SELECT toUnixTimestamp(max(seen_at)) AS t FROM tg_sightings'),
-    ])
+    const social = tokenSocial(deps)
+    const [tg, first, clocks] = await Promise.all([social.rooms([params.token]), social.firstMentions([params.token]), social.clocks()])
     const r = tg.get(params.token)
     const x = first.get(params.token) ?? null
     const reportable = roomRecordReportable(r)
-    const corpusThrough = Number(corpus[0]?.t ?? 0)
+    const corpusThrough = clocks.corpus
     return {
       data: {
         token: params.token,

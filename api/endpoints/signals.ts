@@ -4,7 +4,8 @@ import { IsoCursor, Limit } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { ApiDeps } from '../deps.ts'
 import { isoToMicros } from '../serving/cursor.ts'
-import { firstMentions, inclusivePage, tgRecords } from '../serving/social-queries.ts'
+import { inclusivePage } from '../serving/social-queries.ts'
+import { tokenSocial } from '../serving/token-social.ts'
 import { CallerRecordView, callerRecordView, iso } from '../views/caller.ts'
 
 const bool = z.enum(['true', 'false'], { error: 'expected true or false' }).transform((v) => v === 'true')
@@ -52,7 +53,7 @@ export const signalsEndpoint = defineEndpoint<ApiDeps>()({
     )
     const tokenList = [...new Set(page.map((c) => c.token))]
     const [tg, first, tokens, callers] = await Promise.all([
-      tgRecords(deps.ch, tokenList), firstMentions(deps.ch, tokenList), deps.tokens.tokens(tokenList), deps.social.callers([...new Set(page.map((c) => c.author))]),
+      tokenSocial(deps).rooms(tokenList), tokenSocial(deps).firstMentions(tokenList), deps.tokens.tokens(tokenList), deps.social.callers([...new Set(page.map((c) => c.author))]),
     ])
     const deployers = await deps.tokens.deployers([...tokens.values()].map((t) => t.deployer ?? '').filter(Boolean))
     return {

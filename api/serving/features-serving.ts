@@ -5,10 +5,11 @@ import type { ApiDeps } from '../deps.ts'
 import { iso, round } from '../views/caller.ts'
 import { deployerView } from '../views/deployer.ts'
 import { priceView, tokenView } from '../views/token.ts'
-import { hourOf, mentionSummary, tgRecords, voicesOf, type MentionSummary } from './social-queries.ts'
+import { mentionSummary, tgRecords, voicesOf, type MentionSummary } from './social-queries.ts'
 import type { RoomRecord } from '../../core/domain/room-lead.ts'
 import type { TokenRecord } from '../../core/records/token-state.ts'
-import { createKeyedCache, type KeyedCache } from './keyed-cache.ts'
+import { createKeyedCache } from './keyed-cache.ts'
+import { readClocks, tokenSocial, type SocialClocks } from './token-social.ts'
 
 /**
  * The count of tracked-roster wallets (the ingested third-party leaderboard) that the live tape
@@ -44,24 +45,24 @@ async function initialLiquidity(deps: FeaturesDeps, pool: string, token: string)
   }
 }
 
-/** Values every token's row shares, read once per social data version. */
+/** Values every token's row shares: the social clocks and the roster's identity. */
 interface Globals {
   /** The room corpus clock: the newest sighting (unix seconds, 0 without one). */
   corpus: number
   /** The firehose clock: the newest mention hour (the mentions' 24 h window ends at its hour). */
   clock: number
-  /** The roster's identity: its latest ingested (claimed_at, source), '' without one. */
+  /** The roster's identity: its latest ingested (claimed_at, source). */
   roster: string
 }
 
-async function globalsOf(ch: FeaturesDeps['ch']): Promise<Globals> {
-  const [r] = await queryRows<{ corpus: string; clock: string; roster: string }>(
-    ch,
-    `SELECT (SELECT toUnixTimestamp(max(seen_at)) FROM tg_sightings) AS corpus,
-            (SELECT toUnixTimestamp(max(hour)) FROM mention_hourly) AS clock,
-            (SELECT toString(max((claimed_at, source))) FROM leaderboard_claims) AS roster`,
-  )
-  return { corpus: Number(r?.corpus ?? 0), clock: Number(r?.clock ?? 0), roster: r?.roster ?? '' }
+/** The roster's identity: its latest ingested (claimed_at, source). */
+async function rosterId(ch: FeaturesDeps['ch']): Promise<string> {
+  const [r] = await queryRows<{ roster: string }>(ch, 'SELECT toString(max((claimed_at, source))) AS roster FROM leaderboard_claims')
+  return r?.roster ?? ''
+}
+
+async function globalsOf(deps: FeaturesDeps, clocks: SocialClocks): Promise<Globals> {
+  return { corpus: clocks.corpus, clock: clocks.firehose, roster: await rosterId(deps.ch) }
 }
 
 /** What a token's row reads beyond its token, deployer and caller records. */
@@ -83,65 +84,54 @@ function readParts(deps: FeaturesDeps, token: string, t: TokenRecord | undefined
 
 /**
  * A token's parts, kept per token and dropped by what changes each (DESIGN §6): the initial
- * liquidity and the roster's traders when a batch names the token (or the roster is replaced),
- * the mention summary when the social pipeline names the token (`mention`) or the firehose clock
- * enters a new hour, the room record when a sighting names it (`sighting`). Everything else in
- * the row is a kept token, deployer or caller record.
+ * liquidity and the roster's traders when a batch names the token (or the roster is replaced);
+ * the mention summary and room record as the social parts keep them (api/serving/token-social.ts).
+ * Everything else in the row is a kept token, deployer or caller record.
  */
 function createKeptFeatures(deps: FeaturesDeps) {
   const chain = createKeyedCache<Pick<FeatureParts, 'liquidity' | 'roster'> & { rosterId: string }>(FEATURES_KEPT_TOKENS, 'features_chain')
-  const mentions = createKeyedCache<{ hour: number; summary: MentionSummary }>(FEATURES_KEPT_TOKENS, 'features_mentions')
-  const rooms = createKeyedCache<RoomRecord | null>(FEATURES_KEPT_TOKENS, 'features_rooms')
-  let globals: { version: string; value: Promise<Globals> } | null = null
+  const social = tokenSocial(deps)
+  let roster: { version: string; value: Promise<string> } | null = null
   deps.tokens.onChanges((changes) => {
     if (changes === null) return chain.clear()
     for (const c of changes) if (c.kind === 'token') chain.delete(c.key)
   })
-  deps.social.onChanges((changes) => {
-    if (changes === null) {
-      mentions.clear()
-      rooms.clear()
-      return
-    }
-    for (const c of changes) {
-      if (c.kind === 'mention') mentions.delete(c.key)
-      else if (c.kind === 'sighting') rooms.delete(c.key)
-    }
-  })
-  function globalsNow(): Promise<Globals> {
+  /** The roster's identity, read once per data version. */
+  function rosterNow(): Promise<string> {
     const version = deps.watermarks.socialChainVersion(deps.tokens.chainId)
-    if (globals?.version !== version) {
-      const value = globalsOf(deps.ch)
-      globals = { version, value }
+    if (roster?.version !== version) {
+      const value = rosterId(deps.ch)
+      roster = { version, value }
       value.catch(() => {
-        if (globals?.value === value) globals = null
+        if (roster?.value === value) roster = null
       })
     }
-    return globals.value
+    return roster.value
   }
+  const readChain = (token: string, t: TokenRecord | undefined, g: Globals) => async () => ({
+    liquidity: t?.launch ? await initialLiquidity(deps, t.launch.pool, token) : null,
+    roster: await rosterTradersOf(deps, token),
+    rosterId: g.roster,
+  })
   return {
     async globals(): Promise<Globals> {
-      await deps.social.sync()
-      return globalsNow()
+      const [clocks, id] = await Promise.all([social.clocks(), rosterNow()])
+      return { corpus: clocks.corpus, clock: clocks.firehose, roster: id }
     },
     async parts(token: string, t: TokenRecord | undefined, g: Globals): Promise<FeatureParts> {
-      const hour = hourOf(g.clock)
-      const [c, m, room] = await Promise.all([
-        current(chain, token, async () => ({ liquidity: t?.launch ? await initialLiquidity(deps, t.launch.pool, token) : null, roster: await rosterTradersOf(deps, token), rosterId: g.roster }), (v) => v.rosterId === g.roster),
-        current(mentions, token, async () => ({ hour, summary: await mentionSummary(deps.ch, token, g.clock) }), (v) => v.hour === hour),
-        rooms.get(token, async () => (await tgRecords(deps.ch, [token])).get(token) ?? null),
+      const [c, mentions, rooms] = await Promise.all([
+        chain.get(token, readChain(token, t, g)).then((v) => {
+          if (v.rosterId === g.roster) return v
+          // The roster was replaced: its traders are counted again.
+          chain.delete(token)
+          return chain.get(token, readChain(token, t, g))
+        }),
+        social.mentionSummary(token, g.clock),
+        social.rooms([token]),
       ])
-      return { liquidity: c.liquidity, roster: c.roster, mentions: m.summary, room: room ?? undefined }
+      return { liquidity: c.liquidity, roster: c.roster, mentions, room: rooms.get(token) }
     },
   }
-}
-
-/** A kept value, read again when it no longer fits what it was kept for (a new hour, a new roster). */
-async function current<V>(cache: KeyedCache<V>, key: string, load: () => Promise<V>, fits: (v: V) => boolean): Promise<V> {
-  const v = await cache.get(key, load)
-  if (fits(v)) return v
-  cache.delete(key)
-  return cache.get(key, load)
 }
 
 /** Tokens whose feature parts are kept, per part (least recently used dropped first). */
@@ -161,7 +151,7 @@ export async function agentFeatures(deps: FeaturesDeps, token: string) {
 /** The same row read wholly from the engine (what the kept one is held against). */
 export async function agentFeaturesFresh(deps: FeaturesDeps, token: string) {
   const t = await deps.tokens.token(token)
-  const g = await globalsOf(deps.ch)
+  const g = await globalsOf(deps, await readClocks(deps.ch))
   return featureRow(deps, token, t, g, await readParts(deps, token, t, g))
 }
 

@@ -56,9 +56,9 @@ export interface SocialServing {
   /** Catch up with the pipeline: drop the cached keys changed since the last sync. */
   sync(): Promise<void>
   /**
-   * Call `listener` with the changes each sync applies (kinds `caller`, `cluster`, and `mention`
-   * or `sighting` naming a token newly mentioned or seen in a room), or with null when every
-   * cached key was dropped.
+   * Call `listener` with the changes each sync applies (kinds `caller`, `cluster`, `author` naming
+   * an account that posted calls, and `mention` or `sighting` naming a token newly mentioned or
+   * seen in a room), or with null when every cached key was dropped.
    */
   onChanges(listener: (changes: SocialChange[] | null) => void): () => void
   cachedEntries(): number
@@ -86,11 +86,29 @@ function chunks<T>(xs: T[], n = CHUNK): T[][] {
   return out
 }
 
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Every call of the given authors: `calls` by its (author, token) key. */
+async function readCalls(ch: ClickHouseClient, authors: string[]): Promise<Map<string, SignalCall[]>> {
+  const out = new Map<string, SignalCall[]>(authors.map((a) => [a, []]))
+  for (const part of chunks(authors)) {
+    const rows = await queryRows<{ author: string; token: string; called_at: string; captured_at: string }>(
+      ch,
+      `SELECT author, token, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at
+       FROM calls WHERE author IN {authors:Array(String)} GROUP BY author, token`,
+      { authors: part },
+    )
+    for (const r of rows) out.get(r.author)!.push({ author: r.author, token: r.token, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at) })
+  }
+  return out
+}
+
 export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Watermarks; logger: Logger; maxEntries: number }): SocialServing {
   const { ch, watermarks } = deps
   const callerRows = createKeyedCache<CallerRecord | null>(deps.maxEntries, 'caller_rows')
   const clusterRows = createKeyedCache<string | null>(deps.maxEntries, 'cluster_rows')
   const perVersion = createKeyedCache<unknown>(16, 'social_per_version')
+  const authorCalls = createKeyedCache<SignalCall[]>(deps.maxEntries, 'author_calls')
   let synced = { version: '', seq: -1, at: 0 }
   let syncing: Promise<void> | undefined
   const listeners = new Set<(changes: SocialChange[] | null) => void>()
@@ -117,13 +135,14 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       synced = { version, seq: await lastSeq(), at }
       callerRows.clear()
       clusterRows.clear()
+      authorCalls.clear()
       notify(null)
       return
     }
     // Changes after the last seen seq (and late mention rows just below it): a range read on caller_changes' key.
     const read = await queryRows<{ seq: string; kind: string; key: string }>(
       ch,
-      `SELECT seq, kind, key FROM caller_changes WHERE seq > {from:UInt64} AND (seq > {after:UInt64} OR kind IN ('mention', 'sighting'))
+      `SELECT seq, kind, key FROM caller_changes WHERE seq > {from:UInt64} AND (seq > {after:UInt64} OR kind IN ('mention', 'sighting', 'author'))
        ORDER BY seq LIMIT {limit:UInt32}`,
       { from: late.from(synced.seq), after: synced.seq, limit: MAX_CHANGES_PER_SYNC + 1 },
     )
@@ -131,6 +150,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       perVersion.clear()
       callerRows.clear()
       clusterRows.clear()
+      authorCalls.clear()
       synced = { version, seq: await lastSeq(), at }
       notify(null)
       return
@@ -141,6 +161,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
     for (const c of changes) {
       if (c.kind === 'cluster') clusterRows.delete(c.key)
       else if (c.kind === 'caller') callerRows.delete(c.key)
+      else if (c.kind === 'author') authorCalls.delete(c.key)
     }
     synced = { version, seq: changes.reduce((m, c) => Math.max(m, c.seq), synced.seq), at }
     if (changes.length) notify(changes)
@@ -233,24 +254,27 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       })
     },
     /**
-     * Access paths: the eligible callers filtered by the engine in caller_state FINAL (one row per
-     * caller); their calls from `calls` by its (author, token) key.
+     * The eligible callers from the ranked list (once per version), filtered here; their calls
+     * kept per author (read from `calls` by its (author, token) key, dropped when the mentions
+     * writer names the author), merged in capture order once per version and filter.
      */
     async signalCalls(f, since, cap) {
-      await ready()
-      const rows = await queryRows<{ author: string; token: string; called_at: string; captured_at: string }>(
-        ch,
-        `SELECT author, token, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at
-         FROM calls
-         WHERE author IN (
-           SELECT author FROM caller_state FINAL
-           WHERE measured = 1 AND graded >= {min_graded:Int64} AND early_rate >= {min_early:Float64}
-             AND ifNull(score, 0) / 100 >= {min_rank:Float64} AND ({coordinated:UInt8} = 1 OR cluster = ''))
-         GROUP BY author, token HAVING captured_at >= {since:UInt32}
-         ORDER BY captured_at, author, token LIMIT {cap:UInt32}`,
-        { min_graded: f.minGraded, min_early: f.minEarlyRate, min_rank: f.minRankScore, coordinated: f.includeCoordinated ? 1 : 0, since, cap },
-      )
-      return rows.map((r) => ({ author: r.author, token: r.token, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at) }))
+      const merged = await oncePerVersion(`signal-calls:${f.minGraded}:${f.minEarlyRate}:${f.minRankScore}:${f.includeCoordinated}`, async () => {
+        const eligible = (await serving.ranked())
+          .filter((r) => r.graded >= f.minGraded && r.earlyRate >= f.minEarlyRate && (r.score ?? 0) / 100 >= f.minRankScore && (f.includeCoordinated || r.cluster === null))
+          .map((r) => r.handle)
+        const byAuthor = await authorCalls.getMany(eligible, (missing) => readCalls(ch, missing), [])
+        return [...byAuthor.values()].flat().sort((a, b) => a.capturedAt - b.capturedAt || cmp(a.author, b.author) || cmp(a.token, b.token))
+      })
+      // The first call captured at or after `since`: a binary search on the merged order.
+      let lo = 0
+      let hi = merged.length
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (merged[mid]!.capturedAt < since) lo = mid + 1
+        else hi = mid
+      }
+      return merged.slice(lo, lo + cap)
     },
     sync: ready,
     onChanges(listener) {

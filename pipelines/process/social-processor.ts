@@ -24,10 +24,13 @@ export interface SocialProcessorDeps {
 
 type Row = Record<string, unknown>
 
-/** caller_changes rows naming the tokens a batch wrote rows of (`mention`, `sighting`), one seq for the batch. */
-function tokenChanges(kind: 'mention' | 'sighting', tokens: string[]): Row[] {
+/**
+ * caller_changes rows naming what a batch wrote rows of, one seq for the batch: the tokens mentioned
+ * (`mention`) or seen in rooms (`sighting`), the accounts whose calls it may add (`author`).
+ */
+function namedChanges(kind: 'mention' | 'sighting' | 'author', keys: string[]): Row[] {
   const seq = nextServingSeq()
-  return [...new Set(tokens.filter(Boolean))].map((key) => ({ seq, kind, key }))
+  return [...new Set(keys.filter(Boolean))].map((key) => ({ seq, kind, key }))
 }
 
 /**
@@ -56,7 +59,8 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
       // The mentioned tokens are named in caller_changes after the rows, so API processes drop what they keep per token.
       sink: table<MentionRow[]>('mentions-writer', (posts) => {
         const rows = posts.flat()
-        return [['mentions', rows], ['caller_changes', tokenChanges('mention', rows.map((r) => r.token as string))]]
+        const resolved = rows.filter((r) => r.token)
+        return [['mentions', rows], ['caller_changes', [...namedChanges('mention', resolved.map((r) => r.token as string)), ...namedChanges('author', resolved.map((r) => r.author as string))]]]
       }),
     }),
     createConsumer({
@@ -75,7 +79,7 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
       groupId: `social-${TOPICS.tgSightings}`,
       topic: TOPICS.tgSightings,
       schema: TgSighting,
-      sink: table<TgSighting>('sightings-writer', (v) => [['tg_sightings', v.map((s) => ({ ...s }))], ['caller_changes', tokenChanges('sighting', v.map((s) => s.token))]]),
+      sink: table<TgSighting>('sightings-writer', (v) => [['tg_sightings', v.map((s) => ({ ...s }))], ['caller_changes', namedChanges('sighting', v.map((s) => s.token))]]),
     }),
     createConsumer({
       ...common,

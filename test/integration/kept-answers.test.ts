@@ -3,6 +3,8 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { verdictSignals } from '../../core/records/verdict-signals.ts'
 import { tokenVerdictSignals } from '../../api/serving/verdict-signals.ts'
 import { agentFeatures, agentFeaturesFresh } from '../../api/serving/features-serving.ts'
+import { tokenSocial } from '../../api/serving/token-social.ts'
+import { firstMentions, tgRecords } from '../../api/serving/social-queries.ts'
 import { cacheLookupCounts } from '../../core/metrics.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
@@ -14,7 +16,8 @@ import type { BusRecord } from '../../pipelines/bus/types.ts'
  * (api/serving/verdict-signals.ts, api/serving/features-serving.ts) and dropped only by the
  * changes that name the token. This holds them against a fresh recomputation from the engine
  * after each of a series of random steps of the simulated world (batches, social posts and room
- * sightings, graded calls, a structure scan): the kept value is never the source of a wrong figure.
+ * sightings, graded calls, a structure scan), and so are the kept social parts of tokens and the
+ * measured callers' calls: the kept value is never the source of a wrong figure.
  */
 let env: Embedded
 
@@ -44,6 +47,24 @@ async function launchedTokens(limit: number): Promise<string[]> {
   return rows.map((r) => r.token)
 }
 
+const FILTERS = [
+  { minGraded: 4, minEarlyRate: 0.5, minRankScore: 0.3, includeCoordinated: false },
+  { minGraded: 0, minEarlyRate: 0, minRankScore: 0, includeCoordinated: true },
+]
+
+/** The measured callers' calls as one statement computes them: the reference for the kept merge. */
+async function freshSignalCalls(f: (typeof FILTERS)[number]) {
+  const rows = await queryRows<{ author: string; token: string; called_at: string; captured_at: string }>(
+    env.rt.ch,
+    `SELECT author, token, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at FROM calls
+     WHERE author IN (SELECT author FROM caller_state FINAL WHERE measured = 1 AND graded >= {g:Int64} AND early_rate >= {e:Float64}
+                      AND ifNull(score, 0) / 100 >= {r:Float64} AND ({c:UInt8} = 1 OR cluster = ''))
+     GROUP BY author, token ORDER BY captured_at, author, token`,
+    { g: f.minGraded, e: f.minEarlyRate, r: f.minRankScore, c: f.includeCoordinated ? 1 : 0 },
+  )
+  return rows.map((r) => ({ author: r.author, token: r.token, calledAt: Number(r.called_at), capturedAt: Number(r.captured_at) }))
+}
+
 /** Fresh signals of every token, once the pipelines stopped moving (two equal reads in a row). */
 async function settledFresh(tokens: string[]): Promise<Map<string, unknown>> {
   const read = async () => {
@@ -52,6 +73,9 @@ async function settledFresh(tokens: string[]): Promise<Map<string, unknown>> {
       const t = await env.api.deps.tokens.token(token)
       if (t) out.set(token, { verdict: await verdictSignals(env.rt.ch, 4663, t), features: withoutClock(await agentFeaturesFresh(env.api.deps, token)) })
     }
+    out.set('rooms', Object.fromEntries(await tgRecords(env.rt.ch, tokens)))
+    out.set('first mentions', Object.fromEntries(await firstMentions(env.rt.ch, tokens)))
+    for (const [i, f] of FILTERS.entries()) out.set(`signal calls ${i}`, await freshSignalCalls(f))
     return out
   }
   let last = await read()
@@ -95,6 +119,9 @@ async function kept(tokens: string[]): Promise<Map<string, unknown>> {
     const t = await env.api.deps.tokens.token(token)
     if (t) out.set(token, { verdict: await tokenVerdictSignals(env.api.deps, t), features: withoutClock(await agentFeatures(env.api.deps, token)) })
   }
+  out.set('rooms', Object.fromEntries(await tokenSocial(env.api.deps).rooms(tokens)))
+  out.set('first mentions', Object.fromEntries(await tokenSocial(env.api.deps).firstMentions(tokens)))
+  for (const [i, f] of FILTERS.entries()) out.set(`signal calls ${i}`, await env.api.deps.social.signalCalls(f, 0, 1_000_000))
   return out
 }
 
@@ -136,7 +163,7 @@ describe('verdict signals kept per token', () => {
         const now = await kept(tokens)
         return JSON.stringify([...now]) === JSON.stringify([...fresh]) ? now : undefined
       }, 10_000).catch(() => kept(tokens))
-      for (const token of tokens) {
+      for (const token of [...fresh.keys()]) {
         expect(k.get(token), `${token} after step ${step}`).toEqual(fresh.get(token))
         if (previous.has(token) && JSON.stringify(previous.get(token)) !== JSON.stringify(fresh.get(token))) changed.add(token)
       }
@@ -144,7 +171,9 @@ describe('verdict signals kept per token', () => {
     }
     // The steps changed kept values (else equality would prove nothing), including each part.
     expect(changed.size).toBeGreaterThan(0)
-    const all = [...previous.values()].map((v) => (v as { verdict: { measuredCallers: { count: number }; structure: string | null; lp: unknown } }).verdict)
+    expect((previous.get('signal calls 1') as unknown[]).length).toBeGreaterThan(0)
+    expect(Object.keys(previous.get('rooms') as object).length).toBeGreaterThan(0)
+    const all = tokens.map((t) => previous.get(t)).filter(Boolean).map((v) => (v as { verdict: { measuredCallers: { count: number }; structure: string | null; lp: unknown } }).verdict)
     expect(all.some((s) => s.measuredCallers.count > 0)).toBe(true)
     expect(all.some((s) => s.structure !== null)).toBe(true)
     expect(all.some((s) => s.lp !== null)).toBe(true)
