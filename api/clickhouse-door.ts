@@ -93,7 +93,7 @@ export interface ClickHouseDoor {
 
 export function clickhouseDoor(
   deps: Pick<ApiDeps, 'ch' | 'keys' | 'store' | 'logger'> & {
-    /** Server mode: a client signed in as the analyst user, whose grants cover only the analyst tables; the query runs through it. */
+    /** Server mode: the client the query runs through (signed in as the analyst user, whose grants cover only the analyst tables, where there is one). */
     analystCh?: ApiDeps['ch']
   },
 ): ClickHouseDoor {

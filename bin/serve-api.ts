@@ -22,6 +22,7 @@ import { followed5042 } from './follow.ts'
 import { mcpPlugin } from '../mcp/http.ts'
 import { clickhouseDoor } from '../api/clickhouse-door.ts'
 import { isDependencyUnavailable } from '../core/dependency.ts'
+import { SQL_LIMITS } from '../core/domain/plans.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
 import { publishAlert } from '../pipelines/alerts/publish.ts'
 import { createScanQueue } from '../pipelines/scans/scan-queue.ts'
@@ -97,9 +98,17 @@ export async function createApiServer(
     connector: deps.connector,
     payments: payments.enabled ? x402PaymentMethod(payments) : undefined,
   })
-  // Server mode with an analyst user: the door's queries run as that user, within its grants.
+  // Server mode: the door's queries run on a client of their own, as the analyst user when there
+  // is one (within its grants), waiting as long as an analyst's query may run (the service's own
+  // client gives up on a silent server after CLICKHOUSE_REQUEST_TIMEOUT_MS).
   const c = rt.config
-  const analystCh = c.CLICKHOUSE_URL && c.CLICKHOUSE_ANALYST_USER ? await createClickHouse({ ...c, CLICKHOUSE_USER: c.CLICKHOUSE_ANALYST_USER, CLICKHOUSE_PASSWORD: c.CLICKHOUSE_ANALYST_PASSWORD }) : undefined
+  const analystCh = c.CLICKHOUSE_URL
+    ? await createClickHouse({
+        ...c,
+        ...(c.CLICKHOUSE_ANALYST_USER ? { CLICKHOUSE_USER: c.CLICKHOUSE_ANALYST_USER, CLICKHOUSE_PASSWORD: c.CLICKHOUSE_ANALYST_PASSWORD } : {}),
+        CLICKHOUSE_REQUEST_TIMEOUT_MS: Math.max(c.CLICKHOUSE_REQUEST_TIMEOUT_MS, (SQL_LIMITS.max_execution_time + 10) * 1000),
+      })
+    : undefined
   const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate), clickhouseDoor({ ...deps, analystCh }).plugin] })
   if (analystCh) app.addHook('onClose', async () => analystCh.close())
   return {

@@ -189,14 +189,16 @@ function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource
 
 async function commandStart(config: Config): Promise<void> {
   const engine = await startEmbeddedEngine(config)
-  if (engine) config = engine.config
+  // Everything configured from the environment from here on sees the engine's variables.
+  const env = { ...process.env, ...engine?.env }
+  if (engine) config = loadConfig(env)
   const runtime = await createRuntime(config, 'start')
   // The engine stops after everything that writes to it has closed.
   const created: Runtime = engine ? { ...runtime, close: async () => { await runtime.close(); await engine.stop() } } : runtime
   // On the in-process bus, published social records are safe only once consumed: track that.
   const tracker = created.bus.kind === 'memory' ? trackConsumption(created.bus) : undefined
   const base: Runtime = tracker ? { ...created, bus: tracker.bus } : created
-  const payments = await startLocalPayments(config, process.env, base.logger)
+  const payments = await startLocalPayments(config, env, base.logger)
   const rt: Runtime = payments ? { ...base, config: payments.config } : base
   config = rt.config
   // The audit of kept views against raw rows, sampled, on its own timer within a CPU share.
@@ -278,19 +280,18 @@ async function commandStart(config: Config): Promise<void> {
  * process on DATA_DIR, on free loopback ports, supervised by this process (it dies with it), and
  * the configuration pointing the service at it, with the analyst user for the SQL door.
  */
-async function startEmbeddedEngine(config: Config): Promise<{ config: Config; stop(): Promise<void> } | null> {
+async function startEmbeddedEngine(config: Config): Promise<{ env: Record<string, string>; stop(): Promise<void> } | null> {
   if (config.CLICKHOUSE_URL || config.EMBEDDED_ENGINE !== 'process') return null
   const logger = pino({ name: 'svc-engine', level: config.LOG_LEVEL }, pino.destination({ dest: 2, sync: true }))
   const engine = await superviseEngine({ dataDir: config.DATA_DIR, database: config.CLICKHOUSE_DATABASE, httpPort: 0, tcpPort: 0, logger })
-  const served = loadConfig({
-    ...process.env,
+  const env = {
     CLICKHOUSE_URL: engine.url,
     CLICKHOUSE_USER: engine.user,
     CLICKHOUSE_PASSWORD: engine.credentials.svc,
     CLICKHOUSE_ANALYST_USER: 'analyst',
     CLICKHOUSE_ANALYST_PASSWORD: engine.credentials.analyst,
-  })
-  return { config: served, stop: () => engine.stop() }
+  }
+  return { env, stop: () => engine.stop() }
 }
 
 async function commandApi(config: Config): Promise<void> {
