@@ -81,7 +81,7 @@ function contentType(format: string): string {
   const f = format.toLowerCase()
   if (f.startsWith('json')) return f === 'jsoneachrow' || f.startsWith('jsoncompacteachrow') || f.startsWith('jsonstringseachrow') ? 'application/x-ndjson; charset=UTF-8' : 'application/json; charset=UTF-8'
   if (f.startsWith('tabseparated') || f.startsWith('tsv')) return 'text/tab-separated-values; charset=UTF-8'
-  if (f.startsWith('csv')) return 'text/csv; charset=UTF-8; header=absent'
+  if (f.startsWith('csv')) return `text/csv; charset=UTF-8; header=${f.startsWith('csvwithnames') ? 'present' : 'absent'}`
   if (f.startsWith('pretty') || f === 'vertical' || f === 'markdown' || f === 'values' || f.startsWith('xml') || f === 'null') return 'text/plain; charset=UTF-8'
   return 'application/octet-stream'
 }
@@ -178,7 +178,8 @@ export function clickhouseDoor(
       const wanted = params.database ?? (typeof req.headers['x-clickhouse-database'] === 'string' ? req.headers['x-clickhouse-database'] : undefined)
       if (wanted && wanted !== database) throw fail('UNKNOWN_DATABASE', `Database ${wanted} does not exist or is not readable here: the service's tables are in ${database}.`)
       const text = [params.query ?? '', body?.toString('utf8') ?? ''].filter((s) => s.trim()).join('\n')
-      const queryParams = Object.fromEntries(Object.entries(params).filter(([k]) => k.startsWith('param_')).map(([k, v]) => [k.slice(6), v]))
+      // A server reads `param_` values in their escaped form (`a\\b` is `a\b`); the client below escapes them again to send them on.
+      const queryParams = Object.fromEntries(Object.entries(params).filter(([k]) => k.startsWith('param_')).map(([k, v]) => [k.slice(6), unescapeParam(v)]))
       const formatHeader = req.headers['x-clickhouse-format']
       const prepared = await prepareReadOnly(deps.ch, text, {
         settings: await settingsOf(params),
@@ -217,6 +218,31 @@ export function clickhouseDoor(
       })
     },
   }
+}
+
+const ESCAPES: Record<string, number> = { b: 0x08, f: 0x0c, r: 0x0d, n: 0x0a, t: 0x09, '0': 0x00, a: 0x07, v: 0x0b }
+
+/**
+ * A `param_` value as ClickHouse reads it: the escaped form of its text formats (`\n`, `\t`,
+ * `\0`, `\xHH` a byte, and a backslash before any other character standing for that character).
+ */
+export function unescapeParam(value: string): string {
+  if (!value.includes('\\')) return value
+  const bytes = Buffer.from(value, 'utf8')
+  const out: number[] = []
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] !== 0x5c || i + 1 >= bytes.length) {
+      out.push(bytes[i]!)
+      continue
+    }
+    const c = String.fromCharCode(bytes[++i]!)
+    const hex = c === 'x' ? bytes.subarray(i + 1, i + 3).toString('latin1') : ''
+    if (/^[0-9a-fA-F]{2}$/.test(hex)) {
+      out.push(parseInt(hex, 16))
+      i += 2
+    } else out.push(ESCAPES[c] ?? bytes[i]!)
+  }
+  return Buffer.from(out).toString('utf8')
 }
 
 /** Anything that went wrong, as ClickHouse would report it. */

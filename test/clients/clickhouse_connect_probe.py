@@ -19,6 +19,8 @@ out["blocks"] = client.query("SELECT count() AS n, max(number) AS top FROM chain
 out["blocks"] = [int(x) for x in out["blocks"]]
 out["command"] = client.command("SELECT 40 + 2")
 out["parameterized"] = client.query("SELECT {n:UInt32} * 2 AS twice", parameters={"n": 21}).result_rows[0][0]
+# A string with a quote, backslashes and non-ASCII letters, bound as a parameter, comes back as it went.
+out["round_trip"] = client.query("SELECT {s:String} AS s", parameters={"s": "it's \\ a \\\\ ünïcødé \"q\""}).result_rows[0][0]
 out["columns"] = client.query("SELECT * FROM chain_blocks ORDER BY number LIMIT 3").column_names
 
 

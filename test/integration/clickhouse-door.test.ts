@@ -62,6 +62,7 @@ describe('clickhouse-connect (Python) through /clickhouse', () => {
       blocks: [number, number]
       command: number | string
       parameterized: number
+      round_trip: string
       columns: string[]
       refused: Record<string, string | null>
     }
@@ -71,6 +72,7 @@ describe('clickhouse-connect (Python) through /clickhouse', () => {
     expect(r.server_version).toMatch(/^\d+\.\d+/)
     expect(Number(r.command)).toBe(42)
     expect(r.parameterized).toBe(42)
+    expect(r.round_trip).toBe('it\'s \\ a \\\\ ünïcødé "q"')
     expect(r.columns).toContain('number')
     expect(r.refused.write).toMatch(/Code: 164.*READONLY/s)
     expect(r.refused.ddl).toMatch(/Code: 164.*READONLY/s)
@@ -98,6 +100,14 @@ describe('@clickhouse/client (npm) through /clickhouse', () => {
     expect(json.data[0]!.v).toMatch(/^\d+\./)
     const compact = await (await client.query({ query: 'SELECT number FROM numbers(3)', format: 'JSONCompactEachRow' })).json<[string]>()
     expect(compact).toEqual([['0'], ['1'], ['2']])
+  })
+
+  it('round-trips string parameters with quotes, backslashes, control characters and unicode exactly', async () => {
+    for (const s of ["it's \\ fine", 'a\\b\\\\c', 'tab\there\nnewline', 'ünïcødé ✓ 𝔘', `"double" and 'single'`, '\\x41 stays']) {
+      const [row] = await (await client.query({ query: 'SELECT {s:String} AS s, length({s:String}) AS n', query_params: { s }, format: 'JSONEachRow' })).json<{ s: string; n: number }>()
+      expect(row!.s, JSON.stringify(s)).toBe(s)
+      expect(Number(row!.n), JSON.stringify(s)).toBe(Buffer.byteLength(s))
+    }
   })
 
   it('refuses a write, DDL, system.* and every secret table with ClickHouse error codes', async () => {
@@ -137,6 +147,12 @@ describe('the HTTP interface itself', () => {
     expect(tsv.type).toMatch(/tab-separated/)
     const csv = await door('/?default_format=CSVWithNames', { method: 'POST', body: 'SELECT 1 AS a', key: analyst })
     expect(csv.text).toBe('"a"\n1\n')
+    expect(csv.type).toBe('text/csv; charset=UTF-8; header=present')
+    const bare = await door('/?default_format=CSV', { method: 'POST', body: 'SELECT 1 AS a', key: analyst })
+    expect(bare.type).toBe('text/csv; charset=UTF-8; header=absent')
+    // param_ values in ClickHouse's escaped form, as curl users write them: a\\b is three characters.
+    const escaped = await door(`/?param_s=${encodeURIComponent('a\\\\b')}&param_t=${encodeURIComponent('x\\ty')}`, { method: 'POST', body: 'SELECT length({s:String}), {t:String} = concat(\'x\', char(9), \'y\') FORMAT TSV', key: analyst })
+    expect(escaped.text).toBe('3\t1\n')
     const own = await door('/?default_format=CSV', { method: 'POST', body: 'SELECT 1 AS a FORMAT JSONEachRow', key: analyst })
     expect(own.text).toBe('{"a":1}\n')
     const header = await door('/', { method: 'POST', body: 'SELECT 7 AS a FORMAT TSV', headers: { 'x-clickhouse-key': analyst } })
