@@ -9,6 +9,7 @@ import { mentionSummary, tgRecords, voicesOf, type MentionSummary } from './soci
 import type { RoomRecord } from '../../core/domain/room-lead.ts'
 import type { TokenRecord } from '../../core/records/token-state.ts'
 import { createKeyedCache } from './keyed-cache.ts'
+import { oncePerVersion } from './once-per-version.ts'
 import { readClocks, tokenSocial, type SocialClocks } from './token-social.ts'
 
 /**
@@ -91,23 +92,11 @@ function readParts(deps: FeaturesDeps, token: string, t: TokenRecord | undefined
 function createKeptFeatures(deps: FeaturesDeps) {
   const chain = createKeyedCache<Pick<FeatureParts, 'liquidity' | 'roster'> & { rosterId: string }>(FEATURES_KEPT_TOKENS, 'features_chain')
   const social = tokenSocial(deps)
-  let roster: { version: string; value: Promise<string> } | null = null
+  const rosterAt = oncePerVersion(() => rosterId(deps.ch))
   deps.tokens.onChanges((changes) => {
     if (changes === null) return chain.clear()
     for (const c of changes) if (c.kind === 'token') chain.delete(c.key)
   })
-  /** The roster's identity, read once per data version. */
-  function rosterNow(): Promise<string> {
-    const version = deps.watermarks.socialChainVersion(deps.tokens.chainId)
-    if (roster?.version !== version) {
-      const value = rosterId(deps.ch)
-      roster = { version, value }
-      value.catch(() => {
-        if (roster?.value === value) roster = null
-      })
-    }
-    return roster.value
-  }
   const readChain = (token: string, t: TokenRecord | undefined, g: Globals) => async () => ({
     liquidity: t?.launch ? await initialLiquidity(deps, t.launch.pool, token) : null,
     roster: await rosterTradersOf(deps, token),
@@ -115,7 +104,7 @@ function createKeptFeatures(deps: FeaturesDeps) {
   })
   return {
     async globals(): Promise<Globals> {
-      const [clocks, id] = await Promise.all([social.clocks(), rosterNow()])
+      const [clocks, id] = await Promise.all([social.clocks(), rosterAt(deps.watermarks.socialChainVersion(deps.tokens.chainId))])
       return { corpus: clocks.corpus, clock: clocks.firehose, roster: id }
     },
     async parts(token: string, t: TokenRecord | undefined, g: Globals): Promise<FeatureParts> {

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { structureReport, structureWindow, windowFields, type StructureAnswer } from '../../core/structure/structure-report.ts'
 import { countCacheLookup } from '../../core/metrics.ts'
+import { oncePerVersion } from './once-per-version.ts'
 import { createServingCache, type ServingCache } from './serving-cache.ts'
 import type { TokenServing } from './token-serving.ts'
 import type { Watermarks } from './watermarks.ts'
@@ -41,7 +42,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   // A computation that started before its token changed is answered but not kept.
   const generation = new Map<string, number>()
   const loading = new Map<string, Promise<Kept>>()
-  let windowAt: { block: number; window: Promise<Awaited<ReturnType<typeof structureWindow>>> } | null = null
+  const windowAt = oncePerVersion((block) => structureWindow(deps.ch, chainId, Number(block)))
 
   function drop(token: string): void {
     generation.set(token, (generation.get(token) ?? 0) + 1)
@@ -78,16 +79,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   })
 
   /** The window ending at the served block: read once per batch, whatever the number of tokens. */
-  function windowOf(block: number) {
-    if (windowAt?.block !== block) {
-      const window = structureWindow(deps.ch, chainId, block)
-      windowAt = { block, window }
-      window.catch(() => {
-        if (windowAt?.window === window) windowAt = null
-      })
-    }
-    return windowAt.window
-  }
+  const windowOf = (block: number) => windowAt(String(block))
 
   async function compute(token: string, block: number): Promise<Kept> {
     const answer = await structureReport(deps.ch, chainId, token, block)

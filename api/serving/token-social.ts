@@ -2,6 +2,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { RoomRecord } from '../../core/domain/room-lead.ts'
 import type { ApiDeps } from '../deps.ts'
 import { createKeyedCache } from './keyed-cache.ts'
+import { oncePerVersion } from './once-per-version.ts'
 import { firstMentions, hourOf, mentionSummary, tgRecords, type MentionSummary } from './social-queries.ts'
 
 /** Tokens whose social parts are kept, per part (least recently used dropped first). */
@@ -55,7 +56,7 @@ function createTokenSocial(deps: Deps): TokenSocial {
       } else if (c.kind === 'sighting') rooms.delete(c.key)
     }
   })
-  let clocks: { version: string; value: Promise<SocialClocks> } | null = null
+  const clocksAt = oncePerVersion(() => readClocks(deps.ch))
   const present = <V>(m: Map<string, V | null>) => new Map([...m].filter((e): e is [string, V] => e[1] !== null))
   return {
     async rooms(tokens) {
@@ -68,15 +69,7 @@ function createTokenSocial(deps: Deps): TokenSocial {
     },
     async clocks() {
       await deps.social.sync()
-      const version = deps.watermarks.socialChainVersion(4663)
-      if (clocks?.version !== version) {
-        const value = readClocks(deps.ch)
-        clocks = { version, value }
-        value.catch(() => {
-          if (clocks?.value === value) clocks = null
-        })
-      }
-      return clocks.value
+      return clocksAt(deps.watermarks.socialChainVersion(4663))
     },
     async mentionSummary(token, clock) {
       await deps.social.sync()
