@@ -29,7 +29,12 @@ async function lastHash(): Promise<string> {
 async function ingest(w: ConstructedWorld): Promise<void> {
   await w.publish(env.rt.bus)
   const deadline = Date.now() + 120_000
-  while (env.processor.watermark() !== w.head || (await lastHash()) !== w.blocks[w.blocks.length - 1]!.hash) {
+  // Until the API serves the head: its batch's changes are applied before anything is read.
+  const served = async () => {
+    await env.api.deps.tokens.sync()
+    return env.api.deps.tokens.measuredThrough() === w.head
+  }
+  while (env.processor.watermark() !== w.head || (await lastHash()) !== w.blocks[w.blocks.length - 1]!.hash || !(await served())) {
     if (Date.now() > deadline) throw new Error(`ingest stuck at ${env.processor.watermark()}`)
     await new Promise((r) => setTimeout(r, 20))
   }
