@@ -26,7 +26,9 @@ export async function benchLoad(): Promise<BenchResult[]> {
     const base = svc.base
     const live = await waitLive(base)
     const servedSeconds = Math.round((Date.now() - started) / 1000)
+    const metricsBefore = await scrape(base)
     const idle = await idleCpuShare(svc.child.pid!, 20)
+    const perBatch = livePerBatch(metricsBefore, await scrape(base), 'chain-4663')
     const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }
     const key = ((await (await fetch(`${base}/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ plan: 'desk' }) })).json()) as { key: string }).key
     const keyed = { 'x-svc-key': key }
@@ -66,6 +68,7 @@ export async function benchLoad(): Promise<BenchResult[]> {
         ours: { value: Math.round(idle * 1000) / 10, unit: '% of a core (CPU of the process tree, engine included, over 20 s, no requests)' },
         base: { value: 100, unit: '% of a core' },
         ratio: idle,
+        notes: `a live chain-4663 batch over those 20 s (${perBatch.batches} batches): ${perBatch.text}`,
       },
       ...classes.map((c, i) => {
         const alone = report.alone[i]!
@@ -111,6 +114,37 @@ async function waitLive(base: string): Promise<Record<string, number | null>> {
 }
 
 /** CPU time (user + system) of a process and its threads over `seconds`, as a share of one core. */
+/** The service's /metrics as samples: `name{labels}` to value. */
+async function scrape(base: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text()
+  const out = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    const m = /^(svc_(?:engine_statements_total|engine_seconds_total|batches_total)\{[^}]*\}) (\S+)$/.exec(line)
+    if (m) out.set(m[1]!, Number(m[2]))
+  }
+  return out
+}
+
+/** Statements and engine time per batch of one consumer between two scrapes, by step. */
+function livePerBatch(before: Map<string, number>, after: Map<string, number>, consumer: string): { batches: number; text: string } {
+  const delta = (k: string) => (after.get(k) ?? 0) - (before.get(k) ?? 0)
+  const batches = delta(`svc_batches_total{consumer="${consumer}",outcome="ok"}`)
+  const steps = new Map<string, { statements: number; seconds: number }>()
+  for (const k of after.keys()) {
+    const m = new RegExp(`^svc_engine_(statements|seconds)_total\\{consumer="${consumer}",step="([^"]*)"\\}$`).exec(k)
+    if (!m) continue
+    const s = steps.get(m[2]!) ?? { statements: 0, seconds: 0 }
+    if (m[1] === 'statements') s.statements = delta(k)
+    else s.seconds = delta(k)
+    steps.set(m[2]!, s)
+  }
+  if (batches <= 0) return { batches, text: 'no batch' }
+  const parts = [...steps].filter(([, v]) => v.statements > 0).sort((a, b) => b[1].seconds - a[1].seconds)
+  const total = parts.reduce((t, [, v]) => ({ statements: t.statements + v.statements, seconds: t.seconds + v.seconds }), { statements: 0, seconds: 0 })
+  const fmt = (v: { statements: number; seconds: number }) => `${(v.statements / batches).toFixed(1)} statements, ${Math.round((v.seconds / batches) * 1000)} ms`
+  return { batches, text: `${fmt(total)} in all; ${parts.map(([step, v]) => `${step} ${fmt(v)}`).join('; ')}` }
+}
+
 /** The process and every process under it (the engine svc start runs as its child included). */
 function processTree(root: number): number[] {
   const parentOf = new Map<number, number>()

@@ -1,4 +1,5 @@
 import { createClickHouse, type ClickHouseClient } from '../core/clickhouse.ts'
+import { accountEngine } from '../core/engine-accounting.ts'
 import type { Config } from '../core/config.ts'
 import { createLogger, type Logger } from '../core/logger.ts'
 import { createMetrics, type Metrics } from '../core/metrics.ts'
@@ -26,7 +27,8 @@ export interface Runtime {
 export async function createRuntime(config: Config, role: string): Promise<Runtime> {
   const logger = createLogger(config.LOG_LEVEL, `svc-${role}`, { sync: role.startsWith('pipeline') || role === 'sim' })
   const metrics = createMetrics()
-  const ch = await createClickHouse(config)
+  // Every statement counted by who sent it (svc_engine_statements_total, svc_engine_seconds_total).
+  const ch = accountEngine(await createClickHouse(config), metrics)
   await migrateOrRetry(ch, logger, role === 'api')
   const bus = config.KAFKA_BROKERS
     ? createKafkaBus({ brokers: config.KAFKA_BROKERS, clientId: `svc-${role}`, logger, onPermanentError: (err) => stopRole(logger, err) })

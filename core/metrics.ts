@@ -134,6 +134,8 @@ export function createMetrics(options: MetricsOptions = {}) {
     x402: new Counter(r, 'svc_x402_payments_total', 'x402 payments by step (verify, settle) and outcome (valid, settled, a refusal reason, error)', ['step', 'outcome']),
     auditKeysChecked: new Counter(r, 'svc_audit_keys_checked_total', 'Keys of kept views the scheduled audit compared with raw rows, by view', ['view']),
     auditDrift: new Counter(r, 'svc_audit_drift_total', 'Keys the scheduled audit found drifted from raw rows (confirmed by a second look), by view', ['view']),
+    engineStatements: new Counter(r, 'svc_engine_statements_total', 'Statements sent to the ClickHouse engine, by consumer and step (other: API reads, scans, audits)', ['consumer', 'step']),
+    engineSeconds: new Counter(r, 'svc_engine_seconds_total', 'Seconds from sending a statement to its answer, by consumer and step', ['consumer', 'step']),
     x402Duration: new Histogram(r, 'svc_x402_facilitator_duration_seconds', 'Time the facilitator took to verify or settle one payment, by step', ['step']),
   }
   new PromCounter({

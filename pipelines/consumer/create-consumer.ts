@@ -1,3 +1,4 @@
+import { inEngineContext } from '../../core/engine-accounting.ts'
 import type { z } from 'zod'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
@@ -123,7 +124,7 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
     let value: unknown = m.value
     for (const step of steps) {
       const t0 = performance.now()
-      const r = await attempt(() => step.run(value, m), policy, retryHooks(step.name))
+      const r = await attempt(() => inEngineContext(consumer, step.name, async () => step.run(value, m)), policy, retryHooks(step.name))
       seconds.set(step.name, (seconds.get(step.name) ?? 0) + (performance.now() - t0) / 1000)
       const result: StepResult<unknown> = r.ok ? r.value : { kind: 'dlq', reason: `failed: ${r.error}` }
       metrics.stepResults.inc({ consumer, step: step.name, result: r.ok ? result.kind : 'failed' })
@@ -141,7 +142,7 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
       // Dead letters found by an attempt count only if that attempt succeeds: a retry finds them again.
       const found: DeadLetter[] = []
       const ctx: SinkContext = { token, topic, partition: batch.partition, deadLetter: (l) => found.push({ ...l, step: opts.sink.name }) }
-      const acked = await opts.sink.write(items, ctx)
+      const acked = await inEngineContext(consumer, opts.sink.name, () => opts.sink.write(items, ctx))
       letters.push(...found)
       return acked
     }, policy, retryHooks(opts.sink.name))
@@ -169,7 +170,7 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
     const seconds = new Map<string, number>()
     for (const step of steps) {
       if (!step.beforeBatch) continue
-      const r = await attempt(() => step.beforeBatch!(), policy, retryHooks(step.name))
+      const r = await attempt(() => inEngineContext(consumer, step.name, async () => step.beforeBatch!()), policy, retryHooks(step.name))
       if (!r.ok) throw new Error(`${step.name}: ${r.error}`)
     }
     const items: SinkItem<T>[] = []

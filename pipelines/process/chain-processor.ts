@@ -1,3 +1,4 @@
+import { engineStep } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
@@ -165,12 +166,12 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       let rows: number
       let seq: number
       try {
-        rows = await sink.insertBatch(token, tables)
+        rows = await engineStep('insert', () => sink.insertBatch(token, tables))
         commit()
         const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
-        await refreshTokenReal(ch, chainId, traded)
+        await engineStep('token_real', () => refreshTokenReal(ch, chainId, traded))
         const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
-        seq = await refreshServing(touch, { kind: 'batch', fromBlock: blocks[0]!.number }, blocks[blocks.length - 1]!)
+        seq = await engineStep('refresh', () => refreshServing(touch, { kind: 'batch', fromBlock: blocks[0]!.number }, blocks[blocks.length - 1]!))
       } catch (err) {
         // The consumer retries this batch (an infrastructure fault is retried until it clears):
         // chainRows marked the batch's launches as seen, so forget them, or the retry would form

@@ -1,3 +1,4 @@
+import { engineStep } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { DEAD_AFTER_IDLE_SECONDS } from '../../core/domain/real-token.ts'
@@ -99,15 +100,15 @@ export async function refreshServingState(
   at: { watermark: number; chainTime: number; scope: RefreshScope; watermarkHash: string },
 ): Promise<RefreshResult> {
   const batch = at.scope.kind === 'batch' ? at.scope : null
-  if (batch) await countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` })
+  if (batch) await engineStep('traders', () => countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }))
   const version = nextServingSeq()
   const tokens = [...touch.tokens]
   for (const part of chunks(tokens, CHUNK)) {
-    await ch.command({
+    await engineStep('token_state', () => ch.command({
       query: namedQuery('refresh_token_state'),
       // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
       query_params: { chain: chainId, tokens: part, launched: part.filter((t) => touch.launched.has(t)), version },
-    })
+    }))
   }
 
   const deployers = new Set<string>()
@@ -134,7 +135,7 @@ export async function refreshServingState(
 
   // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
   // holder diffs changed although the batch may not touch them (kept /structure answers drop them).
-  const leftWindow = previous && at.chainTime > previous.chainTime ? await tokensLeavingWindow(ch, chainId, previous.chainTime, at.chainTime) : []
+  const leftWindow = previous && at.chainTime > previous.chainTime ? await engineStep('window', () => tokensLeavingWindow(ch, chainId, previous.chainTime, at.chainTime)) : []
 
   const deployerRows = []
   for (const part of chunks([...deployers], CHUNK)) {
@@ -157,7 +158,7 @@ export async function refreshServingState(
   // FIFO state of the wallet-tokens a batch traded (a batch from block 0 too); a rollback names
   // the wallets it refolded, a rebuild leaves the FIFO to catchUpFifo.
   const wallets = new Set(touch.wallets ?? [])
-  if (batch) for (const w of await foldBlocks(ch, chainId, batch.fromBlock, at.watermark)) wallets.add(w)
+  if (batch) for (const w of await engineStep('fifo', () => foldBlocks(ch, chainId, batch.fromBlock, at.watermark))) wallets.add(w)
 
   const change = (kind: string, key: string) => ({ chain_id: chainId, seq: version, kind, key, watermark: at.watermark, chain_time: at.chainTime })
   await ch.insert({
