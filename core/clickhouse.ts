@@ -27,7 +27,7 @@ export async function createClickHouse(
     Partial<Pick<Config, 'CLICKHOUSE_REQUEST_TIMEOUT_MS'>>,
 ): Promise<ClickHouseClient> {
   if (config.CLICKHOUSE_URL) {
-    return reportingUnavailability(
+    const client = reportingUnavailability(
       createClient({
         url: config.CLICKHOUSE_URL,
         username: config.CLICKHOUSE_USER,
@@ -39,6 +39,14 @@ export async function createClickHouse(
         request_timeout: config.CLICKHOUSE_REQUEST_TIMEOUT_MS ?? 5_000,
       }),
     )
+    if ((config.CLICKHOUSE_REQUEST_TIMEOUT_MS ?? 5_000) < LONG_STATEMENT_MS) {
+      let long: Promise<ClickHouseClient> | undefined
+      longClients.set(client, () => (long ??= createClickHouse({ ...config, CLICKHOUSE_REQUEST_TIMEOUT_MS: LONG_STATEMENT_MS })))
+      const close = client.close.bind(client)
+      // Closing the client closes its sibling for long statements too.
+      Object.defineProperty(client, 'close', { value: async () => Promise.all([close(), long?.then((l) => l.close())]).then(() => undefined) })
+    }
+    return client
   }
   const path = resolve(config.DATA_DIR, 'clickhouse')
   mkdirSync(path, { recursive: true })
@@ -53,6 +61,26 @@ export async function createClickHouse(
 }
 
 const embeddedClients = new WeakSet<object>()
+
+/** How long a statement that is expected to run long (an audit over every key) may stay silent. */
+const LONG_STATEMENT_MS = 15 * 60_000
+const longClients = new WeakMap<object, () => Promise<ClickHouseClient>>()
+
+/**
+ * The client to send statements that may run long with (`svc verify`, the audit): on a server, a
+ * sibling of `ch` that waits LONG_STATEMENT_MS for an answer instead of giving up after
+ * CLICKHOUSE_REQUEST_TIMEOUT_MS (which keeps API reads failing fast); the embedded engine has no
+ * such limit, so `ch` itself.
+ */
+export function forLongStatements(ch: ClickHouseClient): Promise<ClickHouseClient> {
+  return longClients.get(ch)?.() ?? Promise.resolve(ch)
+}
+
+/** `wrapper` (a client that wraps `inner`) sends long statements the way `inner` does, through `wrap`. */
+export function longStatementsLike(wrapper: ClickHouseClient, inner: ClickHouseClient, wrap: (long: ClickHouseClient) => ClickHouseClient): void {
+  const make = longClients.get(inner)
+  if (make) longClients.set(wrapper, () => make().then(wrap))
+}
 
 /** Whether the client is the embedded engine (chDB): one session for the whole process. */
 export function isEmbedded(ch: ClickHouseClient): boolean {

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { ClickHouseClient } from './clickhouse.ts'
+import { longStatementsLike, type ClickHouseClient } from './clickhouse.ts'
 import type { Metrics } from './metrics.ts'
 
 /**
@@ -30,7 +30,7 @@ const STATEMENTS = new Set(['query', 'exec', 'insert', 'command'])
 
 /** The client, each statement counted with its time under the caller's engine context. */
 export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engineStatements' | 'engineSeconds'>): ClickHouseClient {
-  return new Proxy(ch, {
+  const accounted = new Proxy(ch, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver)
       if (typeof prop !== 'string' || !STATEMENTS.has(prop) || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value
@@ -48,4 +48,6 @@ export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engi
       }
     },
   })
+  longStatementsLike(accounted, ch, (long) => accountEngine(long, metrics))
+  return accounted
 }

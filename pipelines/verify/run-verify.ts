@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { queryRows } from '../../core/clickhouse.ts'
+import { forLongStatements, queryRows } from '../../core/clickhouse.ts'
+import { isDependencyUnavailable } from '../../core/dependency.ts'
 import { VIEW_CHECKS } from './view-checks.ts'
 import type { Drift, Sampler, VerifyOptions, VerifyReport, ViewCheck, ViewReport } from './types.ts'
 
@@ -13,8 +14,10 @@ import type { Drift, Sampler, VerifyOptions, VerifyReport, ViewCheck, ViewReport
 /** Drifted keys a run collects per view (what a repair rebuilds at most at once). */
 const MAX_DRIFTED_KEYS = 100_000
 
-export async function runVerify(ch: ClickHouseClient, opts: VerifyOptions = {}): Promise<VerifyReport> {
+export async function runVerify(client: ClickHouseClient, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const started = performance.now()
+  // A check over every key of a large view runs for seconds to minutes: on a server, the client that waits for it.
+  const ch = await forLongStatements(client)
   const sample = opts.sample ?? 1
   if (!(sample > 0 && sample <= 1)) throw new RangeError(`sample must be in (0, 1], got ${sample}`)
   const seed = opts.seed ?? 0
@@ -74,6 +77,8 @@ export async function checkView(
     query,
     { chain: chain ?? 0, seed: opts.seed, ppm: Math.round(opts.sample * 1_000_000) },
   ).catch((err: Error) => {
+    // The engine unreachable stays what it is (503 from POST /admin/verify); anything else names the view.
+    if (isDependencyUnavailable(err)) throw err
     throw new Error(`verify ${check.view}${chain === null ? '' : ` (chain ${chain})`}: ${err.message}`, { cause: err })
   })
   const drifts: Drift[] = (row?.drifts ?? []).map(([key, kept, fresh]) => ({ key, kept, fresh }))

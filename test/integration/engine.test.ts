@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createClickHouse, queryRows } from '../../core/clickhouse.ts'
+import { createClickHouse, forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { post } from '../../infra/engine/engine-process.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
 import { runSvc } from '../setup/svc-process.ts'
@@ -44,6 +44,19 @@ describe('svc engine', () => {
     const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { applied: string[] }
     expect(result.applied.length).toBeGreaterThan(20)
     expect(Number(await asSvc("SELECT count() FROM system.tables WHERE database = 'default' AND name IN ('chain_blocks', 'api_keys')"))).toBe(2)
+  })
+
+  it('gives API reads up after CLICKHOUSE_REQUEST_TIMEOUT_MS, and waits for a long statement (an audit) on the client for long statements', async () => {
+    const ch = await createClickHouse({ ...engine.env, CLICKHOUSE_DATABASE: 'default', DATA_DIR: join(dir.path, 'unused'), CLICKHOUSE_REQUEST_TIMEOUT_MS: 1_000 })
+    try {
+      const slow = 'SELECT sleep(2) AS s'
+      await expect(queryRows(ch, slow)).rejects.toThrow(/clickhouse unavailable/)
+      const long = await forLongStatements(ch)
+      expect(long).not.toBe(ch)
+      expect(await queryRows(long, slow)).toEqual([{ s: 0 }])
+    } finally {
+      await ch.close()
+    }
   })
 
   it("takes a batch's keys as one query parameter, over ClickHouse's default 128 KiB a field", async () => {
