@@ -9,7 +9,7 @@ import { lastServedBatch, nextServingSeq } from '../../core/records/serving-chan
 import { countNewTraders, recountChainTotals } from './chain-totals.ts'
 import { namedQuery } from '../../sql/queries.ts'
 import { catchUpFifo, foldBlocks } from './fifo-refresh.ts'
-import { DAY_SECONDS, latestBlockAtOrBefore } from '../../core/records/holder-balances.ts'
+import { DAY_SECONDS } from '../../core/records/holder-balances.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
 export interface ServingTouch {
@@ -175,15 +175,20 @@ export async function refreshServingState(
 /**
  * Tokens transferred in the blocks that left the 24 h holder window between two chain times: the
  * window's baseline moved from the latest block at or before `from - 24 h` to the one at or before
- * `to - 24 h` (block_times by time, then a range read of erc20_transfers by block).
+ * `to - 24 h`. One statement: both baselines read from block_times by time, then a range read of
+ * erc20_transfers by block; nothing when either baseline does not exist yet (the window was not
+ * full: readers see its fullness change instead).
  */
 export async function tokensLeavingWindow(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<string[]> {
-  const [before, after] = await Promise.all([latestBlockAtOrBefore(ch, chainId, from - DAY_SECONDS), latestBlockAtOrBefore(ch, chainId, to - DAY_SECONDS)])
-  if (!before || !after || after.number <= before.number) return []
+  const baseline = (t: string) =>
+    `(SELECT tuple(count(), max(number)) FROM (SELECT number FROM block_times WHERE chain_id = {chain:UInt32} AND timestamp <= toDateTime(${t}, 'UTC')
+       ORDER BY chain_id DESC, timestamp DESC, number DESC LIMIT 1))`
   const rows = await queryRows<{ token: string }>(
     ch,
-    'SELECT DISTINCT token FROM erc20_transfers WHERE chain_id = {chain:UInt32} AND block_number > {lo:UInt64} AND block_number <= {hi:UInt64}',
-    { chain: chainId, lo: before.number, hi: after.number },
+    `WITH ${baseline('{lo:UInt32}')} AS before, ${baseline('{hi:UInt32}')} AS after
+     SELECT DISTINCT token FROM erc20_transfers
+     WHERE chain_id = {chain:UInt32} AND before.1 = 1 AND after.1 = 1 AND block_number > before.2 AND block_number <= after.2`,
+    { chain: chainId, lo: Math.max(0, from - DAY_SECONDS), hi: Math.max(0, to - DAY_SECONDS) },
   )
   return rows.map((r) => r.token)
 }
