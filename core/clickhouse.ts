@@ -44,7 +44,7 @@ export async function createClickHouse(
       longClients.set(client, () => (long ??= createClickHouse({ ...config, CLICKHOUSE_REQUEST_TIMEOUT_MS: LONG_STATEMENT_MS })))
       const close = client.close.bind(client)
       // Closing the client closes its sibling for long statements too.
-      Object.defineProperty(client, 'close', { value: async () => Promise.all([close(), long?.then((l) => l.close())]).then(() => undefined) })
+      Object.defineProperty(client, 'close', { value: async () => Promise.all([close(), long?.then((l) => l.close())]).then(() => undefined), configurable: true, writable: true })
     }
     return client
   }

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClickHouse, forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { post } from '../../infra/engine/engine-process.ts'
+import { accountEngine } from '../../core/engine-accounting.ts'
+import { createMetrics } from '../../core/metrics.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
 import { runSvc } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
@@ -47,7 +49,8 @@ describe('svc engine', () => {
   })
 
   it('gives API reads up after CLICKHOUSE_REQUEST_TIMEOUT_MS, and waits for a long statement (an audit) on the client for long statements', async () => {
-    const ch = await createClickHouse({ ...engine.env, CLICKHOUSE_DATABASE: 'default', DATA_DIR: join(dir.path, 'unused'), CLICKHOUSE_REQUEST_TIMEOUT_MS: 1_000 })
+    // As the roles hold it: counted by engine-accounting, closed with its sibling.
+    const ch = accountEngine(await createClickHouse({ ...engine.env, CLICKHOUSE_DATABASE: 'default', DATA_DIR: join(dir.path, 'unused'), CLICKHOUSE_REQUEST_TIMEOUT_MS: 1_000 }), createMetrics({ processMetrics: false }))
     try {
       const slow = 'SELECT sleep(2) AS s'
       await expect(queryRows(ch, slow)).rejects.toThrow(/clickhouse unavailable/)

@@ -20,6 +20,8 @@ import type { BusRecord } from '../../pipelines/bus/types.ts'
  * measured callers' calls: the kept value is never the source of a wrong figure.
  */
 let env: Embedded
+/** Tokens held against a fresh recomputation at each step (the most mentioned launches first). */
+const KEYS = 25
 
 beforeAll(async () => {
   env = await startEmbedded({ PIPELINE_BATCH_BLOCKS: '60' })
@@ -132,17 +134,17 @@ function withoutClock(row: Awaited<ReturnType<typeof agentFeatures>>) {
 }
 
 describe('verdict signals kept per token', () => {
-  it('equal a fresh recomputation after every step: batches, mentions, grades and a structure scan', { timeout: 300_000 }, async () => {
+  it('equal a fresh recomputation after every step: batches, mentions, grades and a structure scan', { timeout: 420_000 }, async () => {
     const sizes = steps(4663)
     // Past an hour of chain time (2 s blocks), so that calls are graded and callers measured.
     let head = 2400
     await env.ingestThrough(head)
-    let tokens = await launchedTokens(40)
+    let tokens = await launchedTokens(KEYS)
     expect(tokens.length).toBeGreaterThan(10)
     await kept(tokens)
     const changed = new Set<string>()
     let previous = new Map<string, unknown>()
-    for (let step = 0; step < 5; step++) {
+    for (let step = 0; step < 4; step++) {
       head += sizes.next().value
       await env.ingestThrough(head)
       await env.grade()
@@ -156,7 +158,7 @@ describe('verdict signals kept per token', () => {
           return rows.some((r) => r.state === 'done') ? true : undefined
         }, 60_000)
       }
-      tokens = await launchedTokens(40)
+      tokens = await launchedTokens(KEYS)
       const fresh = await settledFresh(tokens)
       // A scan stored after the last batch is named to the API within a second (its sync between batches).
       const k = await until('the kept signals to catch up', async () => {
