@@ -223,6 +223,14 @@ describe('Kafka broker faults with svc sim, svc pipeline and svc api', () => {
     expect(Math.min(...downMtbs)).toBeGreaterThanOrEqual(beforeOutage)
     expect(m).toBeGreaterThan(Math.max(...downMtbs))
 
+    // The price candles go through their own consumer: they are counted once it has caught up
+    // too (a candle left on the topic at the stop is consumed by the next start, not lost).
+    const candles = async () => {
+      const r = await fetch(`${base}/admin/sql`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'SELECT count() AS v FROM price_candles' }) })
+      return Number(((await r.json()) as { rows: Array<{ v: string }> }).rows[0]!.v)
+    }
+    if (minutes > 0) await until(`the ${minutes} price candles ingested`, async () => ((await candles()) >= minutes ? true : undefined), 60_000)
+
     await svc.stop()
     svc = undefined
     await recount(data.path, m, genesis, minutes)
