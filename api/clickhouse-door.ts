@@ -6,6 +6,7 @@ import { planHas, SQL_LIMITS } from '../core/domain/plans.ts'
 import { deniedSetting } from '../sql/query-policy.ts'
 import { normalizeSql, prepareReadOnly, ReadOnlyRefusal, streamBytes } from '../sql/read-only.ts'
 import { createFailedLookups } from './access/failed-lookups.ts'
+import { forwardToEngine, type EngineHttp } from './clickhouse-door-forward.ts'
 import { DOOR_UNAUTHENTICATED, doorKey } from './door-key.ts'
 import type { ApiDeps } from './deps.ts'
 import { ApiError } from './errors.ts'
@@ -49,6 +50,7 @@ const ERRORS = {
   SYNTAX_ERROR: { code: 62, status: 400 },
   QUOTA_EXCEEDED: { code: 201, status: 429 },
   NETWORK_ERROR: { code: 210, status: 503 },
+  BAD_ARGUMENTS: { code: 36, status: 400 },
 } as const
 
 /** The HTTP status a ClickHouse server answers an error code with. */
@@ -93,8 +95,13 @@ export interface ClickHouseDoor {
 
 export function clickhouseDoor(
   deps: Pick<ApiDeps, 'ch' | 'keys' | 'store' | 'logger'> & {
-    /** Server mode: the client the query runs through (signed in as the analyst user, whose grants cover only the analyst tables, where there is one). */
-    analystCh?: ApiDeps['ch']
+    /**
+     * The engine's HTTP interface (the engine process or a server): a checked query runs there
+     * and its answer streams back as ClickHouse writes it (every format, compressed blocks,
+     * headers). As the analyst user where there is one, whose grants cover only the analyst
+     * tables, so the catalogue (system.tables, information_schema…) lists only those.
+     */
+    engine?: EngineHttp & { analyst: boolean }
   },
 ): ClickHouseDoor {
   let settingNames: Promise<Set<string>> | null = null
@@ -177,6 +184,9 @@ export function clickhouseDoor(
       const { database } = await info()
       const wanted = params.database ?? (typeof req.headers['x-clickhouse-database'] === 'string' ? req.headers['x-clickhouse-database'] : undefined)
       if (wanted && wanted !== database) throw fail('UNKNOWN_DATABASE', `Database ${wanted} does not exist or is not readable here: the service's tables are in ${database}.`)
+      if (!deps.engine && (params.compress === '1' || params.decompress === '1')) {
+        throw fail('BAD_ARGUMENTS', 'Compressed blocks (compress=1, decompress=1) are answered when the engine runs as its own process (EMBEDDED_ENGINE=process, the default) or on a server; with the engine in the service\'s process, connect with compress=0.')
+      }
       const text = [params.query ?? '', body?.toString('utf8') ?? ''].filter((s) => s.trim()).join('\n')
       // A server reads `param_` values in their escaped form (`a\\b` is `a\b`); the client below escapes them again to send them on.
       const queryParams = Object.fromEntries(Object.entries(params).filter(([k]) => k.startsWith('param_')).map(([k, v]) => [k.slice(6), unescapeParam(v)]))
@@ -186,9 +196,11 @@ export function clickhouseDoor(
         defaultFormat: params.default_format ?? (typeof formatHeader === 'string' ? formatHeader : 'TabSeparated'),
         params: queryParams,
         probes: PROBES,
+        catalogue: deps.engine?.analyst ?? false,
       })
       // Checked with the service's view of the engine (every table and function name), run as the analyst.
-      const rs = await (deps.analystCh ?? deps.ch).exec({ query: prepared.sql, query_params: queryParams, query_id: queryId })
+      if (deps.engine) return await forwardToEngine(deps.engine, req, reply, { sql: prepared.sql, queryId, database, params })
+      const rs = await deps.ch.exec({ query: prepared.sql, query_params: queryParams, query_id: queryId })
       const bytes = await streamBytes(rs.stream)
       if (rs.summary) reply.header('x-clickhouse-summary', JSON.stringify(rs.summary))
       reply.header('x-clickhouse-format', prepared.format).type(contentType(prepared.format)).status(200).send(bytes)
@@ -211,7 +223,11 @@ export function clickhouseDoor(
         // The body is the query (or its tail): any content type, read as bytes.
         scope.removeAllContentTypeParsers()
         scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, b, done) => done(null, b))
-        const handler = (req: FastifyRequest, reply: FastifyReply) => answer(req, reply, Buffer.isBuffer(req.body) ? req.body : undefined)
+        // The reply itself is returned: a streamed answer is still being written when answer() resolves.
+        const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+          await answer(req, reply, Buffer.isBuffer(req.body) ? req.body : undefined)
+          return reply
+        }
         const ping = async (_req: FastifyRequest, reply: FastifyReply) => reply.type('text/plain; charset=UTF-8').send('Ok.\n')
         for (const url of [CLICKHOUSE_PATH, `${CLICKHOUSE_PATH}/`]) scope.route({ method: ['GET', 'POST'], url, handler })
         for (const url of [`${CLICKHOUSE_PATH}/ping`, `${CLICKHOUSE_PATH}/ping/`]) scope.get(url, ping)

@@ -94,7 +94,7 @@ export async function benchLoad(): Promise<BenchResult[]> {
  * Wait until every chain's ingested block advances at the live pace (both backfills are in: the
  * 5042 simulator starts once 4663 is live), read from /metrics (svc_measured_through_block by chain).
  */
-async function waitLive(base: string): Promise<Record<string, number | null>> {
+export async function waitLive(base: string): Promise<Record<string, number | null>> {
   const read = async () => {
     const text = await (await fetch(`${base}/metrics`)).text()
     return Object.fromEntries([...text.matchAll(/^svc_measured_through_block\{chain="(\d+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]))

@@ -2,6 +2,7 @@ import { benchAccess } from './access.bench.ts'
 import { benchArc } from './arc.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
+import { benchDoor } from './door.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import { benchLoad } from './load.bench.ts'
 import { benchLoadMix } from './load-mix.bench.ts'
@@ -34,6 +35,7 @@ const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['structure', benchStructure],
   ['load', benchLoad],
   ['load-inprocess', benchLoadMix],
+  ['door', benchDoor],
   ['arc', benchArc],
   ['receipts', benchReceipts],
   ['outcomes', benchOutcomes],

@@ -98,19 +98,15 @@ export async function createApiServer(
     connector: deps.connector,
     payments: payments.enabled ? x402PaymentMethod(payments) : undefined,
   })
-  // Server mode: the door's queries run on a client of their own, as the analyst user when there
-  // is one (within its grants), waiting as long as an analyst's query may run (the service's own
-  // client gives up on a silent server after CLICKHOUSE_REQUEST_TIMEOUT_MS).
+  // With an engine over HTTP (the engine process, a server), the door's checked queries run there
+  // as the analyst user when there is one, answered by ClickHouse itself.
   const c = rt.config
-  const analystCh = c.CLICKHOUSE_URL
-    ? await createClickHouse({
-        ...c,
-        ...(c.CLICKHOUSE_ANALYST_USER ? { CLICKHOUSE_USER: c.CLICKHOUSE_ANALYST_USER, CLICKHOUSE_PASSWORD: c.CLICKHOUSE_ANALYST_PASSWORD } : {}),
-        CLICKHOUSE_REQUEST_TIMEOUT_MS: Math.max(c.CLICKHOUSE_REQUEST_TIMEOUT_MS, (SQL_LIMITS.max_execution_time + 10) * 1000),
-      })
+  const engine = c.CLICKHOUSE_URL
+    ? c.CLICKHOUSE_ANALYST_USER
+      ? { url: c.CLICKHOUSE_URL, user: c.CLICKHOUSE_ANALYST_USER, password: c.CLICKHOUSE_ANALYST_PASSWORD ?? '', analyst: true }
+      : { url: c.CLICKHOUSE_URL, user: c.CLICKHOUSE_USER, password: c.CLICKHOUSE_PASSWORD, analyst: false }
     : undefined
-  const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate), clickhouseDoor({ ...deps, analystCh }).plugin] })
-  if (analystCh) app.addHook('onClose', async () => analystCh.close())
+  const app = await buildApp({ deps, gate, catalog, plugins: [mcpPlugin(catalog, deps, gate), clickhouseDoor({ ...deps, engine }).plugin] })
   return {
     app,
     watermarks,

@@ -8,16 +8,29 @@ import { ANALYST_TABLES } from './table-access.ts'
  * infra/clickhouse/analyst-access.sql is this, written by `npm run docs:tables`; a test checks the
  * file is current and that ClickHouse parses every statement (chDB: EXPLAIN AST).
  */
+/**
+ * What the analyst may read, as GRANTs without a grantee: each analyst table, and the catalogue
+ * views of information_schema (system.tables and system.columns need no grant: ClickHouse lists
+ * in them only what the user may see, so a BI tool's navigator shows exactly the analyst tables).
+ */
+export function analystGrantStatements(database: string): string[] {
+  return [
+    ...ANALYST_TABLES.map((t) => `GRANT SELECT, SHOW COLUMNS ON ${database}.${t}`),
+    'GRANT SELECT ON information_schema.*',
+    'GRANT SELECT ON INFORMATION_SCHEMA.*',
+  ]
+}
+
 export function analystAccessStatements(database = 'default', cluster = '{cluster}'): string[] {
   const on = `ON CLUSTER '${cluster}'`
   const l = SQL_LIMITS
   return [
     // MAX: a client may lower a limit, never raise it. readonly = 2: reads only (settings may change, not readonly itself).
-    `CREATE SETTINGS PROFILE IF NOT EXISTS analyst_limits ${on} SETTINGS readonly = ${l.readonly} CONST, max_execution_time = ${l.max_execution_time} MAX ${l.max_execution_time}, max_memory_usage = ${l.max_memory_usage} MAX ${l.max_memory_usage}, max_result_rows = ${l.max_result_rows} MAX ${l.max_result_rows}, max_result_bytes = ${l.max_result_bytes} MAX ${l.max_result_bytes}, result_overflow_mode = '${l.result_overflow_mode}' CONST`,
+    `CREATE SETTINGS PROFILE IF NOT EXISTS analyst_limits ${on} SETTINGS readonly = ${l.readonly} CONST, max_execution_time = ${l.max_execution_time} MAX ${l.max_execution_time}, max_memory_usage = ${l.max_memory_usage} MAX ${l.max_memory_usage}, max_result_rows = ${l.max_result_rows} MAX ${l.max_result_rows}, max_result_bytes = ${l.max_result_bytes} MAX ${l.max_result_bytes}, result_overflow_mode = '${l.result_overflow_mode}' CONST, priority = ${l.priority} CONST`,
     `CREATE ROLE IF NOT EXISTS analyst ${on} SETTINGS PROFILE 'analyst_limits'`,
     // Grants name each readable table (the allow-list), never the database: a table added later is not readable until listed,
     // and the role holds no source grants (FILE, URL, S3, REMOTE…), so table functions that reach outside are refused by the server too.
-    ...ANALYST_TABLES.map((t) => `GRANT ${on} SELECT, SHOW COLUMNS ON ${database}.${t} TO analyst`),
+    ...analystGrantStatements(database).map((g) => g.replace(/^GRANT /, `GRANT ${on} `) + ' TO analyst'),
     `CREATE QUOTA IF NOT EXISTS analyst_rate ${on} KEYED BY user_name FOR INTERVAL 1 minute MAX queries = ${l.queriesPerMinute} TO analyst`,
   ]
 }

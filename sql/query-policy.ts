@@ -34,9 +34,29 @@ const READ_ROOTS = new Set(['SelectWithUnionQuery', 'SelectIntersectExceptQuery'
 
 const SYSTEM_DATABASES = new Set(['system', 'information_schema'])
 
+/**
+ * The catalogue a BI tool browses (JDBC's getTables/getColumns/getTypeInfo, DBeaver's navigator,
+ * Metabase's sync, Grafana's query builder), by database: readable only where the engine runs the
+ * query as the analyst user, whose grants make ClickHouse itself list no table but the analyst
+ * tables in them (the views of information_schema read system.tables and system.columns).
+ */
+const CATALOGUE: Record<string, ReadonlySet<string>> = {
+  system: new Set(['databases', 'tables', 'columns', 'data_type_families', 'functions']),
+  information_schema: new Set(['schemata', 'tables', 'columns', 'views', 'key_column_usage', 'referential_constraints', 'statistics']),
+}
+
+/** Whether `db.table` is a catalogue table (information_schema's names also in capitals, as ClickHouse has them). */
+export function isCatalogueTable(db: string, table: string): boolean {
+  const names = CATALOGUE[db === 'INFORMATION_SCHEMA' ? 'information_schema' : db]
+  if (!names) return false
+  return db === 'INFORMATION_SCHEMA' ? table === table.toUpperCase() && names.has(table.toLowerCase()) : names.has(table)
+}
+
 export interface QueryPolicy {
   /** The operator's SQL may read the system databases (an analyst's may not). */
   allowSystem: boolean
+  /** The analyst may read the catalogue tables (isCatalogueTable): only where the engine filters them by the analyst's grants. */
+  catalogue?: boolean
 }
 
 /** One node line of the tree: its type and the name printed after it (without alias or child count). */
@@ -89,6 +109,7 @@ export async function checkAst(nodes: AstNode[], names: EngineNames, policy: Que
     refuse('ACCESS_DENIED', `Not enough privileges: ${table} is not readable through this door (docs/tables.md lists the tables that are; ${SECRET_TABLES.join(', ')} hold secrets or customer data).`)
   const deniedDb = (db: string) =>
     refuse('ACCESS_DENIED', `Not enough privileges: the database ${db} is not readable through this door; the service's tables are in ${names.database} (docs/tables.md).`)
+  const catalogue = (db: string, table: string | undefined) => Boolean(policy.catalogue && table !== undefined && isCatalogueTable(db, table))
   const unknown: string[] = []
 
   for (const node of nodes) {
@@ -99,7 +120,8 @@ export async function checkAst(nodes: AstNode[], names: EngineNames, policy: Que
         const [db, table] = [parts[0]!, parts.slice(1).join('.')]
         if (db === names.database) {
           if (!readable(table)) throw deniedTable(table)
-        } else if (foreignDb(db) || !(policy.allowSystem && systemDb(db))) throw deniedDb(db)
+        } else if (catalogue(db, table)) continue
+        else if (foreignDb(db) || !(policy.allowSystem && systemDb(db))) throw deniedDb(db)
       } else if (!readable(node.name)) {
         if (names.tables.has(node.name)) throw deniedTable(node.name)
         unknown.push(node.name)
@@ -109,6 +131,8 @@ export async function checkAst(nodes: AstNode[], names: EngineNames, policy: Que
       const parts = node.name.split('.').filter(Boolean)
       const [first, second] = parts
       if (!first) continue
+      // A catalogue column named in full, as JDBC writes them (`system.tables.database`).
+      if (catalogue(first, second)) continue
       if (foreignDb(first)) throw deniedDb(first)
       if (first === names.database && second !== undefined && !readable(second) && names.tables.has(second)) throw deniedTable(second)
       if (!readable(first) && names.tables.has(first)) throw deniedTable(first)

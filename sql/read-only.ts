@@ -65,7 +65,7 @@ export async function prepareReadOnly(ch: ClickHouseClient, query: string, opts:
     // A top-level literal beside the statement is its INTO OUTFILE target.
     if (nodes.some((n) => n.depth === 1 && n.type === 'Literal')) throw refuse('READONLY', 'INTO OUTFILE is not available here: the result comes back in the response.')
     if (kind === 'ShowColumns') nodes.push(...showColumnsTable(body))
-    await checkAst(nodes, await engineNames(ch), { allowSystem: opts.allowSystem ?? false })
+    await checkAst(nodes, await engineNames(ch), { allowSystem: opts.allowSystem ?? false, catalogue: opts.catalogue ?? false })
   }
   return { sql: `${core} FORMAT ${format}`, format }
 }

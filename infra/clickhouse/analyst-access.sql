@@ -4,7 +4,7 @@
 -- then give each analyst a user with the role, e.g.:
 --   CREATE USER jane ON CLUSTER '{cluster}' IDENTIFIED WITH sha256_password BY '...' DEFAULT ROLE analyst;
 
-CREATE SETTINGS PROFILE IF NOT EXISTS analyst_limits ON CLUSTER '{cluster}' SETTINGS readonly = 2 CONST, max_execution_time = 30 MAX 30, max_memory_usage = 2147483648 MAX 2147483648, max_result_rows = 100000 MAX 100000, max_result_bytes = 268435456 MAX 268435456, result_overflow_mode = 'throw' CONST;
+CREATE SETTINGS PROFILE IF NOT EXISTS analyst_limits ON CLUSTER '{cluster}' SETTINGS readonly = 2 CONST, max_execution_time = 30 MAX 30, max_memory_usage = 2147483648 MAX 2147483648, max_result_rows = 100000 MAX 100000, max_result_bytes = 268435456 MAX 268435456, result_overflow_mode = 'throw' CONST, priority = 10 CONST;
 CREATE ROLE IF NOT EXISTS analyst ON CLUSTER '{cluster}' SETTINGS PROFILE 'analyst_limits';
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.account_clusters TO analyst;
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.arc_activity_by_block TO analyst;
@@ -98,4 +98,6 @@ GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.token_wallet_links 
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.transfers_by_token TO analyst;
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.transfers_by_wallet TO analyst;
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.wallet_legs TO analyst;
+GRANT ON CLUSTER '{cluster}' SELECT ON information_schema.* TO analyst;
+GRANT ON CLUSTER '{cluster}' SELECT ON INFORMATION_SCHEMA.* TO analyst;
 CREATE QUOTA IF NOT EXISTS analyst_rate ON CLUSTER '{cluster}' KEYED BY user_name FOR INTERVAL 1 minute MAX queries = 60 TO analyst;

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { SQL_LIMITS } from '../../core/domain/plans.ts'
-import { ANALYST_TABLES } from '../../sql/table-access.ts'
+import { SERVICE_PRIORITY, SQL_LIMITS } from '../../core/domain/plans.ts'
+import { analystGrantStatements } from '../../sql/analyst-access.ts'
 
 /** The users the engine serves over HTTP, each with a password kept in credentials.json. */
 export interface EngineCredentials {
@@ -100,16 +100,16 @@ function usersXml(credentials: EngineCredentials, database: string): string {
   const l = SQL_LIMITS
   // The same limits as the analyst-access DDL for a cluster (sql/analyst-access.ts): MAX lets
   // a client lower a limit, never raise it; CONST fixes a setting.
-  const limits = { readonly: l.readonly, max_execution_time: l.max_execution_time, max_memory_usage: l.max_memory_usage, max_result_rows: l.max_result_rows, max_result_bytes: l.max_result_bytes, result_overflow_mode: l.result_overflow_mode }
-  const constant = new Set(['readonly', 'result_overflow_mode'])
+  const limits = { readonly: l.readonly, max_execution_time: l.max_execution_time, max_memory_usage: l.max_memory_usage, max_result_rows: l.max_result_rows, max_result_bytes: l.max_result_bytes, result_overflow_mode: l.result_overflow_mode, priority: l.priority }
+  const constant = new Set(['readonly', 'result_overflow_mode', 'priority'])
   const profile = Object.entries(limits).map(([k, v]) => `<${k}>${v}</${k}>`).join('')
   const constraints = Object.entries(limits).map(([k, v]) => `<${k}>${constant.has(k) ? '<const/>' : `<max>${v}</max>`}</${k}>`).join('')
   // Table by table, the allow-list (sql/table-access.ts): a table added later is not readable until
   // listed, and no source grant (FILE, URL, S3, REMOTE…) is given, as on a cluster.
-  const analystGrants = ANALYST_TABLES.map((t) => `<query>GRANT SELECT, SHOW COLUMNS ON ${database}.${t}</query>`).join('')
+  const analystGrants = analystGrantStatements(database).map((g) => `<query>${g}</query>`).join('')
   return `<clickhouse>
   <profiles>
-    <default>${HTTP_LIMITS}</default>
+    <default>${HTTP_LIMITS}<priority>${SERVICE_PRIORITY}</priority></default>
     <analyst_limits>${profile}<constraints>${constraints}</constraints></analyst_limits>
   </profiles>
   <quotas>

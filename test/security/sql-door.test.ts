@@ -36,9 +36,9 @@ afterAll(async () => {
 })
 
 /** What the analyst door makes of a query: the refusal's code, or 'admitted'. */
-async function analyst(query: string, params?: Record<string, unknown>): Promise<string> {
+async function analyst(query: string, params?: Record<string, unknown>, catalogue = false): Promise<string> {
   try {
-    await prepareReadOnly(db.ch, query, { settings: { max_execution_time: SQL_LIMITS.max_execution_time }, defaultFormat: 'TabSeparated', params })
+    await prepareReadOnly(db.ch, query, { settings: { max_execution_time: SQL_LIMITS.max_execution_time }, defaultFormat: 'TabSeparated', params, catalogue })
     return 'admitted'
   } catch (err) {
     if (err instanceof ReadOnlyRefusal) return `${err.code}:${err.codeName}`
@@ -124,6 +124,31 @@ describe('prepareReadOnly() on the engine\'s own parse', () => {
     expect(leaks).toEqual([])
     // A mixed-case name is another (absent) table: nothing to read, the engine says so.
     await expect(db.ch.query({ query: 'SELECT * FROM WebHooks' })).rejects.toThrow(/Unknown table/)
+  })
+
+  it('with the catalogue (an engine that filters it by the analyst\'s grants) admits its tables and nothing else of system', async () => {
+    const browse = [
+      'SELECT name, engine, comment FROM system.tables WHERE database = currentDatabase()',
+      'SELECT t.name, d.engine FROM system.tables t JOIN system.databases d ON system.tables.database = system.databases.name',
+      "SELECT name, type FROM system.columns WHERE table = 'swaps'",
+      'SELECT name FROM system.data_type_families',
+      'SELECT table_name FROM information_schema.tables',
+      'SELECT TABLE_NAME FROM INFORMATION_SCHEMA.COLUMNS',
+      'SELECT * FROM `sys\\x74em`.tables',
+    ]
+    for (const q of browse) {
+      expect(await analyst(q, undefined, true), q).toBe('admitted')
+      expect(await analyst(q), q).toBe('497:ACCESS_DENIED')
+    }
+    const leaks: string[] = []
+    for (const q of [
+      'SELECT * FROM system.users', 'SELECT * FROM system.processes', 'SELECT query FROM system.query_log', 'SELECT * FROM system.grants',
+      'SELECT * FROM system.settings', 'SELECT * FROM information_schema.tables JOIN system.users ON 1 = 1', 'SELECT * FROM INFORMATION_SCHEMA.tables',
+      'SELECT * FROM merge(system, \'^tables$\')', 'SHOW TABLES FROM system', 'SELECT * FROM api_keys WHERE 1 IN system.tables', 'SELECT system.users.name FROM system.tables',
+    ]) {
+      if ((await analyst(q, undefined, true)) === 'admitted') leaks.push(q)
+    }
+    expect(leaks).toEqual([])
   })
 
   it('refuses functions that read files, reach hosts, read dictionaries or reveal the host', async () => {

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 
 /**
  * Vitest global setup: makes sure a Kafka broker and a Redis server are up, and the pinned Python
- * tools (schemathesis, clickhouse-connect, kubernetes-validate) and promtool installed, before any test
+ * tools (schemathesis, clickhouse-connect, kubernetes-validate), promtool and the ClickHouse JDBC driver installed, before any test
  * file runs. Variables already in the environment are used as they are; otherwise
  * `infra/kafka.sh start` and `infra/redis.sh start` run (installing what is missing, reusing
  * what already runs) and their `NAME=value` lines go into process.env, which the forked
@@ -15,6 +15,7 @@ export default async function setup(): Promise<void> {
     ['REDIS_URL', 'infra/redis.sh'],
     ['PYTHON_TOOLS_BIN', 'infra/python-tools.sh'],
     ['PROMTOOL_BIN', 'infra/promtool.sh'],
+    ['JDBC_CLASSPATH', 'infra/jdbc.sh'],
   ]
   await Promise.all(
     wanted

@@ -31,6 +31,11 @@ export function requirePromtool(): string {
   return required('PROMTOOL_BIN', 'bash infra/promtool.sh start')
 }
 
+/** The class path of ClickHouse's official JDBC driver and its jars (`infra/jdbc/pom.xml`). */
+export function requireJdbcClasspath(): string {
+  return required('JDBC_CLASSPATH', 'bash infra/jdbc.sh start')
+}
+
 function required(name: string, start: string): string {
   const value = process.env[name]
   if (!value) {
