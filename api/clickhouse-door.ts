@@ -6,7 +6,9 @@ import { planHas, SQL_LIMITS } from '../core/domain/plans.ts'
 import { deniedSetting } from '../sql/query-policy.ts'
 import { normalizeSql, prepareReadOnly, ReadOnlyRefusal, streamBytes } from '../sql/read-only.ts'
 import { createFailedLookups } from './access/failed-lookups.ts'
+import { CompressedBodyError, decompressClickHouseBody } from './clickhouse-compressed-body.ts'
 import { forwardToEngine, type EngineHttp } from './clickhouse-door-forward.ts'
+import { LARGE_BODY_LIMIT_BYTES } from './body-limits.ts'
 import { DOOR_UNAUTHENTICATED, doorKey } from './door-key.ts'
 import type { ApiDeps } from './deps.ts'
 import { ApiError } from './errors.ts'
@@ -37,8 +39,11 @@ const HTTP_PARAMS = new Set([
 /** Settings a client may lower but never raise past the key's limits. */
 const CAPPED = ['max_execution_time', 'max_memory_usage', 'max_result_rows', 'max_result_bytes'] as const
 
-/** Output like a server's, not like the service's own client (which quotes decimals and writes ISO dates). */
-const SERVER_OUTPUT = { date_time_output_format: 'simple', output_format_json_quote_decimals: 0 }
+/**
+ * Output like a server's defaults, not like the service's own client (which quotes decimals and
+ * writes ISO dates) nor like the embedded engine's library (which leaves 64-bit integers unquoted).
+ */
+const SERVER_OUTPUT = { date_time_output_format: 'simple', output_format_json_quote_decimals: 0, output_format_json_quote_64bit_integers: 1 }
 
 /** ClickHouse's error codes for what this door answers itself, with the HTTP status a server gives them. */
 const ERRORS = {
@@ -187,7 +192,8 @@ export function clickhouseDoor(
       if (!deps.engine && (params.compress === '1' || params.decompress === '1')) {
         throw fail('BAD_ARGUMENTS', 'Compressed blocks (compress=1, decompress=1) are answered when the engine runs as its own process (EMBEDDED_ENGINE=process, the default) or on a server; with the engine in the service\'s process, connect with compress=0.')
       }
-      const text = [params.query ?? '', body?.toString('utf8') ?? ''].filter((s) => s.trim()).join('\n')
+      const sent = params.decompress === '1' && body?.length ? decompressClickHouseBody(body, LARGE_BODY_LIMIT_BYTES) : body
+      const text = [params.query ?? '', sent?.toString('utf8') ?? ''].filter((s) => s.trim()).join('\n')
       // A server reads `param_` values in their escaped form (`a\\b` is `a\b`); the client below escapes them again to send them on.
       const queryParams = Object.fromEntries(Object.entries(params).filter(([k]) => k.startsWith('param_')).map(([k, v]) => [k.slice(6), unescapeParam(v)]))
       const formatHeader = req.headers['x-clickhouse-format']
@@ -265,6 +271,7 @@ export function unescapeParam(value: string): string {
 function asDoorError(err: unknown): DoorError {
   if (err instanceof DoorError) return err
   if (err instanceof ReadOnlyRefusal) return new DoorError(err.code, err.codeName, err.message)
+  if (err instanceof CompressedBodyError) return new DoorError(271, 'CANNOT_DECOMPRESS', err.message, 400)
   if (isDependencyUnavailable(err)) return fail('NETWORK_ERROR', 'A dependency (ClickHouse or the key store) is unavailable; retry shortly.', { 'retry-after': '5' })
   // The embedded engine's errors come from its own copy of the client library: known by shape.
   const ch = err as { code?: unknown; type?: unknown; message?: unknown }

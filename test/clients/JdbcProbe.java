@@ -69,6 +69,16 @@ public class JdbcProbe {
       out.put("secret_refused", refusal(conn, "SELECT * FROM api_keys"));
       out.put("system_refused", refusal(conn, "SELECT * FROM system.users"));
     }
+    // The driver's compressed requests (`decompress`: the query sent in ClickHouse's LZ4 blocks).
+    props.setProperty("decompress", "true");
+    try (Connection conn = DriverManager.getConnection(args[0], props);
+        PreparedStatement ps = conn.prepareStatement("SELECT count() AS n, ? AS s FROM chain_blocks WHERE number <= 7")) {
+      ps.setString(1, "compressed ünïcødé");
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        out.put("compressed_request", rs.getLong("n") + " " + rs.getString("s"));
+      }
+    }
     System.out.println(json(out));
   }
 

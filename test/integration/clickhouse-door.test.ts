@@ -141,6 +141,16 @@ describe('@clickhouse/client (npm) through /clickhouse', () => {
 })
 
 describe('the HTTP interface itself', () => {
+  it('with the engine in the service\'s process, refuses compressed blocks and the catalogue with a clear error', async () => {
+    for (const param of ['compress=1', 'decompress=1']) {
+      const r = await door(`?${param}&query=${encodeURIComponent('SELECT 1')}`, { key: analyst })
+      expect([r.status, r.code], r.text).toEqual([400, '36'])
+      expect(r.text).toMatch(/EMBEDDED_ENGINE=process.*compress=0/)
+    }
+    const r = await door(`?query=${encodeURIComponent('SELECT name FROM system.tables')}`, { key: analyst })
+    expect([r.status, r.code]).toEqual([403, '497'])
+  })
+
   it('honours FORMAT, default_format, settings as parameters and X-ClickHouse-Key', async () => {
     const tsv = await door('/?query=' + encodeURIComponent('SELECT 1 AS a, 2 AS b'), { key: analyst })
     expect([tsv.status, tsv.text, tsv.format]).toEqual([200, '1\t2\n', 'TabSeparated'])

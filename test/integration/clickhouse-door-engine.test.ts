@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
+import { createClient } from '@clickhouse/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import { SERVICE_PRIORITY, SQL_LIMITS } from '../../core/domain/plans.ts'
+import { CompressedBodyError, decompressClickHouseBody } from '../../api/clickhouse-compressed-body.ts'
 import { ANALYST_TABLES, SECRET_TABLES } from '../../sql/table-access.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
@@ -10,7 +12,8 @@ import { requireJdbcClasspath } from '../setup/services.ts'
 import { tempDir } from '../setup/temp.ts'
 
 /**
- * The BI tools' door: ClickHouse's official JDBC driver (Maven Central, run by Java 17) with its
+ * The data team's door on the engine process (the embedded default), where the engine itself
+ * answers each checked query. The BI tools' door: ClickHouse's official JDBC driver (Maven Central, run by Java 17) with its
  * default settings — compressed answers (compress=1, LZ4 blocks with CityHash128 checksums),
  * RowBinaryWithNamesAndTypes — connects to the service running on its engine process, browses
  * the catalogue (exactly the analyst tables), reads typed and prepared queries (UInt256 exact)
@@ -70,6 +73,7 @@ describe('the ClickHouse JDBC driver through /clickhouse', () => {
       write_refused: string | null
       secret_refused: string | null
       system_refused: string | null
+      compressed_request: string
     }
     // The catalogue as the engine lists it for the analyst user: every analyst table, no secret one.
     expect(r.schemas).toContain('default')
@@ -90,6 +94,7 @@ describe('the ClickHouse JDBC driver through /clickhouse', () => {
     expect(r.write_refused).toMatch(/164|READONLY/)
     expect(r.secret_refused).toMatch(/497|ACCESS_DENIED/)
     expect(r.system_refused).toMatch(/497|ACCESS_DENIED/)
+    expect(r.compressed_request).toBe('7 compressed ünïcødé')
   })
 
   it('runs analysts\' queries after the service\'s own statements on the shared engine (ClickHouse priorities)', async () => {
@@ -100,3 +105,49 @@ describe('the ClickHouse JDBC driver through /clickhouse', () => {
     expect(SERVICE_PRIORITY).toBeLessThan(SQL_LIMITS.priority)
   })
 })
+
+describe('@clickhouse/client through /clickhouse on the engine', () => {
+  it('round-trips string parameters exactly (the engine reads their escapes), answers its formats and refuses as the door does', async () => {
+    const client = createClient({ url: base, pathname: '/clickhouse', username: 'analyst', password: analyst })
+    try {
+      for (const s of ["it's \\ fine", 'a\\b\\\\c', 'tab\there\nnewline', 'ünïcødé ✓ 𝔘', `"double" and 'single'`, '\\x41 stays']) {
+        const [row] = await (await client.query({ query: 'SELECT {s:String} AS s, length({s:String}) AS n', query_params: { s }, format: 'JSONEachRow' })).json<{ s: string; n: number }>()
+        expect(row!.s, JSON.stringify(s)).toBe(s)
+        expect(Number(row!.n), JSON.stringify(s)).toBe(Buffer.byteLength(s))
+      }
+      const compact = await (await client.query({ query: 'SELECT number FROM numbers(3)', format: 'JSONCompactEachRow' })).json<[string]>()
+      expect(compact).toEqual([['0'], ['1'], ['2']])
+      await expect(client.query({ query: 'SELECT * FROM webhooks' })).rejects.toThrow(/webhooks is not readable/)
+      await expect(client.command({ query: 'DROP TABLE swaps' })).rejects.toThrow(/READONLY|not a read/)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('ClickHouse compressed blocks (decompress=1 bodies)', () => {
+  it('decodes the engine\'s own LZ4 blocks exactly, and refuses cut, oversized and unknown blocks', async () => {
+    const text = Array.from({ length: 40_000 }, (_, i) => `row ${i} ünïcødé ${'x'.repeat(i % 13)}\n`).join('')
+    const { CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD } = engine.env
+    const res = await fetch(`${CLICKHOUSE_URL}/?compress=1`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${CLICKHOUSE_USER}:${CLICKHOUSE_PASSWORD}`).toString('base64')}` },
+      body: "SELECT concat('row ', toString(number), ' ünïcødé ', repeat('x', number % 13)) FROM numbers(40000) FORMAT TSVRaw",
+    })
+    const blocks = Buffer.from(await res.arrayBuffer())
+    expect(res.status).toBe(200)
+    expect(blocks[16]).toBe(0x82)
+    expect(blocks.length).toBeLessThan(Buffer.byteLength(text))
+    expect(decompressClickHouseBody(blocks, 8 << 20).toString('utf8')).toBe(text)
+
+    expect(() => decompressClickHouseBody(blocks.subarray(0, blocks.length - 1), 8 << 20)).toThrow(CompressedBodyError)
+    expect(() => decompressClickHouseBody(blocks, 1000)).toThrow(/more than 1000 bytes/)
+    const unknown = Buffer.from(blocks)
+    unknown[16] = 0x90
+    expect(() => decompressClickHouseBody(unknown, 8 << 20)).toThrow(/method 0x90/)
+    const garbled = Buffer.from(blocks)
+    garbled.fill(0xff, 30, 60)
+    expect(() => decompressClickHouseBody(garbled, 8 << 20)).toThrow(CompressedBodyError)
+  })
+})
+
