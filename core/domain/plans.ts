@@ -1,3 +1,4 @@
+import { ENGINE_PRIORITY } from '../engine-priority.ts'
 /**
  * Subscription plans and what each includes, in one place. The contract names them
  * inconsistently (Founders 29/month; Signal Feed 49/month with watchlist, webhook and history;
@@ -39,13 +40,7 @@ export const SQL_LIMITS = {
   max_result_rows: 100_000,
   max_result_bytes: 256 * 1024 ** 2,
   result_overflow_mode: 'throw',
-  /**
-   * ClickHouse's query priority (1 first, larger later): the service's own statements run at 1
-   * (SERVICE_PRIORITY), so an analyst's query pauses while one of them runs on the same engine.
-   */
-  priority: 10,
+  /** ClickHouse's query priority: an analyst's query pauses while one of the service's runs (core/engine-priority.ts). */
+  priority: ENGINE_PRIORITY.analyst,
   queriesPerMinute: 60,
 } as const
-
-/** The priority of the service's own statements on an engine it shares with the analysts (SQL_LIMITS.priority). */
-export const SERVICE_PRIORITY = 1

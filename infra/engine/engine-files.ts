@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { SERVICE_PRIORITY, SQL_LIMITS } from '../../core/domain/plans.ts'
+import { SQL_LIMITS } from '../../core/domain/plans.ts'
+import { ENGINE_PRIORITY } from '../../core/engine-priority.ts'
 import { analystGrantStatements } from '../../sql/analyst-access.ts'
 
 /** The users the engine serves over HTTP, each with a password kept in credentials.json. */
@@ -109,7 +110,8 @@ function usersXml(credentials: EngineCredentials, database: string): string {
   const analystGrants = analystGrantStatements(database).map((g) => `<query>${g}</query>`).join('')
   return `<clickhouse>
   <profiles>
-    <default>${HTTP_LIMITS}<priority>${SERVICE_PRIORITY}</priority></default>
+    <default>${HTTP_LIMITS}</default>
+    <service>${HTTP_LIMITS}<priority>${ENGINE_PRIORITY.api}</priority></service>
     <analyst_limits>${profile}<constraints>${constraints}</constraints></analyst_limits>
   </profiles>
   <quotas>
@@ -122,7 +124,7 @@ function usersXml(credentials: EngineCredentials, database: string): string {
       <grants><query>GRANT SYSTEM LISTEN ON *.*</query><query>GRANT SELECT ON system.numbers</query></grants>
     </default>
     <svc>
-      <password_sha256_hex>${sha256(credentials.svc)}</password_sha256_hex>${LOOPBACK}<profile>default</profile><quota>default</quota>
+      <password_sha256_hex>${sha256(credentials.svc)}</password_sha256_hex>${LOOPBACK}<profile>service</profile><quota>default</quota>
     </svc>
     <analyst>
       <password_sha256_hex>${sha256(credentials.analyst)}</password_sha256_hex>${LOOPBACK}<profile>analyst_limits</profile><quota>analyst_rate</quota>
