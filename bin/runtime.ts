@@ -27,9 +27,8 @@ export interface Runtime {
 export async function createRuntime(config: Config, role: string): Promise<Runtime> {
   const logger = createLogger(config.LOG_LEVEL, `svc-${role}`, { sync: role.startsWith('pipeline') || role === 'sim' })
   const metrics = createMetrics()
-  // Every statement counted by who sent it (svc_engine_statements_total, svc_engine_seconds_total);
-  // on an engine shared over HTTP, the pipeline's statements go after API reads.
-  const ch = accountEngine(await createClickHouse(config), metrics, Boolean(config.CLICKHOUSE_URL))
+  // Every statement counted by who sent it (svc_engine_statements_total, svc_engine_seconds_total).
+  const ch = accountEngine(await createClickHouse(config), metrics)
   await migrateOrRetry(ch, logger, role === 'api')
   const bus = config.KAFKA_BROKERS
     ? createKafkaBus({ brokers: config.KAFKA_BROKERS, clientId: `svc-${role}`, logger, onPermanentError: (err) => stopRole(logger, err) })

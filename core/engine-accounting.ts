@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { longStatementsLike, type ClickHouseClient } from './clickhouse.ts'
-import { ENGINE_PRIORITY } from './engine-priority.ts'
 import type { Metrics } from './metrics.ts'
 
 /**
@@ -29,12 +28,8 @@ export function engineStep<T>(step: string, f: () => Promise<T>): Promise<T> {
 
 const STATEMENTS = new Set(['query', 'exec', 'insert', 'command'])
 
-/**
- * The client, each statement counted with its time under the caller's engine context. With
- * `prioritize` (an engine shared over HTTP), a consumer's statements are sent at the pipeline's
- * priority, behind API reads (core/engine-priority.ts).
- */
-export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engineStatements' | 'engineSeconds'>, prioritize = false): ClickHouseClient {
+/** The client, each statement counted with its time under the caller's engine context. */
+export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engineStatements' | 'engineSeconds'>): ClickHouseClient {
   const accounted = new Proxy(ch, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver)
@@ -47,18 +42,12 @@ export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engi
           metrics.engineStatements.inc(labels)
           metrics.engineSeconds.inc(labels, (performance.now() - t0) / 1000)
         }
-        if (prioritize && consumer !== 'other') args[0] = atPipelinePriority(args[0])
         const result = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)
         result.then(done, done)
         return result
       }
     },
   })
-  longStatementsLike(accounted, ch, (long) => accountEngine(long, metrics, prioritize))
+  longStatementsLike(accounted, ch, (long) => accountEngine(long, metrics))
   return accounted
-}
-
-function atPipelinePriority(params: unknown): unknown {
-  const p = params as { clickhouse_settings?: Record<string, unknown> }
-  return { ...p, clickhouse_settings: { ...p.clickhouse_settings, priority: ENGINE_PRIORITY.pipeline } }
 }

@@ -111,7 +111,7 @@ function usersXml(credentials: EngineCredentials, database: string): string {
   return `<clickhouse>
   <profiles>
     <default>${HTTP_LIMITS}</default>
-    <service>${HTTP_LIMITS}<priority>${ENGINE_PRIORITY.api}</priority></service>
+    <service>${HTTP_LIMITS}<priority>${ENGINE_PRIORITY.service}</priority></service>
     <analyst_limits>${profile}<constraints>${constraints}</constraints></analyst_limits>
   </profiles>
   <quotas>

@@ -3,7 +3,6 @@ import { join } from 'node:path'
 import { createClient } from '@clickhouse/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
-import { inEngineContext } from '../../core/engine-accounting.ts'
 import { SQL_LIMITS } from '../../core/domain/plans.ts'
 import { ENGINE_PRIORITY } from '../../core/engine-priority.ts'
 import { CompressedBodyError, decompressClickHouseBody } from '../../api/clickhouse-compressed-body.ts'
@@ -99,16 +98,12 @@ describe('the ClickHouse JDBC driver through /clickhouse', () => {
     expect(r.compressed_request).toBe('7 compressed ünïcødé')
   })
 
-  it('runs API reads first, the pipeline next and analysts\' queries last on the shared engine (ClickHouse priorities)', async () => {
+  it('runs analysts\' queries after the service\'s own statements on the shared engine (ClickHouse priorities)', async () => {
     const through = await fetch(`${base}/clickhouse?query=${encodeURIComponent("SELECT getSetting('priority'), currentUser()")}`, { headers: { 'x-clickhouse-key': analyst } })
     expect((await through.text()).trim().split('\t')).toEqual([String(SQL_LIMITS.priority), 'analyst'])
     const [own] = await queryRows<{ p: string }>(env.rt.ch, "SELECT toString(getSetting('priority')) AS p")
-    expect(Number(own!.p)).toBe(ENGINE_PRIORITY.api)
-    // A consumer's statements run after API reads, before the analysts'.
-    const [piped] = await inEngineContext('chain-4663', 'insert', () => queryRows<{ p: string }>(env.rt.ch, "SELECT toString(getSetting('priority')) AS p"))
-    expect(Number(piped!.p)).toBe(ENGINE_PRIORITY.pipeline)
-    expect(ENGINE_PRIORITY.api).toBeLessThan(ENGINE_PRIORITY.pipeline)
-    expect(ENGINE_PRIORITY.pipeline).toBeLessThan(SQL_LIMITS.priority)
+    expect(Number(own!.p)).toBe(ENGINE_PRIORITY.service)
+    expect(ENGINE_PRIORITY.service).toBeLessThan(SQL_LIMITS.priority)
   })
 })
 
