@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../core/clickhouse.ts'
-import type { VerifyReport } from '../pipelines/verify/types.ts'
+import type { VerifyOptions, VerifyReport } from '../core/records/verify-report.ts'
 import type { Config } from '../core/config.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Metrics } from '../core/metrics.ts'
@@ -10,7 +10,7 @@ import type { SolanaServing } from './serving/solana-serving.ts'
 import type { TokenServing } from './serving/token-serving.ts'
 import type { ArcServing } from './serving/arc-serving.ts'
 import type { ReceiptServing } from './serving/receipt-serving.ts'
-import type { LeaderboardClaim } from '../pipelines/records/leaderboard-claim.ts'
+import type { LeaderboardClaim } from '../core/records/leaderboard-claim.ts'
 import type { Watermarks } from './serving/watermarks.ts'
 import type { StalledDataCheck } from './health/stalled-data.ts'
 import type { AnyEndpoint } from './catalog/types.ts'
@@ -19,8 +19,8 @@ import type { McpConnector } from './access/mcp-connector.ts'
 import type { TextReader } from './identify/text-reader.ts'
 import type { UrlPolicy } from './alerts/webhook-url.ts'
 import type { WebhookStore } from './alerts/webhook-store.ts'
-import type { AlertEvent } from '../pipelines/records/alert.ts'
-import type { ScanQueue } from '../pipelines/scans/scan-queue.ts'
+import type { AlertEvent } from '../core/records/alert.ts'
+import type { ScanQueue } from '../core/scan-queue.ts'
 
 /** Alert webhooks as the /alerts/* endpoints see them. */
 export interface AlertsDeps {
@@ -75,6 +75,8 @@ export interface ApiDeps {
   textReader?: TextReader
   /** Present only on the local payments chain. */
   faucet?: Faucet
+  /** The audit of kept views against their raw rows (pipelines/verify), run on request (POST /admin/verify). */
+  verify(opts: VerifyOptions): Promise<VerifyReport>
   /** The scheduled audit of kept views (svc start): which views drifted, for /health. */
   audit?: { driftedViews(): string[]; record(report: VerifyReport): void }
   /** Readiness checks for /health, by component name. */

@@ -5,7 +5,7 @@ import { createChainProcessor } from '../pipelines/process/chain-processor.ts'
 import { chainRows, memoryRowsState } from '../pipelines/process/chain-rows.ts'
 import type { ChainBlock } from '../pipelines/records/chain-block.ts'
 import { createChainSimulator, DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
-import { chainTopic } from '../pipelines/topics.ts'
+import { chainTopic } from '../core/bus/topics.ts'
 import { tempDir } from '../test/setup/temp.ts'
 import type { BenchResult } from './result.ts'
 

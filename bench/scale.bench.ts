@@ -7,7 +7,7 @@ import type { ChainBlock } from '../pipelines/records/chain-block.ts'
 import { createChainSimulator, DEFAULT_START_TIME } from '../pipelines/sim/chain-sim.ts'
 import { SIM_4663_CONTRACTS, SIM_4663_V2_FACTORY, ZERO_ADDRESS } from '../pipelines/sim/contracts.ts'
 import { encodeLog } from '../pipelines/sim/encode.ts'
-import { chainTopic } from '../pipelines/topics.ts'
+import { chainTopic } from '../core/bus/topics.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../test/setup/embedded.ts'
 import type { BenchResult } from './result.ts'
 

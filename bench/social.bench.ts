@@ -1,5 +1,5 @@
 import { queryRows } from '../core/clickhouse.ts'
-import { TOPICS } from '../pipelines/topics.ts'
+import { TOPICS } from '../core/bus/topics.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN } from '../test/setup/embedded.ts'
 import type { BenchResult } from './result.ts'
 

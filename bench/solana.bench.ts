@@ -9,7 +9,7 @@ import type { SolanaTradeRow } from '../pipelines/process/solana/usd-leg-step.ts
 import { lamportsToMicroUsd, priceE8, type SolanaTrade, type SolUsdCandle } from '../pipelines/records/solana.ts'
 import { base58 } from '../pipelines/sim/base58.ts'
 import { SOLANA_UNIVERSE_SIZE } from '../pipelines/sim/solana-sim.ts'
-import { TOPICS } from '../pipelines/topics.ts'
+import { TOPICS } from '../core/bus/topics.ts'
 import { tempDir } from '../test/setup/temp.ts'
 import type { BenchResult } from './result.ts'
 

@@ -16,7 +16,7 @@ import { createSolanaServing } from '../api/serving/solana-serving.ts'
 import { createTokenServing } from '../api/serving/token-serving.ts'
 import { createWatermarks, type Watermarks } from '../api/serving/watermarks.ts'
 import { createStalledDataCheck } from '../api/health/stalled-data.ts'
-import { chainTopic, namespaced } from '../pipelines/topics.ts'
+import { chainTopic, namespaced } from '../core/bus/topics.ts'
 import { createArcServing } from '../api/serving/arc-serving.ts'
 import { followed5042 } from './follow.ts'
 import { mcpPlugin } from '../mcp/http.ts'
@@ -25,10 +25,11 @@ import { isDependencyUnavailable } from '../core/dependency.ts'
 import { SQL_LIMITS } from '../core/domain/plans.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
 import { publishAlert } from '../pipelines/alerts/publish.ts'
-import { createScanQueue } from '../pipelines/scans/scan-queue.ts'
+import { createScanQueue } from '../core/scan-queue.ts'
 import { publishClaims } from '../pipelines/process/claims-processor.ts'
 import { createReceiptServing } from '../api/serving/receipt-serving.ts'
 import type { Runtime } from './runtime.ts'
+import { runVerify } from '../pipelines/verify/run-verify.ts'
 
 export interface ApiServer {
   app: FastifyInstance
@@ -79,6 +80,7 @@ export async function createApiServer(
     scans: createScanQueue({ ch: rt.ch, bus: rt.bus, namespace, maxRequested: rt.config.SCAN_QUEUE_MAX }),
     faucet: opts.faucet,
     audit: opts.audit,
+    verify: (o) => runVerify(rt.ch, o),
     textReader: createTextReader(rt.logger),
     connector: createMcpConnector(rt.ch, rt.store),
     readiness: {

@@ -1,5 +1,5 @@
 import type { Logger } from '../core/logger.ts'
-import { isPermanentPublishError } from '../pipelines/bus/publish-errors.ts'
+import { isPermanentPublishError } from '../core/bus/publish-errors.ts'
 
 /**
  * Stops the process (exit 1) on a failure that retrying cannot fix, with its message as the last

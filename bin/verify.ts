@@ -3,8 +3,8 @@ import { ConfigError, type Config } from '../core/config.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
 import { migrate } from '../sql/migrate.ts'
 import { formatReport, runVerify } from '../pipelines/verify/run-verify.ts'
-import { VIEW_NAMES } from '../pipelines/verify/view-checks.ts'
-import type { VerifyOptions, VerifyReport } from '../pipelines/verify/types.ts'
+import { AUDITED_VIEWS } from '../core/records/verify-report.ts'
+import type { VerifyOptions, VerifyReport } from '../core/records/verify-report.ts'
 
 /**
  * `svc verify`: audit the kept views against their raw rows and print per view the keys checked,
@@ -29,8 +29,8 @@ export async function commandVerify(config: Config, args: string[]): Promise<voi
   if (values.seed !== undefined) opts.seed = wholeNumber('--seed', values.seed)
   if (values.first !== undefined) opts.first = wholeNumber('--first', values.first)
   if (values.view) {
-    const unknown = values.view.filter((v) => !VIEW_NAMES.includes(v))
-    if (unknown.length) throw new ConfigError(`svc verify --view: unknown ${unknown.join(', ')}; views: ${VIEW_NAMES.join(', ')}`)
+    const unknown = values.view.filter((v) => !(AUDITED_VIEWS as readonly string[]).includes(v))
+    if (unknown.length) throw new ConfigError(`svc verify --view: unknown ${unknown.join(', ')}; views: ${AUDITED_VIEWS.join(', ')}`)
     opts.views = values.view
   }
   const report = values.base ? await verifyAt(values.base, config, opts) : await verifyHere(config, opts)

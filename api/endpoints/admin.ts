@@ -7,8 +7,7 @@ import { Address } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
-import { runVerify } from '../../pipelines/verify/run-verify.ts'
-import { VIEW_NAMES } from '../../pipelines/verify/view-checks.ts'
+import { AUDITED_VIEWS } from '../../core/records/verify-report.ts'
 
 const KeyView = z.object({ prefix: z.string(), plan: z.string(), created_at: z.string(), revoked_at: z.string().nullable() })
 
@@ -117,7 +116,7 @@ const ViewReportView = z.object({
   seconds: z.number(),
 })
 
-export const adminVerifyEndpoint = defineEndpoint<Uses<'ch' | 'audit'>>()({
+export const adminVerifyEndpoint = defineEndpoint<Uses<'verify' | 'audit'>>()({
   method: 'POST',
   path: '/admin/verify',
   summary: 'Audit kept views against raw rows',
@@ -127,14 +126,14 @@ export const adminVerifyEndpoint = defineEndpoint<Uses<'ch' | 'audit'>>()({
   body: z.object({
     sample: z.number().gt(0).max(1).optional(),
     seed: z.number().int().nonnegative().optional(),
-    views: z.array(z.enum(VIEW_NAMES as [string, ...string[]], { error: `expected views among ${VIEW_NAMES.join(', ')}` })).min(1).optional(),
+    views: z.array(z.enum(AUDITED_VIEWS, { error: `expected views among ${AUDITED_VIEWS.join(', ')}` })).min(1).optional(),
     first: z.number().int().min(0).max(100).optional(),
     repair: z.boolean().optional(),
   }),
   response: z.object({ sample: z.number(), seed: z.number().int(), drifted: z.number().int(), seconds: z.number(), views: z.array(ViewReportView) }),
   access: { kind: 'admin' },
   async handler({ body, deps }) {
-    const report = await runVerify(deps.ch, body)
+    const report = await deps.verify(body)
     deps.audit?.record(report)
     return report
   },

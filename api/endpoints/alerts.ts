@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import { BACKOFF_MS, MAX_ATTEMPTS } from '../../pipelines/alerts/delivery.ts'
+import { BACKOFF_MS, MAX_ATTEMPTS } from '../../core/domain/alert-retry.ts'
 import { checkWebhookUrl, WebhookUrlError } from '../alerts/webhook-url.ts'
 import { defineEndpoint, type HandlerContext } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { Address, Limit } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
-import { ALL_VENUES, DIRECT } from '../../pipelines/process/arc-rows.ts'
+import { ALL_VENUES, DIRECT } from '../../core/domain/arc-venues.ts'
 import { ARC_CHAIN, DEPLOYER_TOKENS_LISTED, type ArcDeployerRecord, type ArcEdge, type ArcServing } from '../serving/arc-serving.ts'
 import {
   ARC_RULE, ArcActivityView, ArcCoverageView, ArcLaunchedView, ArcPoolView, ArcTokenView, ArcVenueView,

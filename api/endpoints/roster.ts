@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Leaderboard, ROSTER_MAX } from '../../pipelines/records/leaderboard-claim.ts'
+import { Leaderboard, ROSTER_MAX } from '../../core/records/leaderboard-claim.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 

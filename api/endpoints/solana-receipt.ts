@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { HOLD_LABELS, holdLabel } from '../../core/records/wallet-receipt.ts'
-import { MICRO_USD_PER_USD } from '../../pipelines/records/solana.ts'
+import { MICRO_USD_PER_USD } from '../../core/domain/solana-units.ts'
 import { SolanaAddress } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'

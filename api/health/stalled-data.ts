@@ -1,4 +1,4 @@
-import type { Bus } from '../../pipelines/bus/types.ts'
+import type { Bus } from '../../core/bus/types.ts'
 
 /**
  * One cause of a `degraded` /health: the data this process serves has not advanced while the bus

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { ALL_VENUES, DIRECT } from '../../pipelines/process/arc-rows.ts'
+import { ALL_VENUES, DIRECT } from '../../core/domain/arc-venues.ts'
 import type { ServingCache } from './serving-cache.ts'
 import type { Watermarks } from './watermarks.ts'
 

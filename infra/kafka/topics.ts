@@ -1,6 +1,6 @@
 /**
  * Creates (or brings up to date) every bus topic and its dead-letter sibling on a Kafka
- * cluster, as `pipelines/topics.ts` declares them (TOPIC_SPECS, the one declaration the Kafka
+ * cluster, as `core/bus/topics.ts` declares them (TOPIC_SPECS, the one declaration the Kafka
  * bus creates topics from too): partitions, retention, max.message.bytes, replication. Through
  * the kafkajs admin client; safe to run again:
  *
@@ -20,7 +20,7 @@
  */
 import { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs'
 import { parseArgs } from 'node:util'
-import { declaredTopicSettings, deadLetterTopic, namespaced, TOPIC_SPECS } from '../../pipelines/topics.ts'
+import { declaredTopicSettings, deadLetterTopic, namespaced, TOPIC_SPECS } from '../../core/bus/topics.ts'
 
 export interface PlannedTopic {
   topic: string

@@ -6,16 +6,13 @@ import type { Store } from '../../core/store/types.ts'
 import type { Metrics } from '../../core/metrics.ts'
 import { checkWebhookUrl, WebhookUrlError, type ResolvedAddress, type UrlPolicy } from '../../api/alerts/webhook-url.ts'
 import type { Delivery, StoredDelivery, Webhook, WebhookStore } from '../../api/alerts/webhook-store.ts'
-import type { Bus } from '../bus/types.ts'
+import type { Bus } from '../../core/bus/types.ts'
 import { createConsumer, type Consumer } from '../consumer/create-consumer.ts'
-import { AlertEvent, alertBody } from '../records/alert.ts'
-import { TOPICS } from '../topics.ts'
+import { AlertEvent, alertBody } from '../../core/records/alert.ts'
+import { TOPICS } from '../../core/bus/topics.ts'
 import { signatureHeader } from './sign.ts'
+import { BACKOFF_MS, MAX_ATTEMPTS } from '../../core/domain/alert-retry.ts'
 
-/** Attempts per delivery before it is marked failed (documented retry policy). */
-export const MAX_ATTEMPTS = 6
-/** Wait before the second attempt; it doubles after each failure (1, 2, 4, 8, 16 s). */
-export const BACKOFF_MS = 1_000
 const TIMEOUT_MS = 10_000
 /** How often a worker looks for unfinished deliveries that no process is attempting (a peer crashed). */
 const RESUME_EVERY_MS = 30_000

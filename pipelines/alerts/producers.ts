@@ -3,7 +3,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import { PROVEN_MIN_SCORE } from '../../core/domain/deployer-score.ts'
 import type { Store } from '../../core/store/types.ts'
-import type { AlertEvent } from '../records/alert.ts'
+import type { AlertEvent } from '../../core/records/alert.ts'
 import type { CallerRecord, SocialServing } from '../../api/serving/social-serving.ts'
 import type { DeployerHistory, TokenRecord, TokenServing } from '../../api/serving/token-serving.ts'
 

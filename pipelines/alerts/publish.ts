@@ -1,6 +1,6 @@
-import type { Bus } from '../bus/types.ts'
-import { AlertEvent } from '../records/alert.ts'
-import { namespaced, TOPICS } from '../topics.ts'
+import type { Bus } from '../../core/bus/types.ts'
+import { AlertEvent } from '../../core/records/alert.ts'
+import { namespaced, TOPICS } from '../../core/bus/topics.ts'
 
 /** Publish one alert on the bus (any producer: the API's test alert, the alert producers). */
 export async function publishAlert(bus: Bus, event: AlertEvent, namespace = ''): Promise<void> {

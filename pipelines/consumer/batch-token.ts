@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { BusMessage } from '../bus/types.ts'
+import type { BusMessage } from '../../core/bus/types.ts'
 
 /**
  * The insert_deduplication_token of a batch: its topic, partition and offset range, and a digest

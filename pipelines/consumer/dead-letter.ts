@@ -1,6 +1,6 @@
 import type { Metrics } from '../../core/metrics.ts'
-import type { Bus, BusMessage } from '../bus/types.ts'
-import { deadLetterTopic } from '../topics.ts'
+import type { Bus, BusMessage } from '../../core/bus/types.ts'
+import { deadLetterTopic } from '../../core/bus/topics.ts'
 
 /** A record that can never be processed, and why. */
 export interface DeadLetter {

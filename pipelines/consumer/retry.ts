@@ -1,5 +1,5 @@
 import type { InfraKind } from '../../core/infra-faults.ts'
-import { isPermanentPublishError } from '../bus/publish-errors.ts'
+import { isPermanentPublishError } from '../../core/bus/publish-errors.ts'
 import { errorMessage, infraKind } from './classify-error.ts'
 
 /** Thrown out of a retry when the consumer is stopping: the batch is left uncommitted, to be delivered again. */

@@ -1,4 +1,4 @@
-import type { BusMessage } from '../bus/types.ts'
+import type { BusMessage } from '../../core/bus/types.ts'
 
 /**
  * What a step answers for one record. Steps answer these instead of throwing; a throw means the

@@ -4,6 +4,7 @@ import { decodeLog } from '../decode/index.ts'
 import type { ChainBlock } from '../records/chain-block.ts'
 import type { TableRows } from '../sink/clickhouse-sink.ts'
 import type { FollowedContracts, PoolRegistry } from './pool-registry.ts'
+import { ALL_VENUES, DIRECT } from '../../core/domain/arc-venues.ts'
 
 /**
  * Launch attribution of a chain that names launchpads and factories (5042), ABI-free
@@ -21,9 +22,6 @@ import type { FollowedContracts, PoolRegistry } from './pool-registry.ts'
  * the ERC20 metadata of contracts first seen minting (`minted`).
  */
 
-export const DIRECT = ''
-/** The venue key under which counts over every launch are kept. */
-export const ALL_VENUES = '*'
 const ZERO = '0x0000000000000000000000000000000000000000'
 
 export interface ArcTokenState {

@@ -1,11 +1,11 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
-import type { Bus } from '../bus/types.ts'
+import type { Bus } from '../../core/bus/types.ts'
 import { createConsumer } from '../consumer/create-consumer.ts'
 import { createTableSink } from '../consumer/table-sink.ts'
-import { claimRow, LeaderboardClaim } from '../records/leaderboard-claim.ts'
-import { namespaced, TOPICS } from '../topics.ts'
+import { claimRow, LeaderboardClaim } from '../../core/records/leaderboard-claim.ts'
+import { namespaced, TOPICS } from '../../core/bus/topics.ts'
 
 /**
  * Consumes `leaderboard.claims` into `leaderboard_claims` (migration 021). The table replaces on

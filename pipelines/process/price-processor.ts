@@ -1,11 +1,11 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
-import type { Bus } from '../bus/types.ts'
+import type { Bus } from '../../core/bus/types.ts'
 import { createConsumer } from '../consumer/create-consumer.ts'
 import { createTableSink } from '../consumer/table-sink.ts'
 import { PriceCandle } from '../records/price.ts'
-import { TOPICS } from '../topics.ts'
+import { TOPICS } from '../../core/bus/topics.ts'
 
 /**
  * Consumes ETH/USD candles into `price_candles`. A candle's natural key is (pair, minute) and

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ohlcConsistent, PriceDecimal } from './price.ts'
+import { LAMPORTS_PER_SOL, MICRO_USD_PER_USD, PRICE_E8 } from '../../core/domain/solana-units.ts'
 
 /**
  * The Solana venue's records. Amounts are integers in the smallest unit, as decimal strings
@@ -15,10 +16,6 @@ const price = PriceDecimal
 
 /** Seconds in one SOL/USD candle. */
 export const SOL_CANDLE_SECONDS = 300
-/** Lamports in one SOL; micro-USD in one USD; price units (1e-8 USD) in one USD. */
-export const LAMPORTS_PER_SOL = 1_000_000_000n
-export const MICRO_USD_PER_USD = 1_000_000n
-export const PRICE_E8 = 100_000_000n
 
 /**
  * One trade of a universe wallet on `solana.trades`: `side` buy (token in, quote out of the

@@ -3,7 +3,7 @@ import type { Logger } from '../../core/logger.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
 import { lastDailySnapshotTimes } from '../../core/records/scan-results.ts'
 import { watchersByToken } from '../../core/records/watchers.ts'
-import type { ScanQueue } from './scan-queue.ts'
+import type { ScanQueue } from '../../core/scan-queue.ts'
 
 export interface DailyScans {
   /** One pass now: queue the structure scan of every watched token that is due; answers the tokens queued. */

@@ -6,7 +6,7 @@ import { structureSnapshots, writeStructureSnapshot, type SnapshotHolding, type 
 import { watchersByToken } from '../../core/records/watchers.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
 import { structureReport, type StructureAnswer } from '../../core/structure/structure-report.ts'
-import type { AlertEvent } from '../records/alert.ts'
+import type { AlertEvent } from '../../core/records/alert.ts'
 
 /** Computes the structure answer of a token now. */
 export type StructureReportFn = (token: string) => Promise<StructureAnswer>

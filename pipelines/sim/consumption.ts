@@ -1,4 +1,4 @@
-import type { Bus, Subscription } from '../bus/types.ts'
+import type { Bus, Subscription } from '../../core/bus/types.ts'
 
 /**
  * How far the in-process consumers of a topic have got, for a producer that must know when what

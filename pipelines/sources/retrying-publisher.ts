@@ -1,7 +1,7 @@
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
-import type { Bus, BusRecord } from '../bus/types.ts'
-import { isPermanentPublishError } from '../bus/publish-errors.ts'
+import type { Bus, BusRecord } from '../../core/bus/types.ts'
+import { isPermanentPublishError } from '../../core/bus/publish-errors.ts'
 import { infraKind } from '../consumer/classify-error.ts'
 
 export interface RetryingPublisherDeps {

@@ -2,10 +2,10 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
-import type { Bus, BusRecord } from '../bus/types.ts'
+import type { Bus, BusRecord } from '../../core/bus/types.ts'
 import { candleStart, SOL_CANDLE_SECONDS } from '../records/solana.ts'
 import { createSolanaSim, SOLANA_SIM_VENUE, SOLANA_UNIVERSE_SIZE, type SolanaSim } from '../sim/solana-sim.ts'
-import { namespaced, TOPICS } from '../topics.ts'
+import { namespaced, TOPICS } from '../../core/bus/topics.ts'
 import { createRetryingPublisher } from './retrying-publisher.ts'
 
 export interface SolanaSimSourceOptions {

@@ -1,4 +1,4 @@
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /**
  * The 5042 activity tables (launch attribution, pipelines/process/arc-rows.ts). Their rows are

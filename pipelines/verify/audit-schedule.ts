@@ -4,7 +4,7 @@ import type { Metrics } from '../../core/metrics.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { checkView } from './run-verify.ts'
 import { VIEW_CHECKS } from './view-checks.ts'
-import type { VerifyReport } from './types.ts'
+import type { VerifyReport } from '../../core/records/verify-report.ts'
 
 /**
  * The audit the service runs on itself (issue 24): one view at a time, a sample of its keys, on

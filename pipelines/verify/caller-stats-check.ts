@@ -1,4 +1,4 @@
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /**
  * What caller_stats holds per author, from raw rows: calls = distinct tokens the author

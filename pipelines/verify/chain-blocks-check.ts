@@ -1,4 +1,4 @@
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /**
  * chain_blocks below the watermark: every block number from the chain's first ingested block

@@ -1,5 +1,5 @@
 import { recountChainTotals } from '../process/chain-totals.ts'
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** chain_totals: blocks, last block time, creations, pools, transfers, swaps, WETH volume, traders, traded tokens. */
 export const chainTotalsCheck: ViewCheck = {

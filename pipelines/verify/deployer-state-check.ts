@@ -1,6 +1,6 @@
 import { queryRows } from '../../core/clickhouse.ts'
 import { refreshTokens } from './token-state-check.ts'
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** deployer_state (newest row per deployer with launches): tokens launched. */
 export const deployerStateCheck: ViewCheck = {

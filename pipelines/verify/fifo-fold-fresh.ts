@@ -2,7 +2,7 @@ import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../../core/domain/fif
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { LEG_POS, refoldPairs } from '../process/fifo-refresh.ts'
 import { noteRepaired } from './note-repaired.ts'
-import type { Sampler } from './types.ts'
+import type { Sampler } from '../../core/records/verify-report.ts'
 
 /**
  * Chain FIFO recomputed from raw legs, for the FIFO checks: every sampled (wallet, token) of the

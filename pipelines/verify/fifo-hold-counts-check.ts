@@ -1,5 +1,5 @@
 import { freshChainFold, refoldKeys } from './fifo-fold-fresh.ts'
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** fifo_hold_counts per wallet-token: closed lots counted per hold (what the receipt's hold style reads). */
 export const fifoHoldCountsCheck: ViewCheck = {

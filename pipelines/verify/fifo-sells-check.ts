@@ -1,5 +1,5 @@
 import { freshChainFold, refoldKeys } from './fifo-fold-fresh.ts'
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** fifo_sells per wallet-token: each matched sell (position, matched cost, unmatched quantity, realized, holds). */
 export const fifoSellsCheck: ViewCheck = {

@@ -1,5 +1,5 @@
 import { freshChainFold, refoldKeys } from './fifo-fold-fresh.ts'
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** fifo_state (newest version per wallet-token): legs folded, FIFO state, sells with unmatched quantity. */
 export const fifoStateCheck: ViewCheck = {

@@ -1,4 +1,4 @@
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 const ZERO = "'0x0000000000000000000000000000000000000000'"
 

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { isDependencyUnavailable } from '../../core/dependency.ts'
 import { VIEW_CHECKS } from './view-checks.ts'
-import type { Drift, Sampler, VerifyOptions, VerifyReport, ViewCheck, ViewReport } from './types.ts'
+import type { Drift, Sampler, VerifyOptions, VerifyReport, ViewCheck, ViewReport } from '../../core/records/verify-report.ts'
 
 /**
  * The audit runner (`svc verify`, POST /admin/verify, the scheduled audit): for each view and

@@ -1,7 +1,7 @@
 import { lastServedBatch } from '../../core/records/serving-changes.ts'
 import { blockAt, refreshServingState } from '../process/serving-refresh.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** token_state (newest row per token of ours: created or launched): swap count, WETH volume, traders, first and last swap block. */
 export const tokenStateCheck: ViewCheck = {

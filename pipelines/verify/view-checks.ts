@@ -10,7 +10,7 @@ import { holderBalancesCheck } from './holder-balances-check.ts'
 import { mentionHourlyCheck, mentionMinuteCheck } from './mention-velocity-check.ts'
 import { solanaFifoCheck } from './solana-fifo-check.ts'
 import { tokenStateCheck } from './token-state-check.ts'
-import type { ViewCheck } from './types.ts'
+import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** Every audited view, in the order a report lists them. */
 export const VIEW_CHECKS: ViewCheck[] = [
@@ -21,4 +21,3 @@ export const VIEW_CHECKS: ViewCheck[] = [
   arcActivityCheck, arcActivityByBlockCheck, arcVenueStatsCheck,
 ]
 
-export const VIEW_NAMES = VIEW_CHECKS.map((c) => c.view)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { BatchControl, Bus, BusBatch, BusMessage, BusRecord, SubscribeOptions, Subscription } from '../../pipelines/bus/types.ts'
+import type { BatchControl, Bus, BusBatch, BusMessage, BusRecord, SubscribeOptions, Subscription } from '../../core/bus/types.ts'
 
 /**
  * The delivery rules every Bus implementation must keep. Each test uses its own topics and

@@ -1,5 +1,5 @@
-import { createKafkaBus } from '../../pipelines/bus/kafka-bus.ts'
-import { createMemoryBus } from '../../pipelines/bus/memory-bus.ts'
+import { createKafkaBus } from '../../core/bus/kafka-bus.ts'
+import { createMemoryBus } from '../../core/bus/memory-bus.ts'
 import { kafkaBrokerList } from '../setup/services.ts'
 import { busContract } from './bus.contract.ts'
 

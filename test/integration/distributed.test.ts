@@ -12,7 +12,7 @@ import { until } from '../setup/until.ts'
 import { startWebhookReceiver } from '../setup/webhook-receiver.ts'
 
 /**
- * The distributed mode as the README runs it (issue 22): Kafka and Redis from infra/, the shared
+ * The distributed mode as docs/operators.md runs it (issue 22): Kafka and Redis from infra/, the shared
  * engine (`svc engine`), and each role its own process: `svc sim`, `svc pipeline chain-4663`,
  * `svc api`, `svc pipeline alerts`, `svc pipeline scans`. The API serves what the pipeline
  * ingests; the pipeline is stopped mid-stream and started again, and the totals equal an

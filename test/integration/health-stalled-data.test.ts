@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createStalledDataCheck } from '../../api/health/stalled-data.ts'
-import { createKafkaBus } from '../../pipelines/bus/kafka-bus.ts'
+import { createKafkaBus } from '../../core/bus/kafka-bus.ts'
 import { kafkaBrokerList } from '../setup/services.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 

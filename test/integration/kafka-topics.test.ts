@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { plannedTopics } from '../../infra/kafka/topics.ts'
-import { DEAD_LETTER_RETENTION_HOURS, deadLetterTopic, KAFKA_DEFAULT_MAX_MESSAGE_BYTES, namespaced, TOPIC_SPECS, TOPICS } from '../../pipelines/topics.ts'
+import { DEAD_LETTER_RETENTION_HOURS, deadLetterTopic, KAFKA_DEFAULT_MAX_MESSAGE_BYTES, namespaced, TOPIC_SPECS, TOPICS } from '../../core/bus/topics.ts'
 import { kafkaBrokerList, requireKafkaBrokers } from '../setup/services.ts'
 import { until } from '../setup/until.ts'
 

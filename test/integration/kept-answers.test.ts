@@ -8,8 +8,8 @@ import { firstMentions, tgRecords } from '../../api/serving/social-queries.ts'
 import { cacheLookupCounts } from '../../core/metrics.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
-import { TOPICS } from '../../pipelines/topics.ts'
-import type { BusRecord } from '../../pipelines/bus/types.ts'
+import { TOPICS } from '../../core/bus/topics.ts'
+import type { BusRecord } from '../../core/bus/types.ts'
 
 /**
  * The verdict's signals and the agent feature rows are kept per token in the API

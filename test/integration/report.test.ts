@@ -6,9 +6,9 @@ import { buildApp } from '../../api/app.ts'
 import { catalog } from '../../api/catalog/index.ts'
 import { reportEndpoint } from '../../api/endpoints/report.ts'
 import { verdictEndpoint } from '../../api/endpoints/verdict.ts'
-import type { BusRecord } from '../../pipelines/bus/types.ts'
+import type { BusRecord } from '../../core/bus/types.ts'
 import type { SocialPost } from '../../pipelines/records/social.ts'
-import { TOPICS } from '../../pipelines/topics.ts'
+import { TOPICS } from '../../core/bus/topics.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { chainTopic, namespaced } from '../../pipelines/topics.ts'
+import { chainTopic, namespaced } from '../../core/bus/topics.ts'
 import { kafkaBrokerList, requireKafkaBrokers } from '../setup/services.ts'
 import { runSvc } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
-import type { BusRecord } from '../../pipelines/bus/types.ts'
+import type { BusRecord } from '../../core/bus/types.ts'
 import type { FollowSnapshot, SocialPost, TgSighting } from '../../pipelines/records/social.ts'
-import { TOPICS } from '../../pipelines/topics.ts'
+import { TOPICS } from '../../core/bus/topics.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 
 /**

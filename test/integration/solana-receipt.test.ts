@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
-import type { BusMessage } from '../../pipelines/bus/types.ts'
+import type { BusMessage } from '../../core/bus/types.ts'
 import type { SolanaTrade, SolanaUniverseMember, SolUsdCandle } from '../../pipelines/records/solana.ts'
 import { base58 } from '../../pipelines/sim/base58.ts'
-import { deadLetterTopic, TOPICS } from '../../pipelines/topics.ts'
+import { deadLetterTopic, TOPICS } from '../../core/bus/topics.ts'
 import { startSolanaEnv, type SolanaEnv } from '../setup/solana-env.ts'
 import { until } from '../setup/until.ts'
 

@@ -8,7 +8,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
 /**
- * A connection token (svc_conn_) grants what the README says and no more: the key's tools at
+ * A connection token (svc_conn_) grants what docs/security.md says and no more: the key's tools at
  * /mcp, until an expiry fixed at issue. Elsewhere it is refused before any lookup, so a phished
  * connection cannot read or replace the key's webhook, touch its watchlist, or mint further
  * connections. The connect page names where the connection goes and cannot be framed.

@@ -1,8 +1,8 @@
-import type { Bus } from '../../pipelines/bus/types.ts'
+import type { Bus } from '../../core/bus/types.ts'
 import type { ChainBlock, ChainLog, ContractCreation } from '../../pipelines/records/chain-block.ts'
 import { encodeLog, type LogSpec } from '../../pipelines/sim/encode.ts'
 import { SIM_4663_CONTRACTS, ZERO_ADDRESS } from '../../pipelines/sim/contracts.ts'
-import { chainTopic } from '../../pipelines/topics.ts'
+import { chainTopic } from '../../core/bus/topics.ts'
 
 /**
  * A chain-4663 world written event by event, whose answers are known by construction: token

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import type { Bus } from '../../pipelines/bus/types.ts'
+import type { Bus } from '../../core/bus/types.ts'
 
 /**
  * A fault the test turns on and off: while armed, every call it covers throws `error` (the same

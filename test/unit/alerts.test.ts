@@ -5,7 +5,7 @@ import { addressProblem, checkWebhookUrl, WebhookUrlError } from '../../api/aler
 import type { CallerRecord } from '../../api/serving/social-serving.ts'
 import type { DeployerHistory, TokenRecord } from '../../api/serving/token-serving.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
-import { AlertEvent } from '../../pipelines/records/alert.ts'
+import { AlertEvent } from '../../core/records/alert.ts'
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
 const DEPLOYER = addr(0xd1)

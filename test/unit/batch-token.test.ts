@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { BusMessage } from '../../pipelines/bus/types.ts'
+import type { BusMessage } from '../../core/bus/types.ts'
 import { offsetRangeToken } from '../../pipelines/consumer/batch-token.ts'
 
 const msgs = (values: string[], from = 0): BusMessage[] =>

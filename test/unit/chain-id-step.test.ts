@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { BusMessage } from '../../pipelines/bus/types.ts'
+import type { BusMessage } from '../../core/bus/types.ts'
 import { createChainIdStep } from '../../pipelines/process/chain-id-step.ts'
 import type { ChainBlock } from '../../pipelines/records/chain-block.ts'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMetrics } from '../../core/metrics.ts'
-import { createMemoryBus } from '../../pipelines/bus/memory-bus.ts'
-import type { BusMessage } from '../../pipelines/bus/types.ts'
+import { createMemoryBus } from '../../core/bus/memory-bus.ts'
+import type { BusMessage } from '../../core/bus/types.ts'
 import { createDeadLetterWriter } from '../../pipelines/consumer/dead-letter.ts'
 import { until } from '../setup/until.ts'
 

@@ -7,7 +7,7 @@ import { tempDir } from '../setup/temp.ts'
 /**
  * infra/up.sh's own logic, run from a copy beside stand-in service scripts (the real ones would
  * start or stop the services every test shares): every service must start for it to print
- * anything, and a failure is named with its reason and exit 1, also through the README's form.
+ * anything, and a failure is named with its reason and exit 1, also through the form docs/operators.md gives.
  */
 const root = join(import.meta.dirname, '../..')
 const dirs: Array<{ cleanup(): void }> = []
@@ -56,9 +56,9 @@ describe('infra/up.sh', () => {
     expect(r.stderr).toContain('redis (printed no NAME=value line)')
   })
 
-  it('the README\'s form exports the variables, and stops loudly with nothing exported when a service fails', () => {
+  it('the operators\' page\'s form exports the variables, and stops loudly with nothing exported when a service fails', () => {
     // The distributed section's first line, as pasted: up.sh, then the roles in `&& { ... }`.
-    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const readme = readFileSync(join(root, 'docs/operators.md'), 'utf8')
     const line = readme.split('\n').find((l) => l.startsWith('bash infra/up.sh > svc.env'))!
     expect(line).toMatch(/ && \{$/)
     const form = `${line} echo "brokers=$KAFKA_BROKERS"; }`

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createMemoryBus } from '../../pipelines/bus/memory-bus.ts'
-import type { BusBatch } from '../../pipelines/bus/types.ts'
+import { createMemoryBus } from '../../core/bus/memory-bus.ts'
+import type { BusBatch } from '../../core/bus/types.ts'
 
 const records = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ key: null, value: String(from + i) }))
 

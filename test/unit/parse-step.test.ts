@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
-import type { BusMessage } from '../../pipelines/bus/types.ts'
+import type { BusMessage } from '../../core/bus/types.ts'
 import { createParseStep } from '../../pipelines/consumer/parse-step.ts'
 
 const Rec = z.object({ n: z.number().int(), tags: z.array(z.string()).default([]) })

@@ -5,7 +5,7 @@ import { loadConfig } from '../../core/config.ts'
 import { createLogger } from '../../core/logger.ts'
 import { createMetrics } from '../../core/metrics.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
-import { createMemoryBus } from '../../pipelines/bus/memory-bus.ts'
+import { createMemoryBus } from '../../core/bus/memory-bus.ts'
 import { freshChDB } from '../setup/chdb.ts'
 import { freePort } from '../setup/svc-process.ts'
 

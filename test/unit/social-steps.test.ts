@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import type { BusMessage } from '../../pipelines/bus/types.ts'
+import type { BusMessage } from '../../core/bus/types.ts'
 import { createChainClockStep } from '../../pipelines/process/social/chain-clock-step.ts'
 import { createFollowDiffStep } from '../../pipelines/process/social/follow-diff-step.ts'
 import { createMentionsStep } from '../../pipelines/process/social/mentions-step.ts'

@@ -11,7 +11,7 @@ import {
 import { clampOffset } from './memory-bus.ts'
 import { splitByBytes } from './byte-batches.ts'
 import { isPermanentPublishError, nonRetriableBrokerError, PublishRefusedError } from './publish-errors.ts'
-import { declaredTopicSettings, KAFKA_DEFAULT_MAX_MESSAGE_BYTES } from '../topics.ts'
+import { declaredTopicSettings, KAFKA_DEFAULT_MAX_MESSAGE_BYTES } from './topics.ts'
 import type { BatchControl, Bus, BusBatch, BusMessage, SubscribeOptions, Subscription } from './types.ts'
 
 /** The pino-shaped logger kafkajs messages are forwarded to. */
@@ -297,7 +297,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   }
 }
 
-/** The declared settings a topic is created with (pipelines/topics.ts); none for an undeclared topic. */
+/** The declared settings a topic is created with (core/bus/topics.ts); none for an undeclared topic. */
 function declaredConfig(topic: string): Array<{ name: string; value: string }> {
   const d = declaredTopicSettings(topic)
   return d ? [{ name: 'retention.ms', value: String(d.retentionMs) }, { name: 'max.message.bytes', value: String(d.maxMessageBytes) }] : []

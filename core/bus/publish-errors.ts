@@ -15,7 +15,7 @@ export class RecordTooLargeError extends Error {
   ) {
     super(
       `a record of ${bytes.toLocaleString('en-US')} bytes cannot be published on ${topic}: the topic takes at most ` +
-        `${limitBytes.toLocaleString('en-US')} bytes per message (its max.message.bytes: declared in pipelines/topics.ts, applied by infra/kafka/topics.ts)`,
+        `${limitBytes.toLocaleString('en-US')} bytes per message (its max.message.bytes: declared in core/bus/topics.ts, applied by infra/kafka/topics.ts)`,
     )
   }
 }

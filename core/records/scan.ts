@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { SCAN_KINDS } from '../../core/domain/scan-job.ts'
+import { SCAN_KINDS } from '../domain/scan-job.ts'
 
 /**
  * One scan job on `scans.jobs`: which job to run. The job's state lives in `scan_jobs`

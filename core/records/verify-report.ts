@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import type { ClickHouseClient } from '../clickhouse.ts'
 
 /**
  * One audited view (issue 24): the rows it keeps and the same figures recomputed from the raw
@@ -7,9 +7,18 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
  * per-chain view; `sample(expr)` restricts either side to the keys in the sample, inside the
  * query, so a sampled run recomputes only what it compares.
  */
+/**
+ * The kept views the audit checks, by name: what `POST /admin/verify` and `svc verify --view`
+ * accept. pipelines/verify/view-checks.ts holds one check per name (a test holds them equal).
+ */
+export const AUDITED_VIEWS = [
+  'fifo_state', 'fifo_sells', 'fifo_hold_counts', 'holder_balances', 'token_state', 'deployer_state', 'chain_totals', 'chain_blocks',
+  'mention_hourly', 'mention_minute', 'caller_stats', 'solana_fifo_state', 'arc_token_activity', 'arc_activity_by_block', 'arc_venue_stats',
+] as const
+
 export interface ViewCheck {
-  view: string
-  /** What the view is recomputed from, in words (the report and README say it). */
+  view: (typeof AUDITED_VIEWS)[number]
+  /** What the view is recomputed from, in words (the report and docs/operators.md say it). */
   against: string
   /** Whether the view has a chain_id: it is then checked once per chain with blocks. */
   perChain: boolean
@@ -32,7 +41,7 @@ export interface Drift {
 }
 
 export interface ViewReport {
-  view: string
+  view: (typeof AUDITED_VIEWS)[number]
   chain: number | null
   against: string
   checked: number

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { keyedSerializer } from '../../core/serialized.ts'
-import { isActive, moveJob, type ScanJob, type ScanKind, type ScanTrigger } from '../../core/domain/scan-job.ts'
-import { chainHead } from '../../core/records/data-clock.ts'
-import { activeScanJobCount, latestScanJob, writeScanJob } from '../../core/records/scan-jobs.ts'
-import type { Bus } from '../bus/types.ts'
-import type { ScanJobMessage } from '../records/scan.ts'
-import { namespaced, TOPICS } from '../topics.ts'
+import type { ClickHouseClient } from './clickhouse.ts'
+import { keyedSerializer } from './serialized.ts'
+import { isActive, moveJob, type ScanJob, type ScanKind, type ScanTrigger } from './domain/scan-job.ts'
+import { chainHead } from './records/data-clock.ts'
+import { activeScanJobCount, latestScanJob, writeScanJob } from './records/scan-jobs.ts'
+import type { Bus } from './bus/types.ts'
+import type { ScanJobMessage } from './records/scan.ts'
+import { namespaced, TOPICS } from './bus/topics.ts'
 
 /** Callers' scan jobs that may be queued or running at once unless SCAN_QUEUE_MAX says otherwise. */
 export const DEFAULT_SCAN_QUEUE_MAX = 200

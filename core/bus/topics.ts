@@ -52,7 +52,7 @@ export interface TopicSpec {
   retentionHours: number
   /**
    * The largest record batch the topic takes (Kafka's `max.message.bytes`). Producers split
-   * their sends below the limit the broker reports (pipelines/bus/byte-batches.ts), so this
+   * their sends below the limit the broker reports (core/bus/byte-batches.ts), so this
    * only has to exceed the largest single record. Default: Kafka's own, 1,048,588.
    */
   maxMessageBytes?: number
