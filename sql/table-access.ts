@@ -1,6 +1,6 @@
 /**
  * Who may read which table through ad-hoc SQL, decided once. Every stored table of the schema
- * is in exactly one of the two lists (test/security/table-access.test.ts fails on a table that
+ * is in exactly one of the two lists (test/security/sql-door.test.ts fails on a table that
  * is in neither), so a new table is unreadable until someone decides it is the data team's.
  * The analyst door (/clickhouse), the operator's SQL (/admin/sql), docs/tables.md and the
  * analyst role on a cluster (infra/clickhouse/analyst-access.sql) all read these lists.
