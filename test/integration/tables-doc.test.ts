@@ -80,10 +80,13 @@ describe('infra/clickhouse/analyst-access.sql (the distributed mode)', () => {
     expect(readFileSync(join(DOCS, '../infra/clickhouse/analyst-access.sql'), 'utf8'), 'stale: run `npm run docs:tables`').toBe(analystAccessSql())
     const statements = analystAccessStatements()
     expect(statements.map((s) => s.split(' ')[0])).toEqual(expect.arrayContaining(['CREATE', 'GRANT']))
-    // The role is granted table by table (the allow-list), never the whole database nor a secret table.
+    // The role is granted the service's database table by table (the allow-list), never the whole
+    // database nor a secret table; beside it only the catalogue views of information_schema.
     const grants = statements.filter((s) => s.startsWith('GRANT'))
-    expect(grants.length).toBe(ANALYST_TABLES.length)
-    expect(grants.some((g) => /\.\*/.test(g))).toBe(false)
+    const catalogue = grants.filter((g) => /ON information_schema\.\* /i.test(g))
+    expect(catalogue).toHaveLength(2)
+    expect(grants.length).toBe(ANALYST_TABLES.length + catalogue.length)
+    expect(grants.filter((g) => !catalogue.includes(g)).some((g) => /\.\*/.test(g))).toBe(false)
     for (const t of SECRET_TABLES) expect(grants.some((g) => g.includes(`.${t} `)), t).toBe(false)
     for (const s of statements) expect(await explain(s), s).toMatch(/Query/)
     // A statement ClickHouse does not accept fails the same check.
