@@ -206,13 +206,13 @@ async function commandStart(config: Config): Promise<void> {
   const api = await createApiServer(rt, { pollMs: 0, faucet: payments?.faucet, audit })
   const processor = await startProcessor(rt, 4663, (b, seq) => api.watermarks.advance(4663, b, seq))
   const arcProcessor = await startProcessor(rt, 5042, (b, seq) => api.watermarks.advance(5042, b, seq))
-  const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
+  const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS })
   await prices.start()
   const claims = createClaimsProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
   await claims.start()
-  const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onInserted: (n) => api.watermarks.socialAdvanced(n) })
+  const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS, onInserted: (n) => api.watermarks.socialAdvanced(n) })
   await social.start()
-  const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, onTrades: (n) => api.deps.solana.advanced(n) })
+  const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS, onTrades: (n) => api.deps.solana.advanced(n) })
   await solana.start()
   const alerts = await startAlertsWorker({
     ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, social: api.deps.social,
@@ -316,7 +316,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
   }
   if (positionals[0] === 'social') {
     const rt = await createRoleRuntime(config, 'pipeline-social')
-    const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
+    const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS })
     await social.start()
     await catchUpCallerState(rt.ch, rt.logger)
     const grader = createCallGrader({ ch: rt.ch, logger: rt.logger })
@@ -326,14 +326,14 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
   }
   if (positionals[0] === 'solana') {
     const rt = await createRuntime(config, 'pipeline-solana')
-    const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
+    const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS })
     await solana.start()
     onShutdown(rt, [() => solana.stop()])
     return
   }
   if (positionals[0] === 'prices') {
     const rt = await createRoleRuntime(config, 'pipeline-prices')
-    const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
+    const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS })
     await prices.start()
     const claims = createClaimsProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
     await claims.start()

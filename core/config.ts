@@ -73,6 +73,8 @@ const EnvSchema = z.object({
   BUS_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]*$/, 'letters, digits, _ or -').default(''),
   /** Blocks per insert batch in the chain processors. */
   PIPELINE_BATCH_BLOCKS: z.coerce.number({ error: 'an integer' }).int('an integer').min(1, '>= 1').max(10_000, '<= 10000').default(500),
+  /** Small consumers (social, prices, Solana) batch by time: the pause after a batch that did not fill, ms (0: none). */
+  PIPELINE_FLUSH_MS: z.coerce.number({ error: 'an integer' }).int('an integer').min(0, '>= 0').max(10_000, '<= 10000').default(1000),
   /** Token, deployer and launch-history records an API process keeps in memory (least recently used evicted). */
   SERVING_CACHE_ENTRIES: z.coerce.number({ error: 'an integer' }).int('an integer').min(100, '>= 100').max(10_000_000, '<= 10000000').default(100_000),
   /** Fraction of each view's keys the scheduled audit of kept views checks per pass (0: no scheduled audit). */

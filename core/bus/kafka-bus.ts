@@ -12,7 +12,7 @@ import { clampOffset } from './memory-bus.ts'
 import { splitByBytes } from './byte-batches.ts'
 import { isPermanentPublishError, nonRetriableBrokerError, PublishRefusedError } from './publish-errors.ts'
 import { declaredTopicSettings, KAFKA_DEFAULT_MAX_MESSAGE_BYTES } from './topics.ts'
-import type { BatchControl, Bus, BusBatch, BusMessage, SubscribeOptions, Subscription } from './types.ts'
+import { DEFAULT_MAX_BATCH, type BatchControl, type Bus, type BusBatch, type BusMessage, type SubscribeOptions, type Subscription } from './types.ts'
 
 /** The pino-shaped logger kafkajs messages are forwarded to. */
 export interface BusLogger {
@@ -45,7 +45,6 @@ export interface KafkaBusOptions {
   onPermanentError?(err: Error): void
 }
 
-const DEFAULT_BATCH = 500
 const DEFAULT_RECORDS_PER_SEND = 10_000
 const HEARTBEAT_MS = 1_000
 
@@ -121,7 +120,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   async function subscribe(opts: SubscribeOptions): Promise<Subscription> {
     if (closed) throw new Error('kafka bus: subscribe() after close()')
     await ensureTopics(opts.topics)
-    const maxBatch = Math.max(1, opts.maxBatchSize ?? DEFAULT_BATCH)
+    const maxBatch = Math.max(1, opts.maxBatchSize ?? DEFAULT_MAX_BATCH)
     const consumer = kafka.consumer({
       groupId: opts.groupId,
       sessionTimeout: 10_000,

@@ -7,6 +7,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from './types.ts'
+import { DEFAULT_MAX_BATCH } from './types.ts'
 
 export interface MemoryBusOptions {
   /** Partitions per topic; records are placed by a hash of their key. Default 1. */
@@ -48,7 +49,6 @@ interface Group {
   members: Member[]
 }
 
-const DEFAULT_BATCH = 500
 
 /** An in-process bus with the Kafka bus's delivery rules, for the embedded mode and tests. */
 export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
@@ -112,7 +112,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
 
   async function subscribe(opts: SubscribeOptions): Promise<Subscription> {
     if (closed) throw new Error('memory bus: subscribe() after close()')
-    const maxBatch = Math.max(1, opts.maxBatchSize ?? DEFAULT_BATCH)
+    const maxBatch = Math.max(1, opts.maxBatchSize ?? DEFAULT_MAX_BATCH)
     let group = groups.get(opts.groupId)
     if (!group) {
       group = { id: opts.groupId, committed: new Map(), busy: new Set(), members: [] }

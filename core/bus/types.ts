@@ -43,7 +43,7 @@ export interface SubscribeOptions {
   topics: string[]
   /** Where a group with no committed offset starts. Default: the beginning. */
   fromBeginning?: boolean
-  /** Upper bound on messages per delivered batch. */
+  /** Upper bound on messages per delivered batch (default DEFAULT_MAX_BATCH). */
   maxBatchSize?: number
   /**
    * Called with each batch. Offsets are committed only after it resolves.
@@ -77,3 +77,6 @@ export interface Bus {
   endOffset?(topic: string): Promise<number>
   close(): Promise<void>
 }
+
+/** Messages per batch when a subscription names no maxBatchSize. */
+export const DEFAULT_MAX_BATCH = 500

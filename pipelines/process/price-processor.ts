@@ -12,7 +12,7 @@ import { TOPICS } from '../../core/bus/topics.ts'
  * the table replaces on it; no view aggregates candles, so a redelivered batch cannot
  * double-count, and the batch token (its offset range) also drops an identical retry.
  */
-export function createPriceProcessor(deps: { ch: ClickHouseClient; bus: Bus; logger: Logger; metrics: Metrics; namespace?: string }) {
+export function createPriceProcessor(deps: { ch: ClickHouseClient; bus: Bus; logger: Logger; metrics: Metrics; namespace?: string; flushEveryMs?: number }) {
   return createConsumer({
     ...deps,
     name: 'prices-eth-usd',

@@ -18,6 +18,8 @@ export interface SocialProcessorDeps {
   logger: Logger
   metrics: Metrics
   namespace?: string
+  /** Batch by time (createConsumer's flushEveryMs): PIPELINE_FLUSH_MS in the service. */
+  flushEveryMs?: number
   /** Called after rows were inserted (the API's social version, in one process). */
   onInserted?(rows: number): void
 }
@@ -43,7 +45,7 @@ function namedChanges(kind: 'mention' | 'sighting' | 'author', keys: string[]): 
 export function createSocialProcessor(deps: SocialProcessorDeps) {
   const { ch, bus, logger, metrics } = deps
   const tokens = createTokenDirectory(ch)
-  const common = { bus, logger, metrics, namespace: deps.namespace, maxBatchSize: 2000 }
+  const common = { bus, logger, metrics, namespace: deps.namespace, maxBatchSize: 2000, flushEveryMs: deps.flushEveryMs }
   const table = <T>(name: string, tables: (values: T[]) => Array<[string, Row[]]>) =>
     createTableSink<T>({ name, ch, metrics, tables, onInserted: deps.onInserted })
 

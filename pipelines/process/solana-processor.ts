@@ -22,6 +22,8 @@ export interface SolanaProcessorDeps {
   tradeSinkHooks?: SinkHooks
   /** Trades per batch (default 5000). */
   maxBatchSize?: number
+  /** Batch by time (createConsumer's flushEveryMs): PIPELINE_FLUSH_MS in the service. */
+  flushEveryMs?: number
 }
 
 /**
@@ -33,7 +35,7 @@ export interface SolanaProcessorDeps {
  */
 export function createSolanaProcessor(deps: SolanaProcessorDeps) {
   const { ch, bus, logger, metrics } = deps
-  const common = { bus, logger, metrics, namespace: deps.namespace }
+  const common = { bus, logger, metrics, namespace: deps.namespace, flushEveryMs: deps.flushEveryMs }
   const tradeRows = createTableSink<SolanaTradeRow>({ name: 'solana-trades-writer', ch, metrics, tables: (v) => [['solana_trades', v.map((r) => ({ ...r }))]], hooks: deps.tradeSinkHooks })
   // The touched pairs' states looked up (late legs found), the trades in, then the pairs' FIFO
   // states folded forward (solana/fifo-refresh.ts). A retry repeats all three: the insert is

@@ -175,5 +175,25 @@ export function consumerContract(name: string, makeBus: () => Bus | Promise<Bus>
       await until('the rest', async () => (acked.length >= 3 ? true : undefined), 30_000)
       expect(acked).toEqual([1, 2, 3])
     })
+
+    it('createConsumer() with flushEveryMs batches by time: records arriving one at a time during the pause go in one batch', async () => {
+      const topic = unique('flush')
+      const sizes: number[] = []
+      const sink: Sink<Rec> = { name: 'sizes', async write(items) { sizes.push(items.length) } }
+      await bus.ensureTopics([topic])
+      const c = createConsumer({ name: 'flush-test', bus, logger, metrics: createMetrics(), topic, schema: Rec, sink, flushEveryMs: 1500 })
+      running.push(c)
+      await c.start()
+      await publish(topic, [['k0', '{"n":0}']])
+      await until('the first record', async () => (sizes.length ? true : undefined), 30_000)
+      // Five records 50 ms apart, all inside the pause that follows the first batch.
+      for (let n = 1; n <= 5; n++) {
+        await publish(topic, [[`k${n}`, `{"n":${n}}`]])
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      await until('all six records', async () => (sizes.reduce((a, b) => a + b, 0) >= 6 ? true : undefined), 30_000)
+      expect(sizes[0]).toBe(1)
+      expect(sizes.length, JSON.stringify(sizes)).toBeLessThanOrEqual(3)
+    })
   })
 }
