@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { createClient } from '@clickhouse/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,6 +8,7 @@ import { CompressedBodyError, decompressClickHouseBody } from '../../api/clickho
 import { ANALYST_TABLES, SECRET_TABLES } from '../../sql/table-access.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
+import { runProgram } from '../setup/run-program.ts'
 import { requireJdbcClasspath } from '../setup/services.ts'
 import { tempDir } from '../setup/temp.ts'
 
@@ -41,18 +41,7 @@ afterAll(async () => {
   engineDir.cleanup()
 })
 
-function runJava(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const probe = join(import.meta.dirname, '../clients/JdbcProbe.java')
-  return new Promise((resolve, reject) => {
-    const child = spawn('java', ['-cp', requireJdbcClasspath(), probe, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => (err += d))
-    child.on('error', reject)
-    child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }))
-  })
-}
+const runJava = (args: string[]) => runProgram('java', ['-cp', requireJdbcClasspath(), join(import.meta.dirname, '../clients/JdbcProbe.java'), ...args])
 
 describe('the ClickHouse JDBC driver through /clickhouse', () => {
   it('connects with its defaults, lists the analyst tables and columns, reads typed and prepared queries, is refused on writes', { timeout: 180_000 }, async () => {

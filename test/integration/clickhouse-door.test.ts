@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -6,6 +5,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { SQL_LIMITS } from '../../core/domain/plans.ts'
 import { SECRET_TABLES } from '../../sql/read-only.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { runProgram } from '../setup/run-program.ts'
 import { requirePythonToolsBin } from '../setup/services.ts'
 
 /**
@@ -47,15 +47,7 @@ async function door(path: string, init: RequestInit & { key?: string } = {}) {
 describe('clickhouse-connect (Python) through /clickhouse', () => {
   it('connects, queries, binds parameters; writes, DDL, system and secret tables are refused', { timeout: 120_000 }, async () => {
     const script = join(import.meta.dirname, '../clients/clickhouse_connect_probe.py')
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(join(requirePythonToolsBin(), 'python'), [script, '127.0.0.1', new URL(base).port, analyst], { stdio: ['ignore', 'pipe', 'pipe'] })
-      let out = ''
-      let err = ''
-      child.stdout.on('data', (d) => (out += d))
-      child.stderr.on('data', (d) => (err += d))
-      child.on('error', reject)
-      child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }))
-    })
+    const { code, stdout, stderr } = await runProgram(join(requirePythonToolsBin(), 'python'), [script, '127.0.0.1', new URL(base).port, analyst])
     expect(code, stderr).toBe(0)
     const r = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
       server_version: string
