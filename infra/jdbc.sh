@@ -18,25 +18,13 @@ LIB="$HOME_DIR/lib"
 POM="$INFRA_DIR/jdbc/pom.xml"
 STAMP="$LIB/.pom"
 
-# Maven from Debian's packages when the machine has none (it fetches the driver from Maven Central).
-install_maven() {
-  local sudo=()
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null || die "mvn is missing and installing it needs root"
-    sudo=(sudo -n)
-  fi
-  log "installing maven with apt-get"
-  mkdir -p "$HOME_DIR"
-  { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
-    && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends maven; } >"$HOME_DIR/apt.log" 2>&1 \
-    || { cat "$HOME_DIR/apt.log" >&2; die "apt-get could not install maven (log above)"; }
-  command -v mvn >/dev/null || die "mvn is still missing after apt-get"
-}
-
 do_install() {
   # The stamp holds the pom the jars came from: a changed pin fetches again.
   if [ -d "$LIB" ] && cmp -s "$POM" "$STAMP"; then return 0; fi
-  command -v mvn >/dev/null || install_maven
+  if ! command -v mvn >/dev/null; then
+    apt_install maven
+    command -v mvn >/dev/null || die "mvn is still missing after apt-get"
+  fi
   log "fetching the ClickHouse JDBC driver and its jars into $LIB"
   local started=$SECONDS
   rm -rf "$LIB"

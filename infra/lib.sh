@@ -64,3 +64,18 @@ dispatch() {
     *) echo "usage: $0 install|start|stop|status" >&2; exit 2 ;;
   esac
 }
+
+# Installs Debian packages with apt-get (sudo -n when not root), logging to $HOME_DIR/apt.log.
+# RUNLEVEL=1 keeps invoke-rc.d from starting a server a package brings (prometheus does).
+apt_install() {
+  local sudo=()
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || die "installing $* needs root"
+    sudo=(sudo -n)
+  fi
+  log "installing $* with apt-get"
+  mkdir -p "$HOME_DIR"
+  { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+    && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "$@"; } >"$HOME_DIR/apt.log" 2>&1 \
+    || { cat "$HOME_DIR/apt.log" >&2; die "apt-get could not install $* (log above)"; }
+}

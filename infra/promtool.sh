@@ -18,18 +18,8 @@ HOME_DIR="$SVC_INFRA_CACHE/promtool"
 
 do_install() {
   if command -v promtool >/dev/null; then return 0; fi
-  local sudo=()
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null || die "promtool is missing and installing it needs root"
-    sudo=(sudo -n)
-  fi
-  log "installing prometheus (for promtool) with apt-get"
   local started=$SECONDS
-  mkdir -p "$HOME_DIR"
-  { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
-    && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends \
-      prometheus; } >"$HOME_DIR/apt.log" 2>&1 \
-    || { cat "$HOME_DIR/apt.log" >&2; die "apt-get could not install prometheus (log above)"; }
+  apt_install prometheus
   command -v promtool >/dev/null || die "promtool is still missing after apt-get"
   log "installed $(promtool --version 2>&1 | head -1) in $((SECONDS - started))s"
 }
