@@ -99,11 +99,13 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
         if (picked.length === 0 && cursorUs === before) break
       }
     } else {
-      const newest = await deps.tokens.feedBefore(horizonUs, 1)
-      cursorUs = newest.lastUs
+      // The cursor is the newest launch of the first page read: a launch served after that read
+      // is after the cursor and not on the page, so the next poll sees it exactly once.
+      cursorUs = null
       let before: number | undefined
       for (let pages = 0; pages < FEED_MAX_PAGES && picked.length < query.limit; pages++) {
         const page = await deps.tokens.feedBefore(horizonUs, pageSize, before)
+        if (pages === 0) cursorUs = page.firstUs
         if (page.lastUs === null) break
         picked.push(...(await keep(page.tokens)).slice(0, query.limit - picked.length))
         before = page.lastUs

@@ -103,7 +103,8 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
   async function ready(): Promise<Roster> {
     const target = watermarks.seq(chainId)
     const moved = target > synced.seq
-    if (moved) {
+    // A sync already running may be for an older target: wait for it, then sync on.
+    while (target > synced.seq) {
       syncing ??= syncTo(target).finally(() => {
         syncing = undefined
       })

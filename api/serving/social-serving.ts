@@ -168,13 +168,18 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
   }
 
   /** Sync when the data version moved or SYNC_EVERY_MS passed; concurrent callers share one sync. */
-  function ready(): Promise<void> {
+  async function ready(): Promise<void> {
     const version = versionNow()
-    if (version === synced.version && Date.now() - synced.at < SYNC_EVERY_MS) return Promise.resolve()
-    syncing ??= syncTo(version).finally(() => {
-      syncing = undefined
-    })
-    return syncing
+    if (version === synced.version && Date.now() - synced.at < SYNC_EVERY_MS) return
+    const asked = Date.now()
+    // A sync already running may have begun before this version: wait for it, then sync on, until
+    // a sync that began after this request was asked has read the changes.
+    while (synced.at < asked) {
+      syncing ??= syncTo(version).finally(() => {
+        syncing = undefined
+      })
+      await syncing
+    }
   }
 
   function oncePerVersion<T>(key: string, load: () => Promise<T>): Promise<T> {

@@ -16,6 +16,8 @@ export type { DeployerHistory, DeployerRecord, TokenRecord }
 /** A page of the launch feed: tokens in feed order and the cursor of the last one examined. */
 export interface FeedPage {
   tokens: TokenRecord[]
+  /** visible_at (µs) of the first feed item examined, or null when none was. */
+  firstUs: number | null
   /** visible_at (µs) of the last feed item examined, or null when none was. */
   lastUs: number | null
 }
@@ -235,13 +237,14 @@ export function createTokenServing(
    * batches, at most every LATE_SYNC_MS, a sync in the background picks up what other roles named
    * (a stored scan) without holding any request.
    */
-  function ready(): Promise<void> {
+  async function ready(): Promise<void> {
     const target = watermarks.seq(chainId)
-    if (target > synced.seq || synced.block !== windowServed) return startSync(target)
+    // A sync already running may have started for an older target (a background one): wait for
+    // it, then sync on, so a request never answers below the watermark it saw.
+    while (target > synced.seq || synced.block !== windowServed) await startSync(target)
     if (synced.seq > 0 && Date.now() - syncedAt >= LATE_SYNC_MS) {
       startSync(target).catch((err) => deps.logger.warn({ err: (err as Error).message }, 'serving sync failed'))
     }
-    return Promise.resolve()
   }
 
   async function readTokens(where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
@@ -313,12 +316,13 @@ export function createTokenServing(
   async function feedPage(fromWindow: () => FeedItemRef[] | null, sql: string, params: Record<string, unknown>): Promise<FeedPage> {
     await ready()
     const served = synced.block ?? -1
-    if (served < 0) return { tokens: [], lastUs: null }
+    if (served < 0) return { tokens: [], firstUs: null, lastUs: null }
     const held = feedItems > 0 && windowServed === served ? fromWindow() : null
     const rows = held ?? (await queryRows<{ token: string; us: string }>(ch, sql, { chain: chainId, served, ...params })).map((r) => ({ key: r.token, us: Number(r.us) }))
     const records = await tokensByKey(rows.map((r) => r.key))
     return {
       tokens: rows.map((r) => records.get(r.key)).filter((t): t is TokenRecord => t?.launch != null),
+      firstUs: rows[0]?.us ?? null,
       lastUs: rows.length ? rows[rows.length - 1]!.us : null,
     }
   }

@@ -149,3 +149,36 @@ describe('the feed window (launches kept in memory, cursor order)', () => {
   })
 })
 
+
+describe('a request never answers below the watermark it saw', () => {
+  it('waits past a background sync that began for an older batch', { timeout: 60_000 }, async () => {
+    // Hold the first serving_changes read after arming, so a background sync is still on its old
+    // target when the next batch's watermark arrives.
+    let hold: Promise<void> | undefined
+    let release = () => {}
+    const slow = new Proxy(env.rt.ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return async (args: Parameters<typeof target.query>[0]) => {
+          if (hold && args.query.includes('serving_changes')) {
+            const h = hold
+            hold = undefined
+            await h
+          }
+          return target.query(args)
+        }
+      },
+    })
+    const s = createTokenServing({ ch: slow, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 1_000 })
+    await s.sync()
+    await new Promise((r) => setTimeout(r, 1_100)) // past the background sync's interval
+    hold = new Promise<void>((r) => (release = r))
+    const background = s.sync() // starts a background sync at the current watermark; it blocks on the hold
+    await background
+    await env.ingestThrough(env.processor.watermark() + 10)
+    const waiting = s.sync()
+    release()
+    await waiting
+    expect(s.measuredThrough()).toBe(env.api.watermarks.get(4663))
+  })
+})
