@@ -34,9 +34,11 @@ export interface ClassFigures {
   errors: number
 }
 
-/** What the driver prints: each class alone, then all at once, and the bare server alone. */
+/** What the driver prints: the bare server alone, each keyed class's first asks, each class alone, then all at once. */
 export interface LoadReport {
   bare: ClassFigures
+  /** Each key of a keyed class asked once, before the class runs alone (null for unkeyed classes). */
+  first: Array<ClassFigures | null>
   alone: ClassFigures[]
   mix: ClassFigures[]
 }

@@ -79,7 +79,7 @@ export async function benchLoad(): Promise<BenchResult[]> {
           ours: { value: alone.rps, unit: 'req/s' },
           base: { value: report.bare.rps, unit: 'req/s' },
           ratio: alone.rps / report.bare.rps,
-          notes: `alone: ${fmt(alone)} | all ${classes.length} classes at once: ${fmt(mix)} | bare: ${fmt(report.bare)}`,
+          notes: `${report.first[i] ? `first ask of each of its ${report.first[i]!.requests} keys: p50 ${report.first[i]!.p50} ms, p99 ${report.first[i]!.p99} ms | ` : ''}alone: ${fmt(alone)} | all ${classes.length} classes at once: ${fmt(mix)} | bare: ${fmt(report.bare)}`,
         }
       }),
     ]

@@ -8,6 +8,7 @@ import { priceView, tokenView } from '../views/token.ts'
 import { mentionSummary, tgRecords, voicesOf, type MentionSummary } from './social-queries.ts'
 import type { RoomRecord } from '../../core/domain/room-lead.ts'
 import type { TokenRecord } from '../../core/records/token-state.ts'
+import { createRefreshAhead } from './refresh-ahead.ts'
 import { createKeyedCache } from './keyed-cache.ts'
 import { oncePerVersion } from './once-per-version.ts'
 import { readClocks, tokenSocial, type SocialClocks } from './token-social.ts'
@@ -93,16 +94,31 @@ function createKeptFeatures(deps: FeaturesDeps) {
   const chain = createKeyedCache<Pick<FeatureParts, 'liquidity' | 'roster'> & { rosterId: string }>(FEATURES_KEPT_TOKENS, 'features_chain')
   const social = tokenSocial(deps)
   const rosterAt = oncePerVersion(() => rosterId(deps.ch))
+  const ahead = createRefreshAhead({
+    recentMs: FEATURES_REFRESH_AHEAD_MS,
+    concurrency: 2,
+    maxKeys: FEATURES_KEPT_TOKENS,
+    load: async (token) => {
+      const t = await deps.tokens.token(token)
+      const g = await keeper.globals()
+      await keeper.parts(token, t, g)
+    },
+  })
   deps.tokens.onChanges((changes) => {
     if (changes === null) return chain.clear()
-    for (const c of changes) if (c.kind === 'token') chain.delete(c.key)
+    for (const c of changes) {
+      if (c.kind !== 'token') continue
+      chain.delete(c.key)
+      ahead.dropped(c.key)
+    }
   })
   const readChain = (token: string, t: TokenRecord | undefined, g: Globals) => async () => ({
     liquidity: t?.launch ? await initialLiquidity(deps, t.launch.pool, token) : null,
     roster: await rosterTradersOf(deps, token),
     rosterId: g.roster,
   })
-  return {
+  const keeper = {
+    asked: ahead.asked,
     async globals(): Promise<Globals> {
       const [clocks, id] = await Promise.all([social.clocks(), rosterAt(deps.watermarks.socialChainVersion(deps.tokens.chainId))])
       return { corpus: clocks.corpus, clock: clocks.firehose, roster: id }
@@ -121,10 +137,14 @@ function createKeptFeatures(deps: FeaturesDeps) {
       return { liquidity: c.liquidity, roster: c.roster, mentions, room: rooms.get(token) }
     },
   }
+  return keeper
 }
 
 /** Tokens whose feature parts are kept, per part (least recently used dropped first). */
 export const FEATURES_KEPT_TOKENS = 20_000
+
+/** A token's feature row asked within this long has its chain part read again as soon as a batch drops it. */
+export const FEATURES_REFRESH_AHEAD_MS = 120_000
 
 const kept = new WeakMap<FeaturesDeps['tokens'], ReturnType<typeof createKeptFeatures>>()
 
@@ -132,6 +152,7 @@ const kept = new WeakMap<FeaturesDeps['tokens'], ReturnType<typeof createKeptFea
 export async function agentFeatures(deps: FeaturesDeps, token: string) {
   let k = kept.get(deps.tokens)
   if (!k) kept.set(deps.tokens, (k = createKeptFeatures(deps)))
+  k.asked(token)
   const t = await deps.tokens.token(token)
   const g = await k.globals()
   return featureRow(deps, token, t, g, await k.parts(token, t, g))

@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { structureReport, structureWindow, windowFields, type StructureAnswer } from '../../core/structure/structure-report.ts'
 import { countCacheLookup } from '../../core/metrics.ts'
 import { oncePerVersion } from './once-per-version.ts'
+import { createRefreshAhead } from './refresh-ahead.ts'
 import { createServingCache, type ServingCache } from './serving-cache.ts'
 import type { TokenServing } from './token-serving.ts'
 import type { Watermarks } from './watermarks.ts'
@@ -12,6 +13,9 @@ import type { Watermarks } from './watermarks.ts'
  * small answers.
  */
 export const STRUCTURE_CACHE_ENTRIES = 256
+
+/** A token's structure asked within this long is computed again as soon as a change drops it. */
+export const STRUCTURE_REFRESH_AHEAD_MS = 120_000
 
 type Deps = { ch: ClickHouseClient; watermarks: Watermarks; tokens: TokenServing }
 
@@ -67,14 +71,32 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
     if (kept.size > maxEntries) drop(kept.keys().next().value!)
   }
 
+  // One computation at a time in the background: a miss costs a dozen keyed reads, and the
+  // engine's time goes to requests first.
+  const ahead = createRefreshAhead({
+    recentMs: STRUCTURE_REFRESH_AHEAD_MS,
+    concurrency: 1,
+    maxKeys: maxEntries,
+    load: async (token) => {
+      await tokens.sync()
+      const block = tokens.measuredThrough()
+      if (block !== null) await keeper.at(token, block, false)
+    },
+  })
+  const dropChanged = (token: string) => {
+    const had = kept.has(token) || loading.has(token)
+    drop(token)
+    if (had) ahead.dropped(token)
+  }
+
   tokens.onChanges((changes) => {
     if (changes === null) {
-      for (const token of [...kept.keys(), ...loading.keys()]) drop(token)
+      for (const token of [...kept.keys(), ...loading.keys()]) dropChanged(token)
       return
     }
     for (const c of changes) {
-      if (c.kind === 'token' || c.kind === 'window') drop(c.key)
-      else if (c.kind === 'wallet') for (const token of [...(byWallet.get(c.key) ?? [])]) drop(token)
+      if (c.kind === 'token' || c.kind === 'window') dropChanged(c.key)
+      else if (c.kind === 'wallet') for (const token of [...(byWallet.get(c.key) ?? [])]) dropChanged(token)
     }
   })
 
@@ -87,8 +109,10 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
     return { answer, full: (await windowOf(block)).full, listed }
   }
 
-  return {
-    async at(token: string, block: number): Promise<StructureAnswer> {
+  const keeper = {
+    /** The answer at `block` (the served one); `asked` when a caller asked (not a refresh ahead). */
+    async at(token: string, block: number, asked = true): Promise<StructureAnswer> {
+      if (asked) ahead.asked(token)
       const window = await windowOf(block)
       const held = kept.get(token)
       countCacheLookup('structure_kept', held !== undefined && held.full === window.full)
@@ -116,6 +140,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
       return { ...k.answer, data: { ...k.answer.data, ...windowFields(window) } }
     },
   }
+  return keeper
 }
 
 const keptStructures = new WeakMap<TokenServing, ReturnType<typeof createKeptStructure>>()

@@ -3,12 +3,17 @@ import { chainSignalsOf, measuredCallersOf, mentionAuthorsOf, scanSignalsOf, typ
 import type { TokenRecord } from '../../core/records/token-state.ts'
 import type { ApiDeps } from '../deps.ts'
 import { createKeyedCache } from './keyed-cache.ts'
+import { createRefreshAhead } from './refresh-ahead.ts'
 
 /** Tokens whose verdict parts are kept, per part (least recently used dropped first). */
 export const VERDICT_KEPT_TOKENS = 20_000
 
+/** A token's verdict asked within this long is read again as soon as a change drops a part of it. */
+export const VERDICT_REFRESH_AHEAD_MS = 120_000
+
 interface VerdictSignalsServing {
-  of(t: TokenRecord): Promise<VerdictSignals>
+  /** `asked` when a caller asked (not a refresh ahead). */
+  of(t: TokenRecord, asked?: boolean): Promise<VerdictSignals>
 }
 
 type Deps = Pick<ApiDeps, 'ch' | 'tokens' | 'social'>
@@ -29,6 +34,15 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
   const chain = createKeyedCache<ChainSignals>(VERDICT_KEPT_TOKENS, 'verdict_chain')
   const scans = createKeyedCache<ScanSignals>(VERDICT_KEPT_TOKENS, 'verdict_scans')
   const authors = createKeyedCache<string[]>(VERDICT_KEPT_TOKENS, 'verdict_mention_authors')
+  const ahead = createRefreshAhead({
+    recentMs: VERDICT_REFRESH_AHEAD_MS,
+    concurrency: 2,
+    maxKeys: VERDICT_KEPT_TOKENS,
+    load: async (token) => {
+      const t = await tokens.token(token)
+      if (t) await serving.of(t, false)
+    },
+  })
   tokens.onChanges((changes) => {
     if (changes === null) {
       chain.clear()
@@ -38,15 +52,22 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
     for (const c of changes) {
       if (c.kind === 'token') chain.delete(c.key)
       else if (c.kind === 'scan') scans.delete(c.key)
+      else continue
+      ahead.dropped(c.key)
     }
   })
   social.onChanges((changes) => {
     if (changes === null) return authors.clear()
-    for (const c of changes) if (c.kind === 'mention') authors.delete(c.key)
+    for (const c of changes) {
+      if (c.kind !== 'mention') continue
+      authors.delete(c.key)
+      ahead.dropped(c.key)
+    }
   })
   const one = <V>(read: (keys: string[]) => Promise<Map<string, V>>, key: string) => async () => (await read([key])).get(key)!
-  return {
-    async of(t) {
+  const serving: VerdictSignalsServing = {
+    async of(t, asked = true) {
+      if (asked) ahead.asked(t.token)
       // Both change logs read first, so no part is older than what the token record says.
       await Promise.all([tokens.sync(), social.sync()])
       const [c, s, a] = await Promise.all([
@@ -58,6 +79,7 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
       return { ...c, measuredCallers: measuredCallersOf(a, (x) => standing.get(x)), ...s }
     },
   }
+  return serving
 }
 
 const kept = new WeakMap<Deps['tokens'], VerdictSignalsServing>()

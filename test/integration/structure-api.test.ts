@@ -128,4 +128,41 @@ describe('GET /structure/{token}', () => {
       env.api.deps.ch = ch
     }
   })
+
+  it('an answer asked recently is computed again in the background when a batch drops it', { timeout: 120_000 }, async () => {
+    const [token] = await busyTokens(1)
+    expect((await get(`/structure/${token}`)).status).toBe(200)
+    let reads = 0
+    const ch = env.api.deps.ch
+    env.api.deps.ch = new Proxy(ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (args: Parameters<ClickHouseClient['query']>[0]) => {
+          if (args.query.includes('holder_balances')) reads++
+          return target.query(args)
+        }
+      },
+    })
+    try {
+      const served = env.api.watermarks.get(4663)!
+      await env.ingestThrough(served + 50)
+      const [moved] = await queryRows<{ n: string }>(env.rt.ch, 'SELECT count() AS n FROM erc20_transfers WHERE token = {t:String} AND block_number > {b:UInt64}', { t: token, b: served })
+      expect(Number(moved!.n)).toBeGreaterThan(0)
+      await env.api.deps.tokens.sync()
+      // No request: the refresh reads the token's balances on its own, then goes quiet.
+      const deadline = Date.now() + 30_000
+      let last = -1
+      while (Date.now() < deadline && (reads === 0 || reads !== last)) {
+        last = reads
+        await new Promise((r) => setTimeout(r, 500))
+      }
+      expect(reads).toBeGreaterThan(0)
+      const computed = reads
+      const res = await get(`/structure/${token}`)
+      expect(res.json().measured_through_block).toBe(env.api.watermarks.get(4663))
+      expect(reads).toBe(computed) // the request found the answer kept
+    } finally {
+      env.api.deps.ch = ch
+    }
+  })
 })
