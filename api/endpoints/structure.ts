@@ -5,7 +5,7 @@ import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 import { StructureBlockMissing } from '../../core/structure/structure-report.ts'
-import { structureAnswer } from '../serving/structure-serving.ts'
+import { latestStructureAnswer, structureAnswer } from '../serving/structure-serving.ts'
 import { StructureDataView } from '../views/structure.ts'
 
 const CHAIN = 4663
@@ -17,6 +17,7 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'toke
   description:
     "A token's holders and their exact balances (wei) at the window end, the labelled 24 h holder diff and a structure verdict (signal). " +
     'The window ends at the last served block (or `as_of_block`); its baseline is the latest block whose timestamp is at most 86,400 s earlier. ' +
+    "Answers are kept per token: right after a batch that changed the token, its previous answer is given (measured_through_block says through which block) while the new one is computed; `as_of_block` set to the served block waits for it. " +
     'Every wallet with a balance at either end is classed frozen, added (new_holder when it was 0), trimmed or exited. Pools and the zero address are not holders; pools are listed apart. ' +
     'Labels: deployer, insider, entity, round_allocation, identity, smart. Verdict rules: ' +
     STRUCTURE_VERDICT_RULES,
@@ -34,7 +35,7 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'toke
     signal: z.enum(STRUCTURE_VERDICTS).meta({ description: 'the structure verdict' }),
     data: StructureDataView,
     chain_id: Measured.chain_id,
-    measured_through_block: BlockNumber.meta({ description: 'the window end' }),
+    measured_through_block: BlockNumber.meta({ description: 'the window end: the block this answer is measured through' }),
   }),
   access: { kind: 'paid', price: '0.03' },
   tool: { name: 'svc_structure' },
@@ -50,9 +51,13 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'toke
         expected: `a block number at most ${served}`,
       })
     }
-    const toBlock = query.as_of_block ?? served
+    if (query.as_of_block === undefined) {
+      const answer = await latestStructureAnswer(deps, params.token, served)
+      return { ...answer, chain_id: CHAIN, measured_through_block: answer.data.measured_through_block }
+    }
+    const toBlock = query.as_of_block
     const answer = await structureAnswer(deps, CHAIN, params.token, toBlock).catch((err: unknown) => {
-      if (err instanceof StructureBlockMissing && query.as_of_block !== undefined) {
+      if (err instanceof StructureBlockMissing) {
         throw new ApiError('invalid_parameter', `as_of_block ${query.as_of_block} is not an ingested block.`, { parameter: 'as_of_block', in: 'query', expected: 'an ingested block number' })
       }
       throw err

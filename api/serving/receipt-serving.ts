@@ -13,6 +13,7 @@ import {
 } from '../../core/records/wallet-receipt.ts'
 import { notFoundReceipt, receiptView, type WalletReceiptData } from '../views/wallet-receipt.ts'
 import { createKeyedCache } from './keyed-cache.ts'
+import { createRefreshAhead } from './refresh-ahead.ts'
 import type { Watermarks } from './watermarks.ts'
 
 /**
@@ -24,7 +25,8 @@ import type { Watermarks } from './watermarks.ts'
  */
 export interface ReceiptServing {
   readonly chainId: number
-  receipt(wallet: string): Promise<WalletReceiptData>
+  /** `asked` when a caller asked (not a refresh ahead). */
+  receipt(wallet: string, asked?: boolean): Promise<WalletReceiptData>
   /** How many roster wallets traded `token` (a count, never who), and the roster's size. */
   rosterTraders(token: string): Promise<{ traded: number; roster: number }>
   measuredThrough(): number | null
@@ -35,6 +37,8 @@ export interface ReceiptServing {
 const MAX_CHANGES_PER_SYNC = 20_000
 /** How often the latest leaderboard is looked up when no batch arrives (ms). */
 const ROSTER_CHECK_MS = 1_000
+/** A receipt asked within this long is built again as soon as a batch drops it. */
+export const RECEIPT_REFRESH_AHEAD_MS = 120_000
 
 interface Cached {
   data: WalletReceiptData
@@ -44,9 +48,9 @@ interface Cached {
 
 export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: Watermarks; maxEntries: number }, chainId = 4663): ReceiptServing {
   const { ch, watermarks } = deps
-  const receipts = createKeyedCache<Cached>(deps.maxEntries)
+  const receipts = createKeyedCache<Cached>(deps.maxEntries, 'wallet_receipts')
   const holders = new Map<string, Set<string>>()
-  const traders = createKeyedCache<{ traded: number; roster: number }>(deps.maxEntries)
+  const traders = createKeyedCache<{ traded: number; roster: number }>(deps.maxEntries, 'roster_traders')
   /** The ETH/USD range of a claim window: the same for every wallet of a leaderboard. */
   const ethRanges = createKeyedCache<Awaited<ReturnType<typeof readEthUsdRange>>>(16)
   let synced = { seq: 0, block: null as number | null }
@@ -59,8 +63,16 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     traders.clear()
   }
 
+  const ahead = createRefreshAhead({
+    recentMs: RECEIPT_REFRESH_AHEAD_MS,
+    concurrency: 2,
+    maxKeys: deps.maxEntries,
+    load: (wallet) => serving.receipt(wallet, false),
+  })
+
   function dropWallet(w: string): void {
     receipts.delete(w)
+    ahead.dropped(w)
   }
 
   async function syncTo(target: number): Promise<void> {
@@ -127,10 +139,11 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     return { data, openTokens: positions.filter((p) => p.openLots > 0).map((p) => p.token) }
   }
 
-  return {
+  const serving: ReceiptServing = {
     chainId,
-    async receipt(address) {
+    async receipt(address, asked = true) {
       const wallet = address.toLowerCase()
+      if (asked) ahead.asked(wallet)
       const r = await ready()
       if (!r.claims.has(wallet)) return notFoundReceipt(wallet, synced.block)
       const cached = await receipts.get(wallet, async () => {
@@ -152,4 +165,5 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     measuredThrough: () => synced.block,
     cachedEntries: () => receipts.size(),
   }
+  return serving
 }

@@ -25,6 +25,8 @@ interface Kept {
   full: boolean
   /** The wallets the answer lists: their FIFO records decide the `smart` label. */
   listed: string[]
+  /** The answer as last given, spliced with the window of the block it was given at. */
+  given?: StructureAnswer
 }
 
 /**
@@ -46,6 +48,9 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   // A computation that started before its token changed is answered but not kept.
   const generation = new Map<string, number>()
   const loading = new Map<string, Promise<Kept>>()
+  // The answer a token had before a change dropped it, given (with the block it states) while
+  // its new one is computed; gone once that is kept, and all at a reorg (their blocks may be gone).
+  const previous = new Map<string, StructureAnswer>()
   const windowAt = oncePerVersion((block) => structureWindow(deps.ch, chainId, Number(block)))
 
   function drop(token: string): void {
@@ -63,6 +68,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
 
   function keep(token: string, k: Kept): void {
     kept.set(token, k)
+    previous.delete(token)
     for (const w of k.listed) {
       let set = byWallet.get(w)
       if (!set) byWallet.set(w, (set = new Set()))
@@ -84,7 +90,13 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
     },
   })
   const dropChanged = (token: string) => {
-    const had = kept.has(token) || loading.has(token)
+    const k = kept.get(token)
+    if (k) {
+      previous.delete(token)
+      previous.set(token, k.given ?? k.answer)
+      if (previous.size > maxEntries) previous.delete(previous.keys().next().value!)
+    }
+    const had = k !== undefined || loading.has(token)
     drop(token)
     if (had) ahead.dropped(token)
   }
@@ -92,6 +104,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   tokens.onChanges((changes) => {
     if (changes === null) {
       for (const token of [...kept.keys(), ...loading.keys()]) dropChanged(token)
+      previous.clear()
       return
     }
     for (const c of changes) {
@@ -102,6 +115,12 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
 
   /** The window ending at the served block: read once per batch, whatever the number of tokens. */
   const windowOf = (block: number) => windowAt(String(block))
+
+  /** The kept answer with the window of `window`'s block, made once per block it is given at. */
+  function given(k: Kept, window: Awaited<ReturnType<typeof windowOf>>): StructureAnswer {
+    if (k.given?.data.measured_through_block !== window.to.number) k.given = { ...k.answer, data: { ...k.answer.data, ...windowFields(window) } }
+    return k.given
+  }
 
   async function compute(token: string, block: number): Promise<Kept> {
     const answer = await structureReport(deps.ch, chainId, token, block)
@@ -120,7 +139,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
         // Most recently used last.
         kept.delete(token)
         kept.set(token, held)
-        return { ...held.answer, data: { ...held.answer.data, ...windowFields(window) } }
+        return given(held, window)
       }
       let pending = loading.get(token)
       if (!pending) {
@@ -136,8 +155,24 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
             if (loading.get(token) === pending) loading.delete(token)
           })
       }
-      const k = await pending
-      return { ...k.answer, data: { ...k.answer.data, ...windowFields(window) } }
+      return given(await pending, window)
+    },
+
+    /**
+     * The newest answer without waiting on the engine where one can be given: the answer at the
+     * served block when it is kept; while a change's new answer is computed, the one its token had
+     * before, which states the block it was measured through. Only a token not answered before
+     * (or after a reorg) waits for its computation.
+     */
+    async latest(token: string, block: number): Promise<StructureAnswer> {
+      const held = kept.get(token)
+      const before = previous.get(token)
+      if (held || !before) return keeper.at(token, block)
+      ahead.asked(token)
+      countCacheLookup('structure_kept', true)
+      // Starts (or joins) the new answer's computation; this caller does not wait for it.
+      keeper.at(token, block, false).catch(() => {})
+      return before
     },
   }
   return keeper
@@ -151,13 +186,26 @@ const pastAnswers = new WeakMap<Watermarks, ServingCache>()
  * earlier window end (`as_of_block`), cached per (token, block) while the chain's batch watermark
  * stands (their labels read current records), from keyed reads only (core/structure/structure-report.ts).
  */
+function keptStructure(deps: Deps) {
+  let k = keptStructures.get(deps.tokens)
+  if (!k) keptStructures.set(deps.tokens, (k = createKeptStructure(deps, STRUCTURE_CACHE_ENTRIES)))
+  return k
+}
+
+/**
+ * /structure/{token} without `as_of_block` (`served`: the block the token serving was synced
+ * to): the kept answer at that block, or, while a change's new answer is computed, the token's
+ * answer before it (stating its own block).
+ */
+export function latestStructureAnswer(deps: Deps, token: string, served: number): Promise<StructureAnswer> {
+  return keptStructure(deps).latest(token.toLowerCase(), served)
+}
+
 export async function structureAnswer(deps: Deps, chainId: number, token: string, toBlock: number): Promise<StructureAnswer> {
   // Changes up to the served batch are applied before the kept answer is read.
   await deps.tokens.sync()
   if (chainId === deps.tokens.chainId && toBlock === deps.tokens.measuredThrough()) {
-    let k = keptStructures.get(deps.tokens)
-    if (!k) keptStructures.set(deps.tokens, (k = createKeptStructure(deps, STRUCTURE_CACHE_ENTRIES)))
-    return k.at(token.toLowerCase(), toBlock)
+    return keptStructure(deps).at(token.toLowerCase(), toBlock)
   }
   let cache = pastAnswers.get(deps.watermarks)
   if (!cache) pastAnswers.set(deps.watermarks, (cache = createServingCache({ maxEntries: STRUCTURE_CACHE_ENTRIES })))

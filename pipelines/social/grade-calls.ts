@@ -5,7 +5,7 @@ import { chainHead } from '../../core/records/data-clock.ts'
 import { callFacts, callsClosingIn, callsNotedSince, databaseNow, gradedCallsOfTokens, runsOf, tokensNotedRealSince, windowPrices, type CallFacts, type CallKey } from './grade-reads.ts'
 import { copiedAt, reorgsSince, resyncSwapsByToken, rollbackRunning, timeBefore, tokensRunFrom } from './grade-reorgs.ts'
 import { callId, currentGrades, sameGrade, writeGradeChanges, type CallGrade, type GradeChange } from './grade-store.ts'
-import { loadCheckpoint, NO_CHECKPOINT, saveCheckpoint } from './grader-state.ts'
+import { loadCheckpoint, NO_CHECKPOINT, saveCheckpoint, type GraderCheckpoint } from './grader-state.ts'
 import { refreshCallerState, type CallerStateChanges } from './caller-state.ts'
 
 /**
@@ -68,6 +68,8 @@ export interface CallGrader {
 const NOTED_OVERLAP_MS = 10_000
 /** Calls resolved per read of `calls`, and priced per read of swaps_by_token. */
 const KEYS_PER_READ = 5_000
+/** The longest a pass that changed nothing waits to store the checkpoint it advanced. */
+const CHECKPOINT_EVERY_MS = 30_000
 const CALLS_PER_PRICING = 500
 
 function chunks<T>(xs: T[], n: number): T[][] {
@@ -94,6 +96,11 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
   const intervalMs = deps.intervalMs ?? 2_000
   const overlapMs = deps.notedOverlapMs ?? NOTED_OVERLAP_MS
   let lastVersion = 0
+  // The checkpoint as the last pass left it (this grader is its only writer): read once, then
+  // kept, and stored when a pass wrote grades or handled a reorg, or at most every
+  // CHECKPOINT_EVERY_MS otherwise. A restart re-visits what came after the stored one, and a
+  // regrade writes only what differs, so a later store costs repeated reads, never a grade.
+  let checkpoint: { value: GraderCheckpoint | null; storedAt: number; version: number; stored: boolean } | undefined
   let running: Promise<GraderPass | null> = Promise.resolve(null)
   let timer: NodeJS.Timeout | undefined
   let stopped = true
@@ -133,7 +140,8 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
   async function pass(): Promise<GraderPass | null> {
     const head = await chainHead(ch, chainId)
     if (!head) return null
-    const saved = await loadCheckpoint(ch, chainId)
+    checkpoint ??= { value: await loadCheckpoint(ch, chainId), storedAt: Date.now(), version: 0, stored: true }
+    const saved = checkpoint.value
     const cp = saved ?? NO_CHECKPOINT
     // Taken before anything is read: what is stored after it is seen by the next pass.
     const now = await databaseNow(ch)
@@ -164,7 +172,14 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     }
     visit(await gradedCallsOfTokens(ch, [...revisitTokens]))
     const written = await regrade([...keys.values()], head.time, version)
-    await saveCheckpoint(ch, chainId, { gradedThrough: head.time, callsNoted: now, realNoted: now, reorgsThrough }, version)
+    const next = { gradedThrough: head.time, callsNoted: now, realNoted: now, reorgsThrough }
+    if (!saved || written > 0 || reorgs.length > 0 || Date.now() - checkpoint.storedAt >= CHECKPOINT_EVERY_MS) {
+      await saveCheckpoint(ch, chainId, next, version)
+      checkpoint.storedAt = Date.now()
+      checkpoint.stored = true
+    } else checkpoint.stored = false
+    checkpoint.value = next
+    checkpoint.version = version
     return { chainTime: head.time, visited: keys.size, written }
   }
 
@@ -207,6 +222,11 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
       stopped = true
       if (timer) clearTimeout(timer)
       await running.catch(() => null)
+      // What the passes advanced since the last store, stored on the way out.
+      if (checkpoint?.value && !checkpoint.stored) {
+        await saveCheckpoint(ch, chainId, checkpoint.value, checkpoint.version).catch((err) => logger.warn({ err }, 'grader checkpoint not stored at stop'))
+        checkpoint.stored = true
+      }
     },
   }
 }

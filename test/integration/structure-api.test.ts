@@ -119,12 +119,56 @@ describe('GET /structure/{token}', () => {
       expect(reads).toBe(before) // served from the cache
       const served = env.api.watermarks.get(4663)!
       await env.ingestThrough(450)
-      const c = await get(`/structure/${token}`)
+      // Right after the change the answer before it may be given (stating its block) while the
+      // new one is computed; the new one follows.
+      let c = await get(`/structure/${token}`)
+      expect([served, env.api.watermarks.get(4663)]).toContain(c.json().measured_through_block)
+      for (let i = 0; i < 100 && c.json().measured_through_block !== env.api.watermarks.get(4663); i++) {
+        await new Promise((r) => setTimeout(r, 100))
+        c = await get(`/structure/${token}`)
+      }
       expect(c.json().measured_through_block).toBe(env.api.watermarks.get(4663))
       const [moved] = await queryRows<{ n: string }>(env.rt.ch, 'SELECT count() AS n FROM erc20_transfers WHERE token = {t:String} AND block_number > {b:UInt64}', { t: token, b: served })
       expect(Number(moved!.n)).toBeGreaterThan(0)
       expect(reads).toBeGreaterThan(before) // its token moved in the new batches: computed again
     } finally {
+      env.api.deps.ch = ch
+    }
+  })
+
+  it('while a change is computed, the answer before it is given at once, stating its block; as_of_block waits for the new one', { timeout: 120_000 }, async () => {
+    const [token] = await busyTokens(1)
+    const before = (await get(`/structure/${token}`)).json()
+    // Hold every holder read until released: the new answer cannot be computed meanwhile.
+    let release = () => {}
+    const held = new Promise<void>((r) => (release = r))
+    const ch = env.api.deps.ch
+    env.api.deps.ch = new Proxy(ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return async (args: Parameters<ClickHouseClient['query']>[0]) => {
+          if (args.query.includes('holder_balances')) await held
+          return target.query(args)
+        }
+      },
+    })
+    try {
+      await env.ingestThrough(before.measured_through_block + 50)
+      await env.api.deps.tokens.sync()
+      const served = env.api.deps.tokens.measuredThrough()!
+      const [moved] = await queryRows<{ n: string }>(env.rt.ch, 'SELECT count() AS n FROM erc20_transfers WHERE token = {t:String} AND block_number > {b:UInt64}', { t: token, b: before.measured_through_block })
+      expect(Number(moved!.n)).toBeGreaterThan(0)
+      const quick = await get(`/structure/${token}`)
+      expect(quick.status).toBe(200)
+      expect(quick.json()).toEqual(before) // the answer before the change, as it was given
+      const exact = env.api.app.inject({ method: 'GET', url: `/structure/${token}?as_of_block=${served}`, headers: admin })
+      release()
+      const res = await exact
+      expect(res.statusCode).toBe(200)
+      expect(res.json().measured_through_block).toBe(served)
+      expect(res.json().data.holders).toEqual((await get(`/structure/${token}`)).json().data.holders)
+    } finally {
+      release()
       env.api.deps.ch = ch
     }
   })
