@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { AccessGate } from '../api/access/gate.ts'
@@ -10,6 +11,36 @@ import { invokeEndpoint } from '../api/routes.ts'
 /** Hosted tool server identity (spec: Versioning). */
 export const MCP_SERVER_INFO = { name: 'svc-chain-intel', version: '0.6.1' }
 export const MCP_PROTOCOL_VERSION = '2025-06-18'
+
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator()
+
+interface ToolConfig {
+  title: string
+  description: string
+  inputSchema: z.ZodRawShape
+  annotations: { readOnlyHint: boolean; openWorldHint: boolean }
+}
+const toolLists = new WeakMap<ServedEndpoint[], Array<{ e: ServedEndpoint; config: ToolConfig }>>()
+
+/** The catalog's tools and their definitions, made once per catalog rather than once per call. */
+function toolsOf(catalog: ServedEndpoint[]): Array<{ e: ServedEndpoint; config: ToolConfig }> {
+  let tools = toolLists.get(catalog)
+  if (!tools) {
+    tools = catalog
+      .filter((e) => e.tool)
+      .map((e) => ({
+        e,
+        config: {
+          title: e.summary,
+          description: `${e.tool!.description ?? e.description} (${e.method} ${e.path})`,
+          inputSchema: toolInputShape(e),
+          annotations: { readOnlyHint: e.method === 'GET', openWorldHint: false },
+        },
+      }))
+    toolLists.set(catalog, tools)
+  }
+  return tools
+}
 
 /** The tool's input: the endpoint's path, query and body fields as one object. */
 function toolInputShape(e: AnyEndpoint): z.ZodRawShape {
@@ -42,18 +73,13 @@ function toolError(err: ApiError): CallToolResult {
  * ones, validated by the endpoint's own schemas.
  */
 export function createMcpServer(catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate, fallbackInfo: RequestInfo): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } })
-  for (const e of catalog) {
-    if (!e.tool) continue
-    const shape = toolInputShape(e)
+  // A server per call (stateless transport), but not an Ajv instance per call: building one
+  // was a sixth of a tool call's CPU, and the validator keeps no per-call state.
+  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: SHARED_VALIDATOR })
+  for (const { e, config } of toolsOf(catalog)) {
     server.registerTool(
-      e.tool.name,
-      {
-        title: e.summary,
-        description: `${e.tool.description ?? e.description} (${e.method} ${e.path})`,
-        inputSchema: shape,
-        annotations: { readOnlyHint: e.method === 'GET', openWorldHint: false },
-      },
+      e.tool!.name,
+      config,
       async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
         // The call's own headers, with the address and channel /mcp was reached by.
         const info: RequestInfo = extra.requestInfo ? { ip: fallbackInfo.ip, headers: extra.requestInfo.headers, channel: fallbackInfo.channel } : fallbackInfo

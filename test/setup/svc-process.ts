@@ -132,7 +132,9 @@ export function spawnSvc(args: string[], env: Record<string, string>): SvcChild 
  * that times out never runs its cleanup).
  */
 function spawnKept(args: string[], env: Record<string, string>): { child: ChildProcess; output(): string } {
-  const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // SVC_NODE_ARGS: node flags for the service process, e.g. `--cpu-prof` to profile it under a bench.
+  const nodeArgs = (process.env.SVC_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let tail = ''
   const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-8000))
   child.stdout!.on('data', keep)
