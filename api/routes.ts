@@ -7,6 +7,8 @@ import { ADDRESS_MESSAGE } from './catalog/schemas.ts'
 import type { AnyEndpoint, RequestInfo } from './catalog/types.ts'
 import type { ApiDeps, ServedEndpoint } from './deps.ts'
 import { ApiError } from './errors.ts'
+import { renderResponse } from './rendered-json.ts'
+import { API_CONSUMER, inEngineContext } from '../core/engine-accounting.ts'
 
 /** Query parameter names that look like a credential: keys go in headers only. */
 const KEY_PARAMS = new Set(['key', 'api_key', 'apikey', 'x-svc-key', 'access_token', 'token_key'])
@@ -74,8 +76,21 @@ export function requestInfo(req: FastifyRequest): RequestInfo {
 /** The scheme and host a request was made to (absent for calls made in-process). */
 export const originOf = (info: RequestInfo) => (info.url ? new URL(info.url).origin : '')
 
-/** Run one catalog endpoint for an already-parsed request, through the access gate. */
-export async function invokeEndpoint(
+/**
+ * Run one catalog endpoint for an already-parsed request, through the access gate; the engine
+ * statements it runs count as the API's (core/engine-accounting.ts), by path.
+ */
+export function invokeEndpoint(
+  e: ServedEndpoint,
+  input: { params: unknown; query: unknown; body: unknown },
+  info: RequestInfo,
+  deps: ApiDeps,
+  gate: AccessGate,
+) {
+  return inEngineContext(API_CONSUMER, e.path, () => invokeGated(e, input, info, deps, gate))
+}
+
+async function invokeGated(
   e: ServedEndpoint,
   input: { params: unknown; query: unknown; body: unknown },
   info: RequestInfo,
@@ -116,7 +131,8 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
           if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)
           return reply.type(String(result.contentType)).send(result.raw)
         }
-        return reply.send(result)
+        // The body as JSON text, kept parts' text reused (api/rendered-json.ts).
+        return reply.type('application/json; charset=utf-8').send(renderResponse(result))
       },
     })
   }

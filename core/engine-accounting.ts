@@ -29,7 +29,28 @@ export function engineStep<T>(step: string, f: () => Promise<T>): Promise<T> {
 const STATEMENTS = new Set(['query', 'exec', 'insert', 'command'])
 
 /** The client, each statement counted with its time under the caller's engine context. */
-export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engineStatements' | 'engineSeconds'>): ClickHouseClient {
+/** The class a consumer's statements wait in: API requests, the pipeline's consumers, or the rest. */
+export function engineClass(consumer: string): 'api' | 'pipeline' | 'other' {
+  return consumer === API_CONSUMER ? 'api' : consumer === 'other' ? 'other' : 'pipeline'
+}
+
+/** The consumer label of statements an API request runs (routes set it around the handler). */
+export const API_CONSUMER = 'api'
+
+/**
+ * How long a query waited before the engine started it: the time to its answer's headers less
+ * the engine's elapsed time it reports with them (`X-ClickHouse-Summary`), or undefined where
+ * the engine reports none (in-process).
+ */
+function waitedSeconds(result: unknown, sinceMs: number): number | undefined {
+  const summary = (result as { response_headers?: Record<string, string | string[] | undefined> } | undefined)?.response_headers?.['x-clickhouse-summary']
+  if (typeof summary !== 'string') return undefined
+  const elapsedNs = Number((JSON.parse(summary) as { elapsed_ns?: string }).elapsed_ns)
+  if (!Number.isFinite(elapsedNs)) return undefined
+  return Math.max(0, (performance.now() - sinceMs) / 1000 - elapsedNs / 1e9)
+}
+
+export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engineStatements' | 'engineSeconds' | 'engineWait'>): ClickHouseClient {
   const accounted = new Proxy(ch, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver)
@@ -44,6 +65,12 @@ export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engi
         }
         const result = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)
         result.then(done, done)
+        if (prop === 'query') {
+          result.then((r) => {
+            const waited = waitedSeconds(r, t0)
+            if (waited !== undefined) metrics.engineWait.observe({ class: engineClass(consumer) }, waited)
+          }, () => {})
+        }
         return result
       }
     },

@@ -134,8 +134,14 @@ export function createMetrics(options: MetricsOptions = {}) {
     x402: new Counter(r, 'svc_x402_payments_total', 'x402 payments by step (verify, settle) and outcome (valid, settled, a refusal reason, error)', ['step', 'outcome']),
     auditKeysChecked: new Counter(r, 'svc_audit_keys_checked_total', 'Keys of kept views the scheduled audit compared with raw rows, by view', ['view']),
     auditDrift: new Counter(r, 'svc_audit_drift_total', 'Keys the scheduled audit found drifted from raw rows (confirmed by a second look), by view', ['view']),
-    engineStatements: new Counter(r, 'svc_engine_statements_total', 'Statements sent to the ClickHouse engine, by consumer and step (other: API reads, scans, audits)', ['consumer', 'step']),
+    engineStatements: new Counter(r, 'svc_engine_statements_total', 'Statements sent to the ClickHouse engine, by consumer and step (api: requests, by path; other: scans, audits, background passes)', ['consumer', 'step']),
     engineSeconds: new Counter(r, 'svc_engine_seconds_total', 'Seconds from sending a statement to its answer, by consumer and step', ['consumer', 'step']),
+    engineWait: new Histogram(
+      r,
+      'svc_engine_wait_seconds',
+      "Time a query waited before the engine ran it (time to the answer's headers less the engine's own elapsed time, engine over HTTP only), by class (api, pipeline, other)",
+      ['class'],
+    ),
     x402Duration: new Histogram(r, 'svc_x402_facilitator_duration_seconds', 'Time the facilitator took to verify or settle one payment, by step', ['step']),
   }
   new PromCounter({

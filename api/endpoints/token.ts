@@ -3,6 +3,9 @@ import { Address, Measured } from '../catalog/schemas.ts'
 import { defineEndpoint } from '../catalog/types.ts'
 import type { Uses } from '../deps.ts'
 import { TokenView, tokenView } from '../views/token.ts'
+import { renderOnce } from '../rendered-json.ts'
+import type { DeployerRecord } from '../../core/records/deployer-state.ts'
+import type { TokenRecord } from '../../core/records/token-state.ts'
 
 export const tokenEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
@@ -18,6 +21,21 @@ export const tokenEndpoint = defineEndpoint<Uses<'tokens'>>()({
   async handler({ params, deps }) {
     const t = await deps.tokens.token(params.address)
     const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
-    return { data: tokenView(params.address, t, d), chain_id: deps.tokens.chainId, measured_through_block: deps.tokens.measuredThrough() }
+    return { data: keptTokenView(params.address, t, d), chain_id: deps.tokens.chainId, measured_through_block: deps.tokens.measuredThrough() }
   },
 })
+
+const views = new WeakMap<TokenRecord, { address: string; d: DeployerRecord | undefined; view: ReturnType<typeof tokenView> }>()
+
+/**
+ * A kept token's view, made once per record (the token serving makes a new record when its row
+ * or the chain time changes) and rendered to JSON once (api/rendered-json.ts).
+ */
+function keptTokenView(address: string, t: TokenRecord | undefined, d: DeployerRecord | undefined): ReturnType<typeof tokenView> {
+  if (!t) return tokenView(address, t, d)
+  const memo = views.get(t)
+  if (memo && memo.address === address && memo.d === d) return memo.view
+  const view = renderOnce(tokenView(address, t, d))
+  views.set(t, { address, d, view })
+  return view
+}

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { structureReport, structureWindow, windowFields, type StructureAnswer } from '../../core/structure/structure-report.ts'
 import { countCacheLookup } from '../../core/metrics.ts'
+import { renderOnce } from '../rendered-json.ts'
 import { oncePerVersion } from './once-per-version.ts'
 import { createRefreshAhead } from './refresh-ahead.ts'
 import { createServingCache, type ServingCache } from './serving-cache.ts'
@@ -118,7 +119,10 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
 
   /** The kept answer with the window of `window`'s block, made once per block it is given at. */
   function given(k: Kept, window: Awaited<ReturnType<typeof windowOf>>): StructureAnswer {
-    if (k.given?.data.measured_through_block !== window.to.number) k.given = { ...k.answer, data: { ...k.answer.data, ...windowFields(window) } }
+    if (k.given?.data.measured_through_block !== window.to.number) {
+      // Given to every caller until the next block: its JSON text is made once.
+      k.given = { ...k.answer, data: renderOnce({ ...k.answer.data, ...windowFields(window) }) }
+    }
     return k.given
   }
 

@@ -1,10 +1,11 @@
+import { createClient } from '@clickhouse/client'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClickHouse, forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { post } from '../../infra/engine/engine-process.ts'
-import { accountEngine } from '../../core/engine-accounting.ts'
+import { accountEngine, API_CONSUMER, inEngineContext } from '../../core/engine-accounting.ts'
 import { createMetrics } from '../../core/metrics.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
 import { runSvc } from '../setup/svc-process.ts'
@@ -57,6 +58,31 @@ describe('svc engine', () => {
       const long = await forLongStatements(ch)
       expect(long).not.toBe(ch)
       expect(await queryRows(long, slow)).toEqual([{ s: 0 }])
+    } finally {
+      await ch.close()
+    }
+  })
+
+  it('measures how long a query waited before the engine ran it, by class: behind a busy client queue, not its own work', async () => {
+    const metrics = createMetrics({ processMetrics: false })
+    // One connection: a second query waits on the client for the first one's answer.
+    const ch = accountEngine(
+      createClient({ url: engine.env.CLICKHOUSE_URL, username: engine.env.CLICKHOUSE_USER, password: engine.env.CLICKHOUSE_PASSWORD, database: 'default', max_open_connections: 1 }),
+      metrics,
+    )
+    try {
+      await inEngineContext('chain-4663', 'insert', () => queryRows(ch, 'SELECT sleep(0.5) AS s'))
+      const pipeline = await metrics.engineWait.totals({ class: 'pipeline' })
+      expect(pipeline.count).toBe(1)
+      expect(pipeline.sum).toBeLessThan(0.3) // its half second of work is not waiting
+      const [, waited] = await Promise.all([
+        inEngineContext('chain-4663', 'insert', () => queryRows(ch, 'SELECT sleep(0.5) AS s')),
+        new Promise((r) => setTimeout(r, 50)).then(() => inEngineContext(API_CONSUMER, '/token/{address}', () => queryRows(ch, 'SELECT 1 AS one'))),
+      ])
+      expect(waited).toEqual([{ one: 1 }])
+      const api = await metrics.engineWait.totals({ class: 'api' })
+      expect(api.count).toBe(1)
+      expect(api.sum).toBeGreaterThan(0.3) // it queued behind the pipeline's statement
     } finally {
       await ch.close()
     }
