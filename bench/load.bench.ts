@@ -60,6 +60,7 @@ export async function benchLoad(): Promise<BenchResult[]> {
     const planFile = join(dir, 'plan.json')
     writeFileSync(planFile, JSON.stringify(plan))
     const report = await runDriver(planFile)
+    const waits = engineWaits(await (await fetch(`${base}/metrics`)).text())
     const fmt = (f: ClassFigures) => `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, p99.9 ${f.p999} ms, ${f.requests} requests, ${f.non2xx} non-2xx, ${f.errors} errors`
     return [
       {
@@ -68,7 +69,7 @@ export async function benchLoad(): Promise<BenchResult[]> {
         ours: { value: Math.round(idle * 1000) / 10, unit: '% of a core (CPU of the process tree, engine included, over 20 s, no requests)' },
         base: { value: 100, unit: '% of a core' },
         ratio: idle,
-        notes: `a live chain-4663 batch over those 20 s (${perBatch.batches} batches): ${perBatch.text}`,
+        notes: `a live chain-4663 batch over those 20 s (${perBatch.batches} batches): ${perBatch.text} | what a query waited before the engine ran it, over the whole run (svc_engine_wait_seconds): ${waits}`,
       },
       ...classes.map((c, i) => {
         const alone = report.alone[i]!
@@ -143,6 +144,31 @@ function livePerBatch(before: Map<string, number>, after: Map<string, number>, c
   const total = parts.reduce((t, [, v]) => ({ statements: t.statements + v.statements, seconds: t.seconds + v.seconds }), { statements: 0, seconds: 0 })
   const fmt = (v: { statements: number; seconds: number }) => `${(v.statements / batches).toFixed(1)} statements, ${Math.round((v.seconds / batches) * 1000)} ms`
   return { batches, text: `${fmt(total)} in all; ${parts.map(([step, v]) => `${step} ${fmt(v)}`).join('; ')}` }
+}
+
+/**
+ * The wait histogram's count and p50/p99 per class, from its buckets (the upper bound of the
+ * bucket the quantile falls in, as a bound rather than an estimate).
+ */
+export function engineWaits(metricsText: string): string {
+  const buckets = new Map<string, Array<{ le: number; n: number }>>()
+  for (const m of metricsText.matchAll(/^svc_engine_wait_seconds_bucket\{class="([^"]+)",le="([^"]+)"\} (\S+)$/gm)) {
+    const list = buckets.get(m[1]!) ?? []
+    list.push({ le: m[2] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[2]), n: Number(m[3]) })
+    buckets.set(m[1]!, list)
+  }
+  if (buckets.size === 0) return 'not measured (the engine reports no summary)'
+  const bound = (list: Array<{ le: number; n: number }>, q: number) => {
+    const total = list.at(-1)!.n
+    const le = list.find((b) => b.n >= q * total)!.le
+    return le === Number.POSITIVE_INFINITY ? '> 30 s' : `<= ${le * 1000} ms`
+  }
+  return [...buckets]
+    .map(([cls, list]) => {
+      list.sort((a, b) => a.le - b.le)
+      return `${cls} ${list.at(-1)!.n} queries, p50 ${bound(list, 0.5)}, p99 ${bound(list, 0.99)}`
+    })
+    .join('; ')
 }
 
 /** The process and every process under it (the engine svc start runs as its child included). */

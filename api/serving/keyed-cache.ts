@@ -10,6 +10,8 @@ export interface KeyedCache<V> {
   get(key: string, load: () => Promise<V>): Promise<V>
   /** Values of many keys; the misses are loaded together by one call of `loadMany`. */
   getMany(keys: string[], loadMany: (missing: string[]) => Promise<Map<string, V>>, absent: V): Promise<Map<string, V>>
+  /** Whether `key` is kept (or loading), without touching it or counting a lookup. */
+  has(key: string): boolean
   delete(key: string): void
   clear(): void
   size(): number
@@ -71,6 +73,7 @@ export function createKeyedCache<V>(maxEntries: number, name = 'keyed'): KeyedCa
       for (const [k, v] of pending) out.set(k, await v)
       return out
     },
+    has: (key) => entries.has(key),
     delete: (key) => void entries.delete(key),
     clear: () => entries.clear(),
     size: () => entries.size,

@@ -57,10 +57,23 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
   let roster: { value: Roster; checkedAt: number } | undefined
   let syncing: Promise<void> | undefined
 
+  // The receipt last given per wallet, and, for a wallet a batch dropped, that receipt given (with
+  // the block it states) while its new one is built; all go when the roster changes or a reorg
+  // removes blocks.
+  const lastGiven = new Map<string, WalletReceiptData>()
+  const previous = new Map<string, WalletReceiptData>()
+  const bounded = (m: Map<string, WalletReceiptData>, k: string, v: WalletReceiptData) => {
+    m.delete(k)
+    m.set(k, v)
+    if (m.size > deps.maxEntries) m.delete(m.keys().next().value!)
+  }
+
   function clear(): void {
     receipts.clear()
     holders.clear()
     traders.clear()
+    lastGiven.clear()
+    previous.clear()
   }
 
   const ahead = createRefreshAhead({
@@ -71,6 +84,8 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
   })
 
   function dropWallet(w: string): void {
+    const given = lastGiven.get(w)
+    if (given && receipts.has(w)) bounded(previous, w, given)
     receipts.delete(w)
     ahead.dropped(w)
   }
@@ -94,6 +109,11 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
       }
     }
     const marker = [...changes].reverse().find((c) => c.kind === 'batch')
+    // A served block lower than before is a reorg: no receipt of the removed blocks is given again.
+    if (marker && synced.block !== null && marker.watermark < synced.block) {
+      lastGiven.clear()
+      previous.clear()
+    }
     synced = marker ? { seq: marker.seq, block: marker.watermark } : { ...synced, seq: target }
   }
 
@@ -146,16 +166,26 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
       if (asked) ahead.asked(wallet)
       const r = await ready()
       if (!r.claims.has(wallet)) return notFoundReceipt(wallet, synced.block)
-      const cached = await receipts.get(wallet, async () => {
+      const before = receipts.has(wallet) ? undefined : previous.get(wallet)
+      const building = receipts.get(wallet, async () => {
         const c = await build(wallet, r)
         for (const t of c.openTokens) {
           if (!holders.has(t)) holders.set(t, new Set())
           holders.get(t)!.add(wallet)
         }
+        previous.delete(wallet)
         return c
       })
+      // A batch changed the wallet: its receipt before, stating its block, while this one is built.
+      if (before && asked) {
+        building.catch(() => {})
+        return before
+      }
+      const cached = await building
       // Nothing the answer depends on changed since it was built: it holds through the new watermark.
-      return { ...cached.data, measured_through_block: synced.block }
+      const answer = { ...cached.data, measured_through_block: synced.block }
+      bounded(lastGiven, wallet, answer)
+      return answer
     },
     async rosterTraders(token) {
       await ready()

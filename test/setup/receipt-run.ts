@@ -105,12 +105,25 @@ export async function loadRoster(run: ReceiptRun, traders: string[]): Promise<vo
  * figures) against an independent FIFO over the chain's swap events from `fromBlock`, and the
  * identity realized − open cost = WETH received − WETH spent. Answers the traders compared.
  */
+/**
+ * A wallet's receipt measured through `head`: right after a batch that changed the wallet, the
+ * receipt before it (stating its older block) is given while the new one is built.
+ */
+async function receiptThrough(run: ReceiptRun, wallet: string, head: number): Promise<any> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const { data } = await run.get(`/wallet-receipt/${wallet}`)
+    if (data.measured_through_block >= head || Date.now() > deadline) return data
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
 export async function expectReceiptsEqualChain(run: ReceiptRun, fromBlock: number): Promise<number> {
   const head = await run.caughtUp()
   const chain = await expectedFromChain(run.node.client, { fromBlock: BigInt(fromBlock), toBlock: BigInt(head), weth: run.v2.weth, factory: run.v2.factory })
   const want = receiptsFromChain(chain)
   for (const [w, e] of want) {
-    const { data } = await run.get(`/wallet-receipt/${w}`)
+    const data = await receiptThrough(run, w, head)
     expect(data.found, w).toBe(true)
     expect(data.realized_net_wei, w).toBe(e.realized.toString())
     expect(data.sells, w).toBe(e.sells)
