@@ -114,6 +114,7 @@ async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: (b: num
     chainId,
     namespace: rt.config.BUS_NAMESPACE,
     maxBatchBlocks: rt.config.PIPELINE_BATCH_BLOCKS,
+    flushEveryMs: chainId === 5042 ? rt.config.CHAIN_5042_FLUSH_MS : 0,
     follow: followedContracts(rt.config, chainId),
     onAdvance,
     sinkHooks: faultHooks(),

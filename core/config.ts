@@ -119,6 +119,12 @@ const EnvSchema = z.object({
   CHAIN_5042_RPC_URL: optionalUrl,
   CHAIN_5042_START_BLOCK: nonNegInt(0),
   CHAIN_5042_CONFIRMATIONS: nonNegInt(3),
+  /**
+   * The chain-5042 processor batches by time: after a batch that did not fill it waits this
+   * long, so its live blocks go in a few at a time (its answers state the block they are
+   * measured through); 0: a batch per block, as chain 4663.
+   */
+  CHAIN_5042_FLUSH_MS: z.coerce.number({ error: 'an integer' }).int('an integer').min(0, '>= 0').max(30_000, '<= 30000').default(4000),
   CHAIN_4663_WETH: addressList.optional(),
   CHAIN_4663_V2_FACTORIES: addressList.optional(),
   CHAIN_4663_V3_FACTORIES: addressList.optional(),

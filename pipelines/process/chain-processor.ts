@@ -31,6 +31,8 @@ export interface ChainProcessorDeps {
   follow: FollowedContracts
   /** Blocks per insert batch (a batch is one insert per table). */
   maxBatchBlocks?: number
+  /** After a batch that did not fill, wait this long before the next (batch by time); 0 or absent: no wait. */
+  flushEveryMs?: number
   /** Called after each batch once its serving state is refreshed: the new watermark and the refresh's seq. */
   onAdvance?(block: number, seq: number): void
   sinkHooks?: SinkHooks
@@ -239,6 +241,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         // One message per block on the chain topic: the lag in messages is the lag in blocks.
         onLag: (messages) => metrics.ingestLagBlocks.set({ chain: String(chainId) }, messages),
         maxBatchSize: Math.max(maxBatchBlocks, pending ? pending.lastBlock - pending.firstBlock + 1 : 0) * 2,
+        flushEveryMs: deps.flushEveryMs,
       })
       await running.start()
       logger.info({ consumer, watermark: state.watermark, pools: state.pools.size() }, 'chain processor started')
