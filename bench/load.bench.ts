@@ -152,10 +152,11 @@ function livePerBatch(before: Map<string, number>, after: Map<string, number>, c
  */
 export function engineWaits(metricsText: string): string {
   const buckets = new Map<string, Array<{ le: number; n: number }>>()
-  for (const m of metricsText.matchAll(/^svc_engine_wait_seconds_bucket\{class="([^"]+)",le="([^"]+)"\} (\S+)$/gm)) {
-    const list = buckets.get(m[1]!) ?? []
-    list.push({ le: m[2] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[2]), n: Number(m[3]) })
-    buckets.set(m[1]!, list)
+  for (const m of metricsText.matchAll(/^svc_engine_wait_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]))
+    const list = buckets.get(labels.class!) ?? []
+    list.push({ le: labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(labels.le), n: Number(m[2]) })
+    buckets.set(labels.class!, list)
   }
   if (buckets.size === 0) return 'not measured (the engine reports no summary)'
   const bound = (list: Array<{ le: number; n: number }>, q: number) => {

@@ -37,6 +37,10 @@ export async function createClickHouse(
         // A server that accepts the connection and then says nothing must not hold a request
         // for the client's default 30 s: the timer runs until the answer starts.
         request_timeout: config.CLICKHOUSE_REQUEST_TIMEOUT_MS ?? 5_000,
+        // The API and the pipeline share this client: with the library's 10 sockets a request's
+        // keyed reads queued on the client behind batch statements (svc_engine_wait_seconds
+        // showed it); the engine orders what runs by its own priorities.
+        max_open_connections: ENGINE_CONNECTIONS,
       }),
     )
     if ((config.CLICKHOUSE_REQUEST_TIMEOUT_MS ?? 5_000) < LONG_STATEMENT_MS) {
@@ -61,6 +65,9 @@ export async function createClickHouse(
 }
 
 const embeddedClients = new WeakSet<object>()
+
+/** Sockets to an engine over HTTP per client (the library's default is 10). */
+const ENGINE_CONNECTIONS = 32
 
 /** How long a statement that is expected to run long (an audit over every key) may stay silent. */
 const LONG_STATEMENT_MS = 15 * 60_000

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest'
+import { engineWaits } from '../../bench/load.bench.ts'
+import { createMetrics } from '../../core/metrics.ts'
+
+describe('the load bench reads the engine wait histogram', () => {
+  it('per class, from the service own exposition (prom-client writes le first)', async () => {
+    const m = createMetrics({ processMetrics: false })
+    for (let i = 0; i < 99; i++) m.engineWait.observe({ class: 'api' }, 0.0004)
+    m.engineWait.observe({ class: 'api' }, 0.2)
+    m.engineWait.observe({ class: 'pipeline' }, 40)
+    expect(engineWaits(await m.registry.metrics())).toBe('api 100 queries, p50 <= 0.5 ms, p99 <= 0.5 ms; pipeline 1 queries, p50 > 30 s, p99 > 30 s')
+  })
+
+  it('says when nothing was measured', () => {
+    expect(engineWaits('svc_engine_statements_total{consumer="api",step="x"} 3')).toMatch(/not measured/)
+  })
+})
