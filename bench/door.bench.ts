@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
-import { waitLive } from './load.bench.ts'
+import { formatWaits, waitBuckets, waitLive, waitsBetween } from './load.bench.ts'
 import type { BenchResult } from './result.ts'
 
 const SECONDS = Number(process.env.DOOR_SECONDS ?? 8)
@@ -41,6 +41,8 @@ export async function benchDoor(): Promise<BenchResult[]> {
       wallet: await uncachedReads(base, desk, walletPaths),
       verdict: await uncachedReads(base, desk, listed(tokens.slice(0, half).map((t) => `/verdict/${t}`))),
     }
+    const waits = async () => waitBuckets(await (await fetch(`${base}/metrics`)).text())
+    const waitsBefore = await waits()
     const started = Date.now()
     const long = fetch(`${base}/clickhouse?query=${encodeURIComponent(LONG_QUERY)}`, { headers: { 'x-clickhouse-key': analyst } }).then(async (r) => ({ status: r.status, seconds: (Date.now() - started) / 1000, text: (await r.text()).slice(0, 120) }))
     await new Promise((r) => setTimeout(r, 500))
@@ -50,9 +52,10 @@ export async function benchDoor(): Promise<BenchResult[]> {
       verdict: await uncachedReads(base, desk, listed(tokens.slice(half).map((t) => `/verdict/${t}`))),
     }
     const health = await fetch(`${base}/health`)
+    const waitedBeside = formatWaits(waitsBetween(waitsBefore, await waits()))
     const analystQuery = await long
     const fmt = (r: Reads) => `p50 ${r.p50.toFixed(1)} ms p99 ${r.p99.toFixed(1)} ms (${r.n} reads)`
-    const query = `/health ${health.status} during it; the analyst query answered ${analystQuery.status} after ${analystQuery.seconds.toFixed(1)} s (${analystQuery.text.trim().split('\n')[0]})`
+    const query = `/health ${health.status} during it; the analyst query answered ${analystQuery.status} after ${analystQuery.seconds.toFixed(1)} s (${analystQuery.text.trim().split('\n')[0]}); what the service's queries waited before the engine ran them meanwhile (svc_engine_wait_seconds): ${waitedBeside}`
     const result = (name: string, what: string, a: Reads, b: Reads): BenchResult => {
       const notes = `${what}: alone ${fmt(a)}; beside the analyst query ${fmt(b)}; ${query}`
       console.log(`[door] ${notes}`)

@@ -146,31 +146,47 @@ function livePerBatch(before: Map<string, number>, after: Map<string, number>, c
   return { batches, text: `${fmt(total)} in all; ${parts.map(([step, v]) => `${step} ${fmt(v)}`).join('; ')}` }
 }
 
-/**
- * The wait histogram's count and p50/p99 per class, from its buckets (the upper bound of the
- * bucket the quantile falls in, as a bound rather than an estimate).
- */
-export function engineWaits(metricsText: string): string {
-  const buckets = new Map<string, Array<{ le: number; n: number }>>()
+type WaitBuckets = Map<string, Array<{ le: number; n: number }>>
+
+/** The wait histogram's cumulative buckets per class, from a /metrics text (labels in any order). */
+export function waitBuckets(metricsText: string): WaitBuckets {
+  const buckets: WaitBuckets = new Map()
   for (const m of metricsText.matchAll(/^svc_engine_wait_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
     const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]))
     const list = buckets.get(labels.class!) ?? []
     list.push({ le: labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(labels.le), n: Number(m[2]) })
     buckets.set(labels.class!, list)
   }
-  if (buckets.size === 0) return 'not measured (the engine reports no summary)'
+  for (const list of buckets.values()) list.sort((a, b) => a.le - b.le)
+  return buckets
+}
+
+/** What was observed between two readings of the histogram. */
+export function waitsBetween(before: WaitBuckets, after: WaitBuckets): WaitBuckets {
+  const out: WaitBuckets = new Map()
+  for (const [cls, list] of after) {
+    const was = new Map((before.get(cls) ?? []).map((b) => [b.le, b.n]))
+    out.set(cls, list.map((b) => ({ le: b.le, n: b.n - (was.get(b.le) ?? 0) })))
+  }
+  return out
+}
+
+/**
+ * Count and p50/p99 per class (the upper bound of the bucket the quantile falls in, a bound
+ * rather than an estimate).
+ */
+export function formatWaits(buckets: WaitBuckets): string {
+  const measured = [...buckets].filter(([, list]) => (list.at(-1)?.n ?? 0) > 0)
+  if (measured.length === 0) return 'not measured (the engine reports no summary)'
   const bound = (list: Array<{ le: number; n: number }>, q: number) => {
-    const total = list.at(-1)!.n
-    const le = list.find((b) => b.n >= q * total)!.le
+    const le = list.find((b) => b.n >= q * list.at(-1)!.n)!.le
     return le === Number.POSITIVE_INFINITY ? '> 30 s' : `<= ${le * 1000} ms`
   }
-  return [...buckets]
-    .map(([cls, list]) => {
-      list.sort((a, b) => a.le - b.le)
-      return `${cls} ${list.at(-1)!.n} queries, p50 ${bound(list, 0.5)}, p99 ${bound(list, 0.99)}`
-    })
-    .join('; ')
+  return measured.map(([cls, list]) => `${cls} ${list.at(-1)!.n} queries, p50 ${bound(list, 0.5)}, p99 ${bound(list, 0.99)}`).join('; ')
 }
+
+/** The wait histogram of a /metrics text, formatted. */
+export const engineWaits = (metricsText: string) => formatWaits(waitBuckets(metricsText))
 
 /** The process and every process under it (the engine svc start runs as its child included). */
 function processTree(root: number): number[] {

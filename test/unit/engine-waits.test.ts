@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { engineWaits } from '../../bench/load.bench.ts'
+import { engineWaits, formatWaits, waitBuckets, waitsBetween } from '../../bench/load.bench.ts'
 import { createMetrics } from '../../core/metrics.ts'
 
 describe('the load bench reads the engine wait histogram', () => {
@@ -13,5 +13,18 @@ describe('the load bench reads the engine wait histogram', () => {
 
   it('says when nothing was measured', () => {
     expect(engineWaits('svc_engine_statements_total{consumer="api",step="x"} 3')).toMatch(/not measured/)
+  })
+})
+
+describe('the door bench reads what was observed during its analyst query', () => {
+  it('subtracts the histogram read before from the one read after, per class', async () => {
+    const m = createMetrics({ processMetrics: false })
+    for (let i = 0; i < 10; i++) m.engineWait.observe({ class: 'api' }, 2)
+    const before = waitBuckets(await m.registry.metrics())
+    for (let i = 0; i < 4; i++) m.engineWait.observe({ class: 'api' }, 0.0004)
+    m.engineWait.observe({ class: 'pipeline' }, 0.02)
+    expect(formatWaits(waitsBetween(before, waitBuckets(await m.registry.metrics())))).toBe(
+      'api 4 queries, p50 <= 0.5 ms, p99 <= 0.5 ms; pipeline 1 queries, p50 <= 25 ms, p99 <= 25 ms',
+    )
   })
 })
