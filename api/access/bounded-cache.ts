@@ -8,6 +8,7 @@ export interface BoundedCache<V> {
   get(key: string): V | undefined
   set(key: string, value: V): void
   delete(key: string): void
+  clear(): void
   /** Entries held now (expired ones included until they are read or evicted). */
   size(): number
 }
@@ -31,6 +32,7 @@ export function createBoundedCache<V>(maxEntries: number, ttlMs: number): Bounde
       while (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
     },
     delete: (key) => void entries.delete(key),
+    clear: () => entries.clear(),
     size: () => entries.size,
   }
 }

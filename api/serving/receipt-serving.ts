@@ -14,6 +14,7 @@ import {
 import { notFoundReceipt, receiptView, type WalletReceiptData } from '../views/wallet-receipt.ts'
 import { createKeyedCache } from './keyed-cache.ts'
 import { createRefreshAhead } from './refresh-ahead.ts'
+import { createBoundedCache } from '../access/bounded-cache.ts'
 import type { Watermarks } from './watermarks.ts'
 
 /**
@@ -60,13 +61,8 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
   // The receipt last given per wallet, and, for a wallet a batch dropped, that receipt given (with
   // the block it states) while its new one is built; all go when the roster changes or a reorg
   // removes blocks.
-  const lastGiven = new Map<string, WalletReceiptData>()
-  const previous = new Map<string, WalletReceiptData>()
-  const bounded = (m: Map<string, WalletReceiptData>, k: string, v: WalletReceiptData) => {
-    m.delete(k)
-    m.set(k, v)
-    if (m.size > deps.maxEntries) m.delete(m.keys().next().value!)
-  }
+  const lastGiven = createBoundedCache<WalletReceiptData>(deps.maxEntries, Number.POSITIVE_INFINITY)
+  const previous = createBoundedCache<WalletReceiptData>(deps.maxEntries, Number.POSITIVE_INFINITY)
 
   function clear(): void {
     receipts.clear()
@@ -85,7 +81,7 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
 
   function dropWallet(w: string): void {
     const given = lastGiven.get(w)
-    if (given && receipts.has(w)) bounded(previous, w, given)
+    if (given && receipts.has(w)) previous.set(w, given)
     receipts.delete(w)
     ahead.dropped(w)
   }
@@ -184,7 +180,7 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
       const cached = await building
       // Nothing the answer depends on changed since it was built: it holds through the new watermark.
       const answer = { ...cached.data, measured_through_block: synced.block }
-      bounded(lastGiven, wallet, answer)
+      lastGiven.set(wallet, answer)
       return answer
     },
     async rosterTraders(token) {

@@ -4,6 +4,7 @@ import { countCacheLookup } from '../../core/metrics.ts'
 import { renderOnce } from '../rendered-json.ts'
 import { oncePerVersion } from './once-per-version.ts'
 import { createRefreshAhead } from './refresh-ahead.ts'
+import { createBoundedCache } from '../access/bounded-cache.ts'
 import { createServingCache, type ServingCache } from './serving-cache.ts'
 import type { TokenServing } from './token-serving.ts'
 import type { Watermarks } from './watermarks.ts'
@@ -51,7 +52,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   const loading = new Map<string, Promise<Kept>>()
   // The answer a token had before a change dropped it, given (with the block it states) while
   // its new one is computed; gone once that is kept, and all at a reorg (their blocks may be gone).
-  const previous = new Map<string, StructureAnswer>()
+  const previous = createBoundedCache<StructureAnswer>(maxEntries, Number.POSITIVE_INFINITY)
   const windowAt = oncePerVersion((block) => structureWindow(deps.ch, chainId, Number(block)))
 
   function drop(token: string): void {
@@ -93,9 +94,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   const dropChanged = (token: string) => {
     const k = kept.get(token)
     if (k) {
-      previous.delete(token)
       previous.set(token, k.given ?? k.answer)
-      if (previous.size > maxEntries) previous.delete(previous.keys().next().value!)
     }
     const had = k !== undefined || loading.has(token)
     drop(token)
