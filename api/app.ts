@@ -2,12 +2,12 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { AccessGate } from './access/gate.ts'
-import type { AnyEndpoint } from './catalog/types.ts'
-import type { ApiDeps, ServedEndpoint } from './deps.ts'
-import { ApiError, unavailableAsApiError } from './errors.ts'
+import type { AnyEndpoint } from '../core/endpoint/types.ts'
+import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
+import { ApiError, unavailableAsApiError } from '../core/endpoint/errors.ts'
 import { buildOpenApi } from './openapi.ts'
 import { doorKeyBeforeBody } from './access/pre-body.ts'
-import { JSON_BODY_LIMIT_BYTES, LARGE_BODY_LIMIT_BYTES } from './body-limits.ts'
+import { JSON_BODY_LIMIT_BYTES, LARGE_BODY_LIMIT_BYTES } from '../core/endpoint/body-limits.ts'
 import { CLICKHOUSE_PATH } from './clickhouse-door.ts'
 import { capConnections } from './connection-cap.ts'
 import { largeBodySlots } from './large-bodies.ts'
@@ -48,7 +48,7 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
   const { config } = deps
   const app = Fastify({
     logger: false,
-    // Routes declare their own limit (api/body-limits.ts); anything else reads a JSON route's.
+    // Routes declare their own limit (core/endpoint/body-limits.ts); anything else reads a JSON route's.
     bodyLimit: JSON_BODY_LIMIT_BYTES,
     // A hop count trusts that many proxies in front of us, whatever their addresses.
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : (trust ?? false),

@@ -8,10 +8,10 @@ import { normalizeSql, prepareReadOnly, ReadOnlyRefusal, streamBytes } from '../
 import { createFailedLookups } from './access/failed-lookups.ts'
 import { CompressedBodyError, decompressClickHouseBody } from './clickhouse-compressed-body.ts'
 import { forwardToEngine, type EngineHttp } from './clickhouse-door-forward.ts'
-import { LARGE_BODY_LIMIT_BYTES } from './body-limits.ts'
+import { LARGE_BODY_LIMIT_BYTES } from '../core/endpoint/body-limits.ts'
 import { DOOR_UNAUTHENTICATED, doorKey } from './door-key.ts'
-import type { ApiDeps } from './deps.ts'
-import { ApiError } from './errors.ts'
+import type { ApiDeps } from '../core/endpoint/deps.ts'
+import { ApiError } from '../core/endpoint/errors.ts'
 
 /**
  * The data team's door: `/clickhouse` speaks the ClickHouse HTTP interface, so ClickHouse's own

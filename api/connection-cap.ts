@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
-import { ApiError } from './errors.ts'
+import { ApiError } from '../core/endpoint/errors.ts'
 
 /** Seconds a client refused by the connection cap is told to wait. */
 export const CONNECTION_RETRY_AFTER_SECONDS = 5

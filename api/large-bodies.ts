@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { JSON_BODY_LIMIT_BYTES } from './body-limits.ts'
-import { ApiError } from './errors.ts'
+import { JSON_BODY_LIMIT_BYTES } from '../core/endpoint/body-limits.ts'
+import { ApiError } from '../core/endpoint/errors.ts'
 
 /** Seconds a caller refused a large-body slot is told to wait. */
 const RETRY_AFTER_SECONDS = 5

@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import { DEFINITIONS_MARKDOWN } from './definitions.ts'
-import { ERROR_CODES, type ErrorCode } from './errors.ts'
-import { PAYMENT_NETWORK } from './access/x402/constants.ts'
+import { ERROR_CODES, type ErrorCode } from '../core/endpoint/errors.ts'
+import { PAYMENT_NETWORK } from '../core/payment-terms.ts'
 import { usdToAtomic } from './catalog/pricing.ts'
-import type { AnyEndpoint } from './catalog/types.ts'
-import { TAGS, type Tag } from './catalog/tags.ts'
+import type { AnyEndpoint } from '../core/endpoint/types.ts'
+import { TAGS, type Tag } from '../core/endpoint/tags.ts'
 
 type Json = Record<string, unknown>
 

@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { AccessGate } from './access/gate.ts'
 import { admitBeforeBody } from './access/pre-body.ts'
-import { bodyLimitOf, takesLargeBody } from './body-limits.ts'
-import { ADDRESS_MESSAGE } from './catalog/schemas.ts'
-import type { AnyEndpoint, RequestInfo } from './catalog/types.ts'
-import type { ApiDeps, ServedEndpoint } from './deps.ts'
-import { ApiError } from './errors.ts'
-import { renderResponse } from './rendered-json.ts'
+import { bodyLimitOf, takesLargeBody } from '../core/endpoint/body-limits.ts'
+import { ADDRESS_MESSAGE } from '../core/endpoint/schemas.ts'
+import type { AnyEndpoint, RequestInfo } from '../core/endpoint/types.ts'
+import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
+import { ApiError } from '../core/endpoint/errors.ts'
+import { renderResponse } from '../core/serving/rendered-json.ts'
 import { API_CONSUMER, inEngineContext } from '../core/engine-accounting.ts'
 
 /** Query parameter names that look like a credential: keys go in headers only. */
@@ -131,7 +131,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
           if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)
           return reply.type(String(result.contentType)).send(result.raw)
         }
-        // The body as JSON text, kept parts' text reused (api/rendered-json.ts).
+        // The body as JSON text, kept parts' text reused (core/serving/rendered-json.ts).
         return reply.type('application/json; charset=utf-8').send(renderResponse(result))
       },
     })

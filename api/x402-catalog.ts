@@ -1,6 +1,6 @@
-import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_DECIMALS, X402_SCHEME, X402_VERSION } from './access/x402/constants.ts'
+import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_DECIMALS, X402_SCHEME, X402_VERSION } from '../core/payment-terms.ts'
 import { usdToAtomic } from './catalog/pricing.ts'
-import type { AnyEndpoint } from './catalog/types.ts'
+import type { AnyEndpoint } from '../core/endpoint/types.ts'
 
 /**
  * The machine-readable payment catalog served at /.well-known/x402 (catalog version 2):

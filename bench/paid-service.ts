@@ -1,6 +1,6 @@
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { x402Client } from '@x402/fetch'
-import { PAYMENT_NETWORK } from '../api/access/x402/constants.ts'
+import { PAYMENT_NETWORK } from '../core/payment-terms.ts'
 import { startPaymentsChain } from '../infra/payments-chain/chain.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../test/setup/embedded.ts'
 

@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../core/config.ts'
 import type { Logger } from '../core/logger.ts'
-import { PAYMENT_NETWORK } from '../api/access/x402/constants.ts'
+import { PAYMENT_NETWORK } from '../core/payment-terms.ts'
 import type { Faucet } from '../api/deps.ts'
 import { startPaymentsChain, type PaymentsChain } from '../infra/payments-chain/chain.ts'
 

@@ -6,7 +6,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Hex } from 'viem'
 import { ConfigError, type Config } from '../core/config.ts'
-import { PAYMENT_NETWORK } from '../api/access/x402/constants.ts'
+import { PAYMENT_NETWORK } from '../core/payment-terms.ts'
 import { usdToAtomic } from '../api/catalog/pricing.ts'
 
 /**

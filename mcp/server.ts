@@ -3,9 +3,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { AccessGate } from '../api/access/gate.ts'
-import type { AnyEndpoint, RequestInfo } from '../api/catalog/types.ts'
-import type { ApiDeps, ServedEndpoint } from '../api/deps.ts'
-import { ApiError, unavailableAsApiError } from '../api/errors.ts'
+import type { AnyEndpoint, RequestInfo } from '../core/endpoint/types.ts'
+import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
+import { ApiError, unavailableAsApiError } from '../core/endpoint/errors.ts'
 import { invokeEndpoint } from '../api/routes.ts'
 
 /** Hosted tool server identity (spec: Versioning). */

@@ -3,7 +3,7 @@ import { isDependencyUnavailable } from '../../core/dependency.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
 import type { Store } from '../../core/store/types.ts'
 import { embeddedIPv4, ipv6Groups } from '../alerts/embedded-ipv4.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 
 /** Credentials (keys, connection tokens, the operator token) that may fail per client address and minute. */
 export const FAILED_LOOKUPS_PER_MINUTE = 20

@@ -4,7 +4,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { PlanName } from '../../core/domain/plans.ts'
 import { countCacheLookup } from '../../core/metrics.ts'
 import type { Store } from '../../core/store/types.ts'
-import { createBoundedCache } from './bounded-cache.ts'
+import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
 
 export const KEY_PREFIX = 'svc_live_'
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

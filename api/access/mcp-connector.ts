@@ -3,8 +3,8 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { countCacheLookup } from '../../core/metrics.ts'
 import type { Store } from '../../core/store/types.ts'
-import { ApiError } from '../errors.ts'
-import { createBoundedCache } from './bounded-cache.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
+import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
 import { hashKey } from './keys.ts'
 
 /**

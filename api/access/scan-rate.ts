@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Store } from '../../core/store/types.ts'
-import type { RequestInfo } from '../catalog/types.ts'
-import { ApiError, unavailableAsApiError } from '../errors.ts'
+import type { RequestInfo } from '../../core/endpoint/types.ts'
+import { ApiError, unavailableAsApiError } from '../../core/endpoint/errors.ts'
 import { bearer, header } from './gate.ts'
 
 export interface ScanRateCaps {

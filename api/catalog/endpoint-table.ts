@@ -1,4 +1,4 @@
-import type { AnyEndpoint } from './types.ts'
+import type { AnyEndpoint } from '../../core/endpoint/types.ts'
 
 /**
  * docs/endpoints.md: every endpoint of the catalog with its access and price and what it

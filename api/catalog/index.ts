@@ -33,7 +33,7 @@ import { pulseEndpoint } from '../endpoints/pulse.ts'
 import { agentFeaturesEndpoint } from '../endpoints/agent-features.ts'
 import { basketEndpoint } from '../endpoints/basket.ts'
 import { proofEndpoint } from '../endpoints/proof.ts'
-import type { ServedEndpoint } from '../deps.ts'
+import type { ServedEndpoint } from '../../core/endpoint/deps.ts'
 
 /**
  * The one endpoint catalog. Routes, /openapi.json, /.well-known/x402 and the MCP tools are all

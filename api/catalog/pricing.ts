@@ -1,5 +1,5 @@
-import { USDC_DECIMALS } from '../access/x402/constants.ts'
-import type { Access } from './types.ts'
+import { USDC_DECIMALS } from '../../core/payment-terms.ts'
+import type { Access } from '../../core/endpoint/types.ts'
 
 const PRICE = new RegExp(`^(\\d+)(?:\\.(\\d{1,${USDC_DECIMALS}}))?$`)
 

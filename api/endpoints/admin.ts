@@ -1,12 +1,12 @@
-import { LARGE_BODY_LIMIT_BYTES } from '../body-limits.ts'
+import { LARGE_BODY_LIMIT_BYTES } from '../../core/endpoint/body-limits.ts'
 import { z } from 'zod'
 import { isDependencyUnavailable } from '../../core/dependency.ts'
 import { PLAN_NAMES, type PlanName } from '../../core/domain/plans.ts'
 import { runReadOnlySql } from '../../sql/read-only.ts'
-import { Address } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
-import { ApiError } from '../errors.ts'
+import { Address } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 import { AUDITED_VIEWS } from '../../core/records/verify-report.ts'
 
 const KeyView = z.object({ prefix: z.string(), plan: z.string(), created_at: z.string(), revoked_at: z.string().nullable() })

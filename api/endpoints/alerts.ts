@@ -2,10 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { BACKOFF_MS, MAX_ATTEMPTS } from '../../core/domain/alert-retry.ts'
 import { checkWebhookUrl, WebhookUrlError } from '../alerts/webhook-url.ts'
-import { defineEndpoint, type HandlerContext } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
-import { ApiError } from '../errors.ts'
-import { HttpsUrl } from '../catalog/schemas.ts'
+import { defineEndpoint, type HandlerContext } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
+import { HttpsUrl } from '../../core/endpoint/schemas.ts'
 
 /** How many recent deliveries GET /alerts/webhook lists. */
 const RECENT_DELIVERIES = 20

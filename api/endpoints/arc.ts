@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { Address, Limit } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Address, Limit } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { ALL_VENUES, DIRECT } from '../../core/domain/arc-venues.ts'
 import { ARC_CHAIN, DEPLOYER_TOKENS_LISTED, type ArcDeployerRecord, type ArcEdge, type ArcServing } from '../serving/arc-serving.ts'
 import {

@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import type { ScoreBand } from '../../core/domain/deployer-score.ts'
-import { Address } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Address } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 
 /** Typed by band so that a band renamed or added in core/domain must be given a colour here. */
 const BAND_COLORS: Record<ScoreBand | 'unknown', string> = { elite: '#1a7f37', proven: '#2da44e', mixed: '#bf8700', weak: '#d1242f', poor: '#82071e', unknown: '#6e7781' }

@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { BASKET_RULES_MARKDOWN, type RecordedMark } from '../../core/domain/basket.ts'
-import { BlockNumber, Measured } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { BlockNumber, Measured } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { basketFigures, LaunchWindow } from '../serving/outcome-serving.ts'
 import { iso } from '../views/caller.ts'
 

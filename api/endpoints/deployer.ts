@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { SCORE_BAND_NAMES } from '../../core/domain/deployer-score.ts'
-import { Address, Measured } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Address, Measured } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { DeployerHistoryView, deployerHistoryView } from '../views/deployer.ts'
 
 export const deployerEndpoint = defineEndpoint<Uses<'tokens'>>()({

@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { entityRecord, ENTITY_SNAPSHOTS_PER_TOKEN, ENTITY_TOKENS_LIMIT, ENTITY_WALLETS_LIMIT } from '../../core/structure/entity-record.ts'
-import { Address, BlockNumber, Measured, Wei } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
-import { ApiError } from '../errors.ts'
+import { Address, BlockNumber, Measured, Wei } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 import { DeployerView, deployerView } from '../views/deployer.ts'
 import { HolderLabelView } from '../views/structure.ts'
 

@@ -1,8 +1,8 @@
 import { roomRecordReportable, TG_K_THRESHOLD } from '../../core/domain/room-lead.ts'
 import { z } from 'zod'
-import { Address } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { ApiDeps } from '../deps.ts'
+import { Address } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { tokenSocial } from '../serving/token-social.ts'
 import { iso } from '../views/caller.ts'
 

@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
-import { Handle, IsoCursor, Limit } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { ApiDeps } from '../deps.ts'
-import { isoToMicros } from '../serving/cursor.ts'
+import { Handle, IsoCursor, Limit } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
+import { isoToMicros } from '../../core/serving/cursor.ts'
 import { inclusivePage } from '../serving/social-queries.ts'
 import { CallerRecordView, callerRecordView, iso } from '../views/caller.ts'
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { Measured } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Measured } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { DeployerView, deployerView } from '../views/deployer.ts'
 
 const LEADERBOARD_SIZE = 100

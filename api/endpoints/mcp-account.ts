@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { acceptableRedirectUri, CONNECTION_TTL_SECONDS, type McpConnector } from '../access/mcp-connector.ts'
-import { RedirectUri } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
-import { ApiError } from '../errors.ts'
+import { RedirectUri } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 import { originOf } from '../routes.ts'
 
 /**

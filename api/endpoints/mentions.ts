@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
-import { Address } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { ApiDeps } from '../deps.ts'
+import { Address } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { mentionSummary, voicesOf } from '../serving/social-queries.ts'
 import { CallerRecordView, callerRecordView, iso } from '../views/caller.ts'
 

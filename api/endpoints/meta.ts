@@ -1,8 +1,8 @@
-import { LARGE_BODY_LIMIT_BYTES } from '../body-limits.ts'
+import { LARGE_BODY_LIMIT_BYTES } from '../../core/endpoint/body-limits.ts'
 import { z } from 'zod'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
-import { ApiError } from '../errors.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 import { buildOpenApi } from '../openapi.ts'
 import { buildX402Catalog } from '../x402-catalog.ts'
 

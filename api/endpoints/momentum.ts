@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { ApiDeps } from '../deps.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { firehoseClock } from '../serving/social-queries.ts'
 import { iso, round } from '../views/caller.ts'
 

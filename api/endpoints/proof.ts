@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { BASKET_RULES_MARKDOWN } from '../../core/domain/basket.ts'
 import { VERDICT_SIGNALS } from '../../core/domain/verdict.ts'
-import { Measured } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Measured } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { LaunchWindow, proofFigures } from '../serving/outcome-serving.ts'
 
 export const ProofResponse = z.object({

@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { PULSE_RULE_CODES, PULSE_RULES_MARKDOWN, PULSE_SIGNALS } from '../../core/domain/pulse.ts'
-import { Address, BlockNumber, Measured, Wei } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Address, BlockNumber, Measured, Wei } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { tokenPulse } from '../serving/pulse-serving.ts'
 
 const Hour = z.object({

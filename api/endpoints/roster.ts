@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { Leaderboard, ROSTER_MAX } from '../../core/records/leaderboard-claim.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 
 export const leaderboardClaimsEndpoint = defineEndpoint<Uses<'roster'>>()({
   method: 'POST',

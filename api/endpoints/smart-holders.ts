@@ -3,10 +3,10 @@ import { holderWindow, tokenPools } from '../../core/records/holder-balances.ts'
 import { keyWatches } from '../../core/records/watchers.ts'
 import { shareOf } from '../../core/domain/holder-labels.ts'
 import { smartHolderRecords } from '../../core/structure/wallet-records.ts'
-import { Address, Measured, Wei } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
-import { ApiError } from '../errors.ts'
+import { Address, Measured, Wei } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 
 const CHAIN = 4663
 /** The largest holders judged per answer (a token's holders beyond them are not read). */

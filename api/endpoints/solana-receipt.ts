@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { HOLD_LABELS, holdLabel } from '../../core/records/wallet-receipt.ts'
 import { MICRO_USD_PER_USD } from '../../core/domain/solana-units.ts'
-import { SolanaAddress } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { SolanaAddress } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { iso } from '../views/caller.ts'
 
 const usd = (micro: bigint) => Number(micro) / Number(MICRO_USD_PER_USD)

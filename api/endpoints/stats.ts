@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { namedQuery } from '../../sql/queries.ts'
-import { BlockNumber, Wei } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 
 const CHAINS = [4663] as const
 

@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { structureSnapshots } from '../../core/records/scan-results.ts'
 import { keyWatches } from '../../core/records/watchers.ts'
-import { Address, BlockNumber, Limit } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Address, BlockNumber, Limit } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { SnapshotView, snapshotView } from '../views/snapshot.ts'
 
 export const structureHistoryEndpoint = defineEndpoint<Uses<'ch' | 'scans'>>()({

@@ -1,9 +1,9 @@
 import { z } from 'zod'
-import { Address, Measured } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Address, Measured } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { TokenView, tokenView } from '../views/token.ts'
-import { renderOnce } from '../rendered-json.ts'
+import { renderOnce } from '../../core/serving/rendered-json.ts'
 import type { DeployerRecord } from '../../core/records/deployer-state.ts'
 import type { TokenRecord } from '../../core/records/token-state.ts'
 
@@ -29,7 +29,7 @@ const views = new WeakMap<TokenRecord, { address: string; d: DeployerRecord | un
 
 /**
  * A kept token's view, made once per record (the token serving makes a new record when its row
- * or the chain time changes) and rendered to JSON once (api/rendered-json.ts).
+ * or the chain time changes) and rendered to JSON once (core/serving/rendered-json.ts).
  */
 function keptTokenView(address: string, t: TokenRecord | undefined, d: DeployerRecord | undefined): ReturnType<typeof tokenView> {
   if (!t) return tokenView(address, t, d)

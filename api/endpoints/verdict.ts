@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { VERDICT_RULES_MARKDOWN } from '../../core/domain/verdict.ts'
-import { Address, Measured } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Address, Measured } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { VerdictReasonView, VerdictSignalsView, VerdictView, verdictSignalsView, verdictView } from '../views/verdict.ts'
 import { tokenVerdictSignals } from '../serving/verdict-signals.ts'
 

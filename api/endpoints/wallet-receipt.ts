@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { Address, Measured } from '../catalog/schemas.ts'
-import { defineEndpoint } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
+import { Address, Measured } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
 import { WalletReceiptData } from '../views/wallet-receipt.ts'
 
 export const walletReceiptEndpoint = defineEndpoint<Uses<'receipts'>>()({

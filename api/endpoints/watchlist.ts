@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import { WATCHLIST_LIMIT } from '../../core/domain/plans.ts'
 import { keyedSerializer } from '../../core/serialized.ts'
-import { Address } from '../catalog/schemas.ts'
-import { defineEndpoint, type HandlerContext } from '../catalog/types.ts'
-import type { Uses } from '../deps.ts'
-import { ApiError } from '../errors.ts'
+import { Address } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint, type HandlerContext } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 import { moveStoreWatchlist, watchedTokens, writeWatched } from './watchlist-table.ts'
 
 const Watchlist = z.object({ data: z.object({ tokens: z.array(z.string()), limit: z.number().int() }) })

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 import { imageSize } from './image-size.ts'
 
 /** The image types /identify accepts. */

@@ -1,8 +1,8 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { ALL_VENUES, DIRECT } from '../../core/domain/arc-venues.ts'
-import type { ServingCache } from './serving-cache.ts'
-import type { Watermarks } from './watermarks.ts'
+import type { ServingCache } from '../../core/serving/serving-cache.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 /**
  * Chain 5042 as the /arc endpoints read it (sql/migrations/024_arc.sql). Every answer is a

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
-import type { ApiDeps } from '../deps.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { iso } from '../views/caller.ts'
 
 /** The measured-caller signal of a launch (/feed/new?tier=alpha). */

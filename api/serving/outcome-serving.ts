@@ -4,7 +4,7 @@ import {
   BASKET_HORIZONS, BASKET_SIGNAL, LATE_AFTER_SECONDS, equityCurve, returnFigures, share,
   type EquityPoint, type HorizonName, type RecordedMark, type RecordedVerdict, type ReturnStats,
 } from '../../core/domain/basket.ts'
-import type { ApiDeps } from '../deps.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { iso } from '../views/caller.ts'
 
 type Deps = Pick<ApiDeps, 'ch' | 'cache' | 'watermarks' | 'tokens'>

@@ -1,7 +1,7 @@
 import { queryRows } from '../../core/clickhouse.ts'
 import { pulseSignal, ratio, type PulseRuleCode, type PulseSignal } from '../../core/domain/pulse.ts'
 import { ratioDecimal } from '../../core/domain/token-status.ts'
-import type { ApiDeps } from '../deps.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { iso, round } from '../views/caller.ts'
 import { voicesOf } from './social-queries.ts'
 

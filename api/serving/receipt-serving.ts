@@ -12,10 +12,10 @@ import {
   type Roster,
 } from '../../core/records/wallet-receipt.ts'
 import { notFoundReceipt, receiptView, type WalletReceiptData } from '../views/wallet-receipt.ts'
-import { createKeyedCache } from './keyed-cache.ts'
-import { createRefreshAhead } from './refresh-ahead.ts'
-import { createBoundedCache } from '../access/bounded-cache.ts'
-import type { Watermarks } from './watermarks.ts'
+import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
+import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
+import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 /**
  * Wallet receipts of the tracked roster as /wallet-receipt serves them, cached per wallet and

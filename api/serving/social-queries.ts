@@ -2,8 +2,8 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { RoomRecord } from '../../core/domain/room-lead.ts'
 import { isEarlyCall } from '../../core/domain/caller-grade.ts'
-import type { ServingCache } from './serving-cache.ts'
-import type { Watermarks } from './watermarks.ts'
+import type { ServingCache } from '../../core/serving/serving-cache.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 export interface CallRecord {
   author: string

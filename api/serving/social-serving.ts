@@ -2,9 +2,9 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { CALLER_STATE_COLUMNS, callerRecordOfRow, type CallerRecord, type CallerStateRow } from '../../core/records/caller-state.ts'
 import type { Logger } from '../../core/logger.ts'
-import { createLateChanges, LATE_CHANGES_WINDOW_US } from './late-changes.ts'
-import { createKeyedCache } from './keyed-cache.ts'
-import type { Watermarks } from './watermarks.ts'
+import { createLateChanges, LATE_CHANGES_WINDOW_US } from '../../core/serving/late-changes.ts'
+import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 export type { CallerRecord }
 

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { fifoOpen } from '../../core/domain/fifo-sql.ts'
 import { medianHoldSql } from '../../core/domain/hold-median.ts'
-import { createServingCache } from './serving-cache.ts'
+import { createServingCache } from '../../core/serving/serving-cache.ts'
 
 /** One wallet's receipt on the Solana venue, amounts exact in micro-USD. */
 export interface SolanaReceipt {

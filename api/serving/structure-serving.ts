@@ -1,13 +1,13 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { structureReport, structureWindow, windowFields, type StructureAnswer } from '../../core/structure/structure-report.ts'
 import { countCacheLookup } from '../../core/metrics.ts'
-import { renderOnce } from '../rendered-json.ts'
-import { oncePerVersion } from './once-per-version.ts'
-import { createRefreshAhead } from './refresh-ahead.ts'
-import { createBoundedCache } from '../access/bounded-cache.ts'
-import { createServingCache, type ServingCache } from './serving-cache.ts'
+import { renderOnce } from '../../core/serving/rendered-json.ts'
+import { oncePerVersion } from '../../core/serving/once-per-version.ts'
+import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
+import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
+import { createServingCache, type ServingCache } from '../../core/serving/serving-cache.ts'
 import type { TokenServing } from './token-serving.ts'
-import type { Watermarks } from './watermarks.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 /**
  * Answers kept per process: an answer lists up to 1,050 wallets (a few hundred kB), so they get

@@ -3,13 +3,13 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type DeployerRecord, type DeployerStateRow } from '../../core/records/deployer-state.ts'
 import { lastServedBatch, servingChangesBetween, type ServingChange } from '../../core/records/serving-changes.ts'
-import { createLateChanges, LATE_CHANGES_WINDOW_US } from './late-changes.ts'
+import { createLateChanges, LATE_CHANGES_WINDOW_US } from '../../core/serving/late-changes.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../../core/records/token-state.ts'
 import type { Store } from '../../core/store/types.ts'
-import { createFeedWindow, type FeedItemRef } from './feed-window.ts'
-import { createKeyedCache, type KeyedCache } from './keyed-cache.ts'
-import { createSharedRows, type SharedRows } from './shared-rows.ts'
-import type { Watermarks } from './watermarks.ts'
+import { createFeedWindow, type FeedItemRef } from '../../core/serving/feed-window.ts'
+import { createKeyedCache, type KeyedCache } from '../../core/serving/keyed-cache.ts'
+import { createSharedRows, type SharedRows } from '../../core/serving/shared-rows.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 export type { DeployerHistory, DeployerRecord, TokenRecord }
 

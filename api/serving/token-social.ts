@@ -1,8 +1,8 @@
 import { queryRows } from '../../core/clickhouse.ts'
 import type { RoomRecord } from '../../core/domain/room-lead.ts'
-import type { ApiDeps } from '../deps.ts'
-import { createKeyedCache } from './keyed-cache.ts'
-import { oncePerVersion } from './once-per-version.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
+import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
+import { oncePerVersion } from '../../core/serving/once-per-version.ts'
 import { firstMentions, hourOf, mentionSummary, tgRecords, type MentionSummary } from './social-queries.ts'
 
 /** Tokens whose social parts are kept, per part (least recently used dropped first). */

@@ -1,9 +1,9 @@
 import type { VerdictSignals } from '../../core/domain/verdict.ts'
 import { chainSignalsOf, measuredCallersOf, mentionAuthorsOf, scanSignalsOf, type ChainSignals, type ScanSignals } from '../../core/records/verdict-signals.ts'
 import type { TokenRecord } from '../../core/records/token-state.ts'
-import type { ApiDeps } from '../deps.ts'
-import { createKeyedCache } from './keyed-cache.ts'
-import { createRefreshAhead } from './refresh-ahead.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
+import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
+import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
 
 /** Tokens whose verdict parts are kept, per part (least recently used dropped first). */
 export const VERDICT_KEPT_TOKENS = 20_000

@@ -3,7 +3,7 @@ import { INSIDER_PREP_MIN_RECIPIENTS, SCORE_BAND_NAMES } from '../../core/domain
 import { DEAD_REASONS } from '../../core/domain/token-status.ts'
 import type { DeployerHistory, DeployerRecord } from '../../core/records/deployer-state.ts'
 import type { TokenRecord } from '../../core/records/token-state.ts'
-import { BlockNumber, Wei } from '../catalog/schemas.ts'
+import { BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
 import { LAUNCH_HISTORY_LIMIT } from '../serving/token-serving.ts'
 
 /**

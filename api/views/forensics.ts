@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { BlockNumber, Wei } from '../catalog/schemas.ts'
+import { BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
 
 /** The forensics answer a scan stores and GET /forensics/{token} serves (pipelines/scans/forensics.ts computes it). */
 export const ForensicsView = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { INSIDER_FLOW_TOKENS_LIMIT } from '../../core/records/insider-flow.ts'
-import { BlockNumber, Wei } from '../catalog/schemas.ts'
+import { BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
 
 /** The insider-flow part of GET /wallet/{address} (core/records/insider-flow.ts computes it). */
 export const InsiderFlowView = z

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { SCAN_KINDS, SCAN_STATES, SCAN_TRIGGERS, type ScanJob } from '../../core/domain/scan-job.ts'
-import { BlockNumber } from '../catalog/schemas.ts'
+import { BlockNumber } from '../../core/endpoint/schemas.ts'
 
 /** A scan job as POST /structure/{token} and GET|POST /forensics/{token} answer it. */
 export const ScanJobView = z

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { STRUCTURE_VERDICTS, type StructureVerdict } from '../../core/domain/structure-verdict.ts'
 import type { StructureSnapshot } from '../../core/records/scan-results.ts'
-import { BlockNumber, Wei } from '../catalog/schemas.ts'
+import { BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
 import { HolderLabelView } from './structure.ts'
 
 /** One archived holder snapshot (a structure scan of a token), as /structure/{token}/history shows it. */

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { ENTITY_HUB_DEGREE, ENTITY_MAX_DEPTH } from '../../core/domain/holder-labels.ts'
 import { SMART_MIN_SELLS, SMART_MIN_WIN_RATE } from '../../core/domain/smart-holder.ts'
 import { STRUCTURE_DIFF_LIMIT, STRUCTURE_TOP_HOLDERS } from '../../core/structure/structure-report.ts'
-import { Address, BlockNumber, Wei } from '../catalog/schemas.ts'
+import { Address, BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
 
 /** The JSON of /structure/{token} (core/structure/structure-report.ts builds it). */
 export const HolderLabelView = z

@@ -3,7 +3,7 @@ import { REAL_DEAD_IN_WORDS as W } from '../../core/domain/real-token.ts'
 import { DEAD_REASONS } from '../../core/domain/token-status.ts'
 import type { DeployerRecord } from '../../core/records/deployer-state.ts'
 import type { TokenRecord } from '../../core/records/token-state.ts'
-import { BlockNumber, Wei } from '../catalog/schemas.ts'
+import { BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
 
 /**
  * The JSON view of a token record (and of its latest quote), shared by every endpoint that

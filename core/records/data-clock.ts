@@ -5,7 +5,7 @@ import { queryRows } from '../clickhouse.ts'
  * Where the data stands, read and named in one place: the chain's newest ingested block and its
  * time, and the cache versions answers are keyed by (a chain's served batch, the social rows).
  * The served batch itself is read in `serving-changes.ts`; the API holds the current values in
- * `api/serving/watermarks.ts`.
+ * `core/serving/watermarks.ts`.
  */
 
 /** The newest ingested block of a chain: chain_blocks by key, read backwards from the end. */

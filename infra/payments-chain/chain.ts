@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { mnemonicToAccount } from 'viem/accounts'
 import type { Abi, Address, Hex } from 'viem'
 import type { HDAccount } from 'viem/accounts'
-import { PAYMENT_CHAIN_ID } from '../../api/access/x402/constants.ts'
+import { PAYMENT_CHAIN_ID } from '../../core/payment-terms.ts'
 import { startHardhatNode, type HardhatNode } from '../hardhat/node.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createBoundedCache } from '../../api/access/bounded-cache.ts'
+import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
 import { FAILED_LOOKUPS_PER_MINUTE } from '../../api/access/failed-lookups.ts'
 import { createKeyRegistry, generateKey, KEY_CACHE_ENTRIES } from '../../api/access/keys.ts'
 import { CONNECTION_CACHE_ENTRIES, createMcpConnector } from '../../api/access/mcp-connector.ts'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LARGE_BODY_LIMIT_BYTES } from '../../api/body-limits.ts'
+import { LARGE_BODY_LIMIT_BYTES } from '../../core/endpoint/body-limits.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { attackWatchingHealth, healthBaseline, healthBound, healthWhile, median, tally } from '../setup/hostile-client.ts'
 import { postHead, sendAndWait } from '../setup/raw-http.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineEndpoint } from '../../api/catalog/types.ts'
-import type { ServedEndpoint, Uses } from '../../api/deps.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { ServedEndpoint, Uses } from '../../core/endpoint/deps.ts'
 
 /**
  * An endpoint names the dependencies its handler reads; `npx tsc --noEmit` holds it to them

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createAccessGate, type PaymentMethod } from '../../api/access/gate.ts'
 import type { KeyRegistry } from '../../api/access/keys.ts'
-import { defineEndpoint, type AnyEndpoint } from '../../api/catalog/types.ts'
-import { ApiError } from '../../api/errors.ts'
+import { defineEndpoint, type AnyEndpoint } from '../../core/endpoint/types.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
 
 const report = defineEndpoint()({

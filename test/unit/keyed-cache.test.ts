@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createKeyedCache } from '../../api/serving/keyed-cache.ts'
+import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
 
 describe('createKeyedCache()', () => {
   it('get() loads a key once for concurrent callers and keeps it', async () => {

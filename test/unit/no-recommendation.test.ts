@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { catalog } from '../../api/catalog/index.ts'
-import { defineEndpoint } from '../../api/catalog/types.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
 import { buildOpenApi } from '../../api/openapi.ts'
 
 /**

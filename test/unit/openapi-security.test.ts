@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { catalog } from '../../api/catalog/index.ts'
-import { TAGS } from '../../api/catalog/tags.ts'
+import { TAGS } from '../../core/endpoint/tags.ts'
 import { buildOpenApi } from '../../api/openapi.ts'
 
 type Op = { security?: Array<Record<string, string[]>>; tags: string[]; 'x-access': string }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRefreshAhead } from '../../api/serving/refresh-ahead.ts'
+import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
 
 const tick = () => new Promise((r) => setImmediate(r))
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderOnce, renderResponse } from '../../api/rendered-json.ts'
+import { renderOnce, renderResponse } from '../../core/serving/rendered-json.ts'
 
 describe('responses rendered with kept parts', () => {
   it('writes exactly what JSON.stringify writes, marked parts or not', () => {

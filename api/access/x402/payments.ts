@@ -9,11 +9,11 @@ import type { Config } from '../../../core/config.ts'
 import type { Logger } from '../../../core/logger.ts'
 import type { Store } from '../../../core/store/types.ts'
 import { usdToAtomic } from '../../catalog/pricing.ts'
-import type { AnyEndpoint, RequestInfo } from '../../catalog/types.ts'
-import { ApiError } from '../../errors.ts'
+import type { AnyEndpoint, RequestInfo } from '../../../core/endpoint/types.ts'
+import { ApiError } from '../../../core/endpoint/errors.ts'
 import type { Metrics } from '../../../core/metrics.ts'
-import type { AccessGrant } from '../grant.ts'
-import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_EIP712, X402_SCHEME, X402_VERSION } from './constants.ts'
+import type { AccessGrant } from '../../../core/endpoint/grant.ts'
+import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_EIP712, X402_SCHEME, X402_VERSION } from '../../../core/payment-terms.ts'
 
 /**
  * x402 version 2 per-call payments, a thin adapter over the official SDK (@x402/core,

@@ -1,4 +1,4 @@
-import { countCacheLookup } from '../../core/metrics.ts'
+import { countCacheLookup } from '../metrics.ts'
 
 /**
  * Values kept by key, bounded by an entry count (least recently used evicted first), dropped one

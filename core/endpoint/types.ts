@@ -1,7 +1,7 @@
 import type { z } from 'zod'
-import type { Feature } from '../../core/domain/plans.ts'
-import type { AccessGrant } from '../access/grant.ts'
-import type { ErrorCode } from '../errors.ts'
+import type { Feature } from '../domain/plans.ts'
+import type { AccessGrant } from './grant.ts'
+import type { ErrorCode } from './errors.ts'
 import type { Tag } from './tags.ts'
 
 /** How a call to an endpoint is paid for (DESIGN §5). Prices are USD decimal strings. */
@@ -82,7 +82,7 @@ export interface Endpoint<
   emptyResponses?: Record<string, string>
   /**
    * The most bytes of request body its route reads (413 past it); JSON_BODY_LIMIT_BYTES unless
-   * given (api/body-limits.ts). A route above that default has its access checked before the
+   * given (core/endpoint/body-limits.ts). A route above that default has its access checked before the
    * body is read.
    */
   bodyLimit?: number

@@ -1,5 +1,5 @@
-import { countCacheLookup } from '../../core/metrics.ts'
-import type { Store } from '../../core/store/types.ts'
+import { countCacheLookup } from '../metrics.ts'
+import type { Store } from '../store/types.ts'
 
 /**
  * The serving cache. chDB answers a point query in milliseconds but not thousands per second,

@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store/types.ts'
+import type { Store } from '../store/types.ts'
 
 /**
  * Rows shared between API processes through the store (Redis), each kept with the seq

@@ -1,4 +1,4 @@
-import type { AnyEndpoint } from './catalog/types.ts'
+import type { AnyEndpoint } from './types.ts'
 
 /** The body limit of a JSON route unless its catalog entry declares another: a few KiB is plenty for parameters. */
 export const JSON_BODY_LIMIT_BYTES = 16 * 1024

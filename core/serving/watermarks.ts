@@ -1,6 +1,6 @@
-import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { chainSocialVersion, chainVersion, socialRowCount } from '../../core/records/data-clock.ts'
-import { lastServedBatch } from '../../core/records/serving-changes.ts'
+import type { ClickHouseClient } from '../clickhouse.ts'
+import { chainSocialVersion, chainVersion, socialRowCount } from '../records/data-clock.ts'
+import { lastServedBatch } from '../records/serving-changes.ts'
 
 /**
  * The last served batch per chain: the block its serving state is refreshed through and the

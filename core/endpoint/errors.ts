@@ -1,5 +1,5 @@
-import { isDependencyUnavailable } from '../core/dependency.ts'
-import { PAYMENT_ASSET, PAYMENT_NETWORK } from './access/x402/constants.ts'
+import { isDependencyUnavailable } from '../dependency.ts'
+import { PAYMENT_ASSET, PAYMENT_NETWORK } from '../payment-terms.ts'
 
 /**
  * Every API error code, declared once with its HTTP status and a default message. The error
