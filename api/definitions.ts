@@ -1,5 +1,5 @@
-import { SCORE_BANDS } from '../core/domain/deployer-score.ts'
-import { REAL_DEAD_IN_WORDS as W } from '../core/domain/real-token.ts'
+import { SCORE_BANDS } from '../products/token/deployer-score.ts'
+import { REAL_DEAD_IN_WORDS as W } from '../products/token/real-token.ts'
 import { PAYMENT_ASSET, PAYMENT_NETWORK, X402_SCHEME, X402_VERSION } from '../core/payment-terms.ts'
 
 /** "0-29 `poor`, 30-49 `weak`, ...": each band from its minimum to one below the next band's, lowest first. */

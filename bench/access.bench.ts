@@ -2,7 +2,7 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import autocannon from 'autocannon'
 import { createX402Payments } from '../api/access/x402/payments.ts'
-import { tokenEndpoint } from '../api/endpoints/token.ts'
+import { tokenEndpoint } from '../products/token/token-endpoint.ts'
 import { startPaidService } from './paid-service.ts'
 import type { BenchResult } from './result.ts'
 

@@ -1,8 +1,8 @@
 import { queryRows } from '../core/clickhouse.ts'
-import { medianOfCounts, mutualClusters, scoreCaller } from '../core/domain/caller-grade.ts'
+import { medianOfCounts, mutualClusters, scoreCaller } from '../products/social/caller-grade.ts'
 import { namedQuery } from '../sql/queries.ts'
 import { catchUpCallerState, refreshCallerState } from '../pipelines/social/caller-state.ts'
-import { createSocialServing } from '../api/serving/social-serving.ts'
+import { createSocialServing } from '../products/social/social-serving.ts'
 import { startEmbedded } from '../test/setup/embedded.ts'
 import type { BenchResult } from './result.ts'
 

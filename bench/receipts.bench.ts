@@ -1,6 +1,6 @@
 import { createClickHouse, queryRows, type ClickHouseClient } from '../core/clickhouse.ts'
-import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../core/domain/fifo-sql.ts'
-import { createReceiptServing } from '../api/serving/receipt-serving.ts'
+import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../products/wallet/fifo-sql.ts'
+import { createReceiptServing } from '../products/wallet/receipt-serving.ts'
 import { createWatermarks } from '../core/serving/watermarks.ts'
 import { foldPairs, type WalletToken } from '../pipelines/process/fifo-refresh.ts'
 import { migrate } from '../sql/migrate.ts'

@@ -2,7 +2,7 @@ import { isIPv6 } from 'node:net'
 import { isDependencyUnavailable } from '../../core/dependency.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
 import type { Store } from '../../core/store/types.ts'
-import { embeddedIPv4, ipv6Groups } from '../alerts/embedded-ipv4.ts'
+import { embeddedIPv4, ipv6Groups } from '../../core/embedded-ipv4.ts'
 import { ApiError } from '../../core/endpoint/errors.ts'
 
 /** Credentials (keys, connection tokens, the operator token) that may fail per client address and minute. */

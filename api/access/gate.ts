@@ -6,6 +6,7 @@ import type { Store } from '../../core/store/types.ts'
 import { ApiError, unavailableAsApiError } from '../../core/endpoint/errors.ts'
 import { priceOf } from '../catalog/pricing.ts'
 import type { AnyEndpoint, RequestInfo } from '../../core/endpoint/types.ts'
+import { bearer, header } from '../../core/endpoint/request-headers.ts'
 import { createFailedLookups } from './failed-lookups.ts'
 import type { AccessGrant } from '../../core/endpoint/grant.ts'
 import { PAYMENT_ASSET, PAYMENT_NETWORK } from '../../core/payment-terms.ts'
@@ -25,16 +26,6 @@ export interface PaymentMethod {
   admit(endpoint: AnyEndpoint, price: string, request: RequestInfo): Promise<AccessGrant | null>
   /** The 402 for a call that presented no payment. */
   required(endpoint: AnyEndpoint, price: string, request: RequestInfo): ApiError
-}
-
-export function header(request: RequestInfo, name: string): string | undefined {
-  const v = request.headers[name.toLowerCase()]
-  return Array.isArray(v) ? v[0] : v
-}
-
-export function bearer(request: RequestInfo): string | undefined {
-  const auth = header(request, 'authorization')
-  return auth?.startsWith('Bearer ') ? auth.slice(7).trim() : undefined
 }
 
 function sameSecret(a: string, b: string): boolean {

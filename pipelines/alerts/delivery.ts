@@ -4,14 +4,14 @@ import type { LookupFunction } from 'node:net'
 import type { Logger } from '../../core/logger.ts'
 import type { Store } from '../../core/store/types.ts'
 import type { Metrics } from '../../core/metrics.ts'
-import { checkWebhookUrl, WebhookUrlError, type ResolvedAddress, type UrlPolicy } from '../../api/alerts/webhook-url.ts'
-import type { Delivery, StoredDelivery, Webhook, WebhookStore } from '../../api/alerts/webhook-store.ts'
+import { checkWebhookUrl, WebhookUrlError, type ResolvedAddress, type UrlPolicy } from '../../products/alerts/webhook-url.ts'
+import type { Delivery, StoredDelivery, Webhook, WebhookStore } from '../../products/alerts/webhook-store.ts'
 import type { Bus } from '../../core/bus/types.ts'
 import { createConsumer, type Consumer } from '../consumer/create-consumer.ts'
-import { AlertEvent, alertBody } from '../../core/records/alert.ts'
+import { AlertEvent, alertBody } from '../../products/alerts/alert.ts'
 import { TOPICS } from '../../core/bus/topics.ts'
 import { signatureHeader } from './sign.ts'
-import { BACKOFF_MS, MAX_ATTEMPTS } from '../../core/domain/alert-retry.ts'
+import { BACKOFF_MS, MAX_ATTEMPTS } from '../../products/alerts/alert-retry.ts'
 
 const TIMEOUT_MS = 10_000
 /** How often a worker looks for unfinished deliveries that no process is attempting (a peer crashed). */

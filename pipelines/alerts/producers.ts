@@ -1,11 +1,11 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
-import { PROVEN_MIN_SCORE } from '../../core/domain/deployer-score.ts'
+import { PROVEN_MIN_SCORE } from '../../products/token/deployer-score.ts'
 import type { Store } from '../../core/store/types.ts'
-import type { AlertEvent } from '../../core/records/alert.ts'
-import type { CallerRecord, SocialServing } from '../../api/serving/social-serving.ts'
-import type { DeployerHistory, TokenRecord, TokenServing } from '../../api/serving/token-serving.ts'
+import type { AlertEvent } from '../../products/alerts/alert.ts'
+import type { CallerRecord, SocialServing } from '../../products/social/social-serving.ts'
+import type { DeployerHistory, TokenRecord, TokenServing } from '../../products/token/token-serving.ts'
 
 /** proven_deployer_launch: a proven deployer (PROVEN_MIN_SCORE) with at least this many earlier real tokens. */
 export const PROVEN_MIN_PRIOR_REAL = 2

@@ -1,5 +1,5 @@
 import type { Bus } from '../../core/bus/types.ts'
-import { AlertEvent } from '../../core/records/alert.ts'
+import { AlertEvent } from '../../products/alerts/alert.ts'
 import { namespaced, TOPICS } from '../../core/bus/topics.ts'
 
 /** Publish one alert on the bus (any producer: the API's test alert, the alert producers). */

@@ -4,7 +4,7 @@ import { decodeLog } from '../decode/index.ts'
 import type { ChainBlock } from '../records/chain-block.ts'
 import type { TableRows } from '../sink/clickhouse-sink.ts'
 import type { FollowedContracts, PoolRegistry } from './pool-registry.ts'
-import { ALL_VENUES, DIRECT } from '../../core/domain/arc-venues.ts'
+import { ALL_VENUES, DIRECT } from '../../products/arc/arc-venues.ts'
 
 /**
  * Launch attribution of a chain that names launchpads and factories (5042), ABI-free

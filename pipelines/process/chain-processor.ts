@@ -16,8 +16,8 @@ import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, recountChainTotals } from './chain-totals.ts'
 import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
-import { refreshTokenReal } from './token-real.ts'
-import { createLaunchOutcomes } from './launch-verdicts.ts'
+import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
+import { createLaunchOutcomes } from '../../products/verdict/launch-verdicts.ts'
 import { catchUpFifo } from './fifo-refresh.ts'
 
 export interface ChainProcessorDeps {

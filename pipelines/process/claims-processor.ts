@@ -4,7 +4,7 @@ import type { Metrics } from '../../core/metrics.ts'
 import type { Bus } from '../../core/bus/types.ts'
 import { createConsumer } from '../consumer/create-consumer.ts'
 import { createTableSink } from '../consumer/table-sink.ts'
-import { claimRow, LeaderboardClaim } from '../../core/records/leaderboard-claim.ts'
+import { claimRow, LeaderboardClaim } from '../../products/wallet/leaderboard-claim.ts'
 import { namespaced, TOPICS } from '../../core/bus/topics.ts'
 
 /**

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
-import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold } from '../../core/domain/fifo-sql.ts'
+import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold } from '../../products/wallet/fifo-sql.ts'
 import { nextServingSeq } from '../../core/records/serving-changes.ts'
 import { tupleParam } from '../social/grade-reads.ts'
 

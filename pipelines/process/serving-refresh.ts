@@ -1,15 +1,15 @@
 import { engineStep } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { DEAD_AFTER_IDLE_SECONDS } from '../../core/domain/real-token.ts'
-import { deployerRecordOf, deployerStateRow } from '../../core/records/deployer-state.ts'
-import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from '../../core/records/token-state.ts'
+import { DEAD_AFTER_IDLE_SECONDS } from '../../products/token/real-token.ts'
+import { deployerRecordOf, deployerStateRow } from '../../products/token/deployer-state.ts'
+import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from '../../products/token/token-state.ts'
 import { chunks } from '../../core/chunks.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
 import { countNewTraders, recountChainTotals } from './chain-totals.ts'
 import { namedQuery } from '../../sql/queries.ts'
 import { catchUpFifo, foldBlocks } from './fifo-refresh.ts'
-import { DAY_SECONDS } from '../../core/records/holder-balances.ts'
+import { DAY_SECONDS } from '../../products/structure/holder-balances.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
 export interface ServingTouch {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ohlcConsistent, PriceDecimal } from './price.ts'
-import { LAMPORTS_PER_SOL, MICRO_USD_PER_USD, PRICE_E8 } from '../../core/domain/solana-units.ts'
+import { LAMPORTS_PER_SOL, MICRO_USD_PER_USD, PRICE_E8 } from '../../products/wallet/solana-units.ts'
 
 /**
  * The Solana venue's records. Amounts are integers in the smallest unit, as decimal strings

@@ -1,9 +1,9 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
-import { lastDailySnapshotTimes } from '../../core/records/scan-results.ts'
-import { watchersByToken } from '../../core/records/watchers.ts'
-import type { ScanQueue } from '../../core/scan-queue.ts'
+import { lastDailySnapshotTimes } from '../../products/structure/scan-results.ts'
+import { watchersByToken } from '../../products/structure/watchers.ts'
+import type { ScanQueue } from '../../products/structure/scan-queue.ts'
 
 export interface DailyScans {
   /** One pass now: queue the structure scan of every watched token that is due; answers the tokens queued. */

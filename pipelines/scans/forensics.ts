@@ -1,10 +1,10 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
-import { ScanRefused } from '../../core/domain/scan-job.ts'
-import { insidersOf, shareOf, ZERO_ADDRESS as ZERO } from '../../core/domain/holder-labels.ts'
-import { balancesAt, tokenFacts, tokenPools, transfersBefore } from '../../core/records/holder-balances.ts'
-import type { ForensicsView } from '../../api/views/forensics.ts'
+import { ScanRefused } from '../../products/structure/scan-job.ts'
+import { insidersOf, shareOf, ZERO_ADDRESS as ZERO } from '../../products/structure/holder-labels.ts'
+import { balancesAt, tokenFacts, tokenPools, transfersBefore } from '../../products/structure/holder-balances.ts'
+import type { ForensicsView } from '../../products/structure/forensics-view.ts'
 
 /**
  * A token's forensics (issue 11): its pre-launch flows, computed by a scans worker from keyed
@@ -14,7 +14,7 @@ import type { ForensicsView } from '../../api/views/forensics.ts'
  * - `prelaunch`: the token's transfers before its first swap (every transfer when it has not
  *   traded yet): mints apart, then what was sent and to whom, per recipient.
  * - `deployer_funding`: see FUNDING_RULE (transfers_by_wallet, by the deployer's key).
- * - `insiders_now`: the wallets the holder structure labels insider (core/domain/holder-labels.ts)
+ * - `insiders_now`: the wallets the holder structure labels insider (products/structure/holder-labels.ts)
  *   and their balance at the measured block (holder_balances, by key).
  * - `liquidity`: per pool of the token (token_pools) and provider, the liquidity added and
  *   removed (pool_providers, migration 017: in the pool's protocol units, for v2 the WETH wei of

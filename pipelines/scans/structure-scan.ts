@@ -1,18 +1,18 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
-import { ScanRefused, type ScanJob, type Scanner } from '../../core/domain/scan-job.ts'
-import { isStructureFlip } from '../../core/domain/structure-flip.ts'
-import { structureSnapshots, writeStructureSnapshot, type SnapshotHolding, type StructureSnapshot } from '../../core/records/scan-results.ts'
-import { watchersByToken } from '../../core/records/watchers.ts'
+import { ScanRefused, type ScanJob, type Scanner } from '../../products/structure/scan-job.ts'
+import { isStructureFlip } from '../../products/structure/structure-flip.ts'
+import { structureSnapshots, writeStructureSnapshot, type SnapshotHolding, type StructureSnapshot } from '../../products/structure/scan-results.ts'
+import { watchersByToken } from '../../products/structure/watchers.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
-import { structureReport, type StructureAnswer } from '../../core/structure/structure-report.ts'
-import type { AlertEvent } from '../../core/records/alert.ts'
+import { structureReport, type StructureAnswer } from '../../products/structure/structure-report.ts'
+import type { AlertEvent } from '../../products/alerts/alert.ts'
 
 /** Computes the structure answer of a token now. */
 export type StructureReportFn = (token: string) => Promise<StructureAnswer>
 
 /**
- * The structure answer the scans compute: the structure report (core/structure/structure-report.ts)
+ * The structure answer the scans compute: the structure report (products/structure/structure-report.ts)
  * with the window ending at the chain's newest ingested block. A token the chain has nothing of
  * (no creation, transfer or pool) is refused: the job fails with that reason.
  */

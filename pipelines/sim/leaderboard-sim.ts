@@ -1,6 +1,6 @@
 import { formatEther } from 'viem'
-import type { LeaderboardClaim } from '../../core/records/leaderboard-claim.ts'
-import { ROSTER_MAX } from '../../core/records/leaderboard-claim.ts'
+import type { LeaderboardClaim } from '../../products/wallet/leaderboard-claim.ts'
+import { ROSTER_MAX } from '../../products/wallet/leaderboard-claim.ts'
 import type { PriceSimulator } from './price-sim.ts'
 import { seedToU32 } from './prng.ts'
 import type { SimTrade } from './world.ts'

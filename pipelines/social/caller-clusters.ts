@@ -1,13 +1,13 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { mutualClusters } from '../../core/domain/caller-grade.ts'
+import { mutualClusters } from '../../products/social/caller-grade.ts'
 
 /**
  * Mutual-follow clusters kept per account (account_clusters, migration 015). When follow
  * snapshots of some accounts arrive, only the clusters that can have changed are recomputed:
  * the accounts' old clusters (an edge removed may split one) and, walking mutual edges from
  * there, the components they belong to now (an edge added may join two). The rule itself is
- * mutualClusters (core/domain/caller-grade.ts), applied to that part of the graph.
+ * mutualClusters (products/social/caller-grade.ts), applied to that part of the graph.
  */
 
 /** Keys per IN list: bounds query size whatever the pass. */

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { CALL_WINDOW_SECONDS, forwardReturn, isEarlyCall, isMomentumCall } from '../../core/domain/caller-grade.ts'
+import { CALL_WINDOW_SECONDS, forwardReturn, isEarlyCall, isMomentumCall } from '../../products/social/caller-grade.ts'
 import type { Logger } from '../../core/logger.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
 import { callFacts, callsClosingIn, callsNotedSince, databaseNow, gradedCallsOfTokens, runsOf, tokensNotedRealSince, windowPrices, type CallFacts, type CallKey } from './grade-reads.ts'

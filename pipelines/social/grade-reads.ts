@@ -1,7 +1,7 @@
 import { TupleParam } from '@clickhouse/client'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { CALL_WINDOW_SECONDS, type WindowPrice } from '../../core/domain/caller-grade.ts'
+import { CALL_WINDOW_SECONDS, type WindowPrice } from '../../products/social/caller-grade.ts'
 
 /**
  * The grader's reads. Each names the access path it uses: every one reads by the ordering key

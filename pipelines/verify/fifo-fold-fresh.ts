@@ -1,4 +1,4 @@
-import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../../core/domain/fifo-sql.ts'
+import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../../products/wallet/fifo-sql.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { LEG_POS, refoldPairs } from '../process/fifo-refresh.ts'
 import { noteRepaired } from './note-repaired.ts'

@@ -1,4 +1,4 @@
-import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../../core/domain/fifo-sql.ts'
+import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../../products/wallet/fifo-sql.ts'
 import { foldSolana } from '../process/solana/fifo-refresh.ts'
 import { tupleParam } from '../social/grade-reads.ts'
 import type { ViewCheck } from '../../core/records/verify-report.ts'

@@ -1,7 +1,7 @@
 -- Per caller, what grading needs, as maintained by migration 012 (caller_stats: one row per
 -- caller once merged; grades are added by sign as the grader writes them): calls, graded calls,
 -- early and momentum calls, hits, and the graded returns as parallel arrays of values and counts
--- (core/domain/caller-grade.ts takes the exact median of them and turns all into score and grade).
+-- (products/social/caller-grade.ts takes the exact median of them and turns all into score and grade).
 -- Access path: caller_stats by its key (author), every caller: a table whose size is the number
 -- of callers, not of calls or swaps.
 SELECT

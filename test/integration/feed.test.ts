@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
-import { createTokenServing, type FeedPage, type TokenServing } from '../../api/serving/token-serving.ts'
+import { createTokenServing, type FeedPage, type TokenServing } from '../../products/token/token-serving.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold, fifoInitialState, fifoOpen } from '../../core/domain/fifo-sql.ts'
+import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold, fifoInitialState, fifoOpen } from '../../products/wallet/fifo-sql.ts'
 import { migratedChDB } from '../setup/chdb.ts'
 import { randomWei, refFold, seeded, type RefLeg, type RefSell, type RefState } from '../setup/fifo-reference.ts'
 
@@ -70,7 +70,7 @@ function asRef(row: FoldRow): { state: RefState; sells: RefSell[] } {
 const legArray = (where: string) =>
   `arrayMap(x -> CAST((x.2, x.3, x.4, x.5), '${FIFO_LEG_TYPE}'), arraySort(x -> x.1, groupArrayIf((idx, side, qty, cost, t), ${where})))`
 
-describe('FIFO core (core/domain/fifo-sql.ts) against an independent TypeScript FIFO', () => {
+describe('FIFO core (products/wallet/fifo-sql.ts) against an independent TypeScript FIFO', () => {
   const rnd = seeded(4663)
   const keys = Array.from({ length: 60 }, (_, i) => ({ key: `k${i}`, legs: randomLegs(rnd, 1 + Math.floor(rnd() * 80)) }))
 

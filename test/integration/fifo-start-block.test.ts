@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import { runVerify } from '../../pipelines/verify/run-verify.ts'
-import { createReceiptServing } from '../../api/serving/receipt-serving.ts'
+import { createReceiptServing } from '../../products/wallet/receipt-serving.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { runScenario } from '../setup/chain-scenario.ts'
 import { expectReceiptsEqualChain, loadRoster, startReceiptRun, type ReceiptRun } from '../setup/receipt-run.ts'

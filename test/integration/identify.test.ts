@@ -1,8 +1,8 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { identifyEndpoint } from '../../api/endpoints/identify.ts'
-import { PRICE_BAND } from '../../core/domain/chart-read.ts'
-import type { TokenRecord } from '../../api/serving/token-serving.ts'
+import { identifyEndpoint } from '../../products/identify/identify-endpoint.ts'
+import { PRICE_BAND } from '../../products/identify/chart-read.ts'
+import type { TokenRecord } from '../../products/token/token-serving.ts'
 import { renderChart } from '../setup/chart-image.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 

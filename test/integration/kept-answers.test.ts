@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
-import { verdictSignals } from '../../core/records/verdict-signals.ts'
-import { tokenVerdictSignals } from '../../api/serving/verdict-signals.ts'
-import { agentFeatures, agentFeaturesFresh } from '../../api/serving/features-serving.ts'
-import { tokenSocial } from '../../api/serving/token-social.ts'
-import { firstMentions, tgRecords } from '../../api/serving/social-queries.ts'
+import { verdictSignals } from '../../products/verdict/verdict-signals.ts'
+import { tokenVerdictSignals } from '../../products/verdict/verdict-signals-serving.ts'
+import { agentFeatures, agentFeaturesFresh } from '../../products/features/features-serving.ts'
+import { tokenSocial } from '../../products/social/token-social.ts'
+import { firstMentions, tgRecords } from '../../products/social/social-queries.ts'
 import { cacheLookupCounts } from '../../core/metrics.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
@@ -13,7 +13,7 @@ import type { BusRecord } from '../../core/bus/types.ts'
 
 /**
  * The verdict's signals and the agent feature rows are kept per token in the API
- * (api/serving/verdict-signals.ts, api/serving/features-serving.ts) and dropped only by the
+ * (products/verdict/verdict-signals-serving.ts, products/features/features-serving.ts) and dropped only by the
  * changes that name the token. This holds them against a fresh recomputation from the engine
  * after each of a series of random steps of the simulated world (batches, social posts and room
  * sightings, graded calls, a structure scan), and so are the kept social parts of tokens and the

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import { cacheLookupCounts } from '../../core/metrics.ts'
-import { structureReport, type StructureAnswer } from '../../core/structure/structure-report.ts'
-import { structureAnswer } from '../../api/serving/structure-serving.ts'
+import { structureReport, type StructureAnswer } from '../../products/structure/structure-report.ts'
+import { structureAnswer } from '../../products/structure/structure-serving.ts'
 import { ConstructedWorld, weth } from '../setup/constructed-world.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
 /**
  * /structure answers are kept per token and only their window is read anew while the window
- * slides over blocks without the token (api/serving/structure-serving.ts). This holds the kept
+ * slides over blocks without the token (products/structure/structure-serving.ts). This holds the kept
  * answer against a fresh computation from the engine while the window slides, when a transfer
  * of the token leaves the window, when the token moves, and across a reorg.
  */

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScansRole } from '../../bin/scans-role.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { moveJob } from '../../core/domain/scan-job.ts'
-import { writeScanJob } from '../../core/records/scan-jobs.ts'
+import { moveJob } from '../../products/structure/scan-job.ts'
+import { writeScanJob } from '../../products/structure/scan-jobs.ts'
 import { TOPICS } from '../../core/bus/topics.ts'
 import type { ScansWorker } from '../../pipelines/scans/scans-worker.ts'
-import { shareOf } from '../../core/domain/holder-labels.ts'
+import { shareOf } from '../../products/structure/holder-labels.ts'
 import { address, createConstructedChain, ZERO, type Transfer } from '../setup/constructed-chain.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
-import { scanJobView } from '../../api/views/scan-job.ts'
+import { scanJobView } from '../../products/structure/scan-job-view.ts'
 
 let env: Embedded
 let worker: ScansWorker | undefined

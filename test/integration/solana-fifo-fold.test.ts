@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSolanaServing } from '../../api/serving/solana-serving.ts'
+import { createSolanaServing } from '../../products/wallet/solana-serving.ts'
 import { createRuntime, type Runtime } from '../../bin/runtime.ts'
 import { loadConfig } from '../../core/config.ts'
 import { queryRows } from '../../core/clickhouse.ts'

@@ -7,7 +7,7 @@ import { foldBlocks } from '../../pipelines/process/fifo-refresh.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
 import { migratedChDB } from '../setup/chdb.ts'
 import { randomWei, refFold, refWallet, seeded, type RefLeg } from '../setup/fifo-reference.ts'
-import { readHolds } from '../../core/records/wallet-receipt.ts'
+import { readHolds } from '../../products/wallet/wallet-receipt.ts'
 
 /**
  * The differential test of issue 12: random swap histories (partial and full exits, re-entries,

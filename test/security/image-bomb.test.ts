@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { imageSize } from '../../api/identify/image-size.ts'
-import type { ImageType } from '../../api/identify/image.ts'
+import { imageSize } from '../../products/identify/image-size.ts'
+import type { ImageType } from '../../products/identify/image.ts'
 import { renderChart } from '../setup/chart-image.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { median } from '../setup/hostile-client.ts'

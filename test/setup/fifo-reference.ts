@@ -1,6 +1,6 @@
 /**
  * An independent FIFO, in plain TypeScript with bigint, written from the definitions (DESIGN §7,
- * issue 12) and nothing else: what the ClickHouse fold (core/domain/fifo-sql.ts) is checked against.
+ * issue 12) and nothing else: what the ClickHouse fold (products/wallet/fifo-sql.ts) is checked against.
  */
 export interface RefLeg {
   side: 1 | -1

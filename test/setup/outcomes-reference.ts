@@ -3,15 +3,15 @@ import { queryRows } from '../../core/clickhouse.ts'
 import {
   BASKET_HORIZONS, BASKET_SIGNAL, equityCurve, hitRate, isLate, median, share,
   type EquityPoint, type HorizonName, type RecordedMark, type RecordedVerdict,
-} from '../../core/domain/basket.ts'
-import { VERDICT_SIGNALS } from '../../core/domain/verdict.ts'
-import type { ProofRow } from '../../api/serving/outcome-serving.ts'
-import { iso } from '../../api/views/caller.ts'
+} from '../../products/verdict/basket.ts'
+import { VERDICT_SIGNALS } from '../../products/verdict/verdict.ts'
+import type { ProofRow } from '../../products/verdict/outcome-serving.ts'
+import { iso } from '../../products/social/caller-view.ts'
 
 /**
  * The reference for /basket and /proof.json: the figures recomputed in Node from every recorded
  * verdict and mark (the path the service took before migration 026's aggregates), with the rules
- * of core/domain/basket.ts. Tests check the served answers equal it; bench/outcomes.ts measures
+ * of products/verdict/basket.ts. Tests check the served answers equal it; bench/outcomes.ts measures
  * it as the baseline.
  */
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { measuredCallAlerts, provenAmong, provenDeployerAlerts } from '../../pipelines/alerts/producers.ts'
 import { signatureHeader, verifySignature } from '../../pipelines/alerts/sign.ts'
-import { addressProblem, checkWebhookUrl, WebhookUrlError } from '../../api/alerts/webhook-url.ts'
-import type { CallerRecord } from '../../api/serving/social-serving.ts'
-import type { DeployerHistory, TokenRecord } from '../../api/serving/token-serving.ts'
+import { addressProblem, checkWebhookUrl, WebhookUrlError } from '../../products/alerts/webhook-url.ts'
+import type { CallerRecord } from '../../products/social/social-serving.ts'
+import type { DeployerHistory, TokenRecord } from '../../products/token/token-serving.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
-import { AlertEvent } from '../../core/records/alert.ts'
+import { AlertEvent } from '../../products/alerts/alert.ts'
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
 const DEPLOYER = addr(0xd1)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { equityCurve, forwardReturn, LATE_AFTER_SECONDS, median, medianOfMiddles, type RecordedMark, type RecordedVerdict } from '../../core/domain/basket.ts'
+import { equityCurve, forwardReturn, LATE_AFTER_SECONDS, median, medianOfMiddles, type RecordedMark, type RecordedVerdict } from '../../products/verdict/basket.ts'
 import { basketOf, proofOf } from '../setup/outcomes-reference.ts'
 
 const v = (token: string, signal: string, extra: Partial<RecordedVerdict> = {}): RecordedVerdict => ({

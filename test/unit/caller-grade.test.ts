@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { forwardReturn, gradeOf, isEarlyCall, isMomentumCall, medianOfCounts, mutualClusters, scoreCaller } from '../../core/domain/caller-grade.ts'
+import { forwardReturn, gradeOf, isEarlyCall, isMomentumCall, medianOfCounts, mutualClusters, scoreCaller } from '../../products/social/caller-grade.ts'
 
 describe('scoreCaller()', () => {
   it('scoreCaller() grades a caller who is early on runners (hand-computed)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { identifyChart, readChart, type ChartCandidate } from '../../core/domain/chart-read.ts'
+import { identifyChart, readChart, type ChartCandidate } from '../../products/identify/chart-read.ts'
 
 const token = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
 const candidates: ChartCandidate[] = [

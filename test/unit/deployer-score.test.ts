@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { deployerScore, scoreBand } from '../../core/domain/deployer-score.ts'
+import { deployerScore, scoreBand } from '../../products/token/deployer-score.ts'
 
 const WETH = 10n ** 18n
 

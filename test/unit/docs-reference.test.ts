@@ -35,7 +35,7 @@ const codeText = (() => {
       else if (/\.(ts|sh|js|mjs|cjs|yaml|sql|c)$/.test(entry.name)) out.push(readFileSync(join(root, rel), 'utf8'))
     }
   }
-  for (const dir of ['api', 'bin', 'core', 'infra', 'mcp', 'pipelines', 'sql', 'bench', 'test/setup', '.ci']) walk(dir)
+  for (const dir of ['api', 'products', 'bin', 'core', 'infra', 'mcp', 'pipelines', 'sql', 'bench', 'test/setup', '.ci']) walk(dir)
   return out.join('\n')
 })()
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ENTITY_HUB_DEGREE, entitiesOf, insidersOf, isRoundAmount, roundAllocationsOf, shareOf, ZERO_ADDRESS } from '../../core/domain/holder-labels.ts'
+import { ENTITY_HUB_DEGREE, entitiesOf, insidersOf, isRoundAmount, roundAllocationsOf, shareOf, ZERO_ADDRESS } from '../../products/structure/holder-labels.ts'
 
 const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
 const DEP = a(0xd)

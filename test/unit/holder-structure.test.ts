@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { FIFO_STATE_TYPE } from '../../core/domain/fifo-sql.ts'
-import { balancesAt, latestBlockAtOrBefore } from '../../core/records/holder-balances.ts'
-import { classOf, structureReport, structureWindow } from '../../core/structure/structure-report.ts'
+import { FIFO_STATE_TYPE } from '../../products/wallet/fifo-sql.ts'
+import { balancesAt, latestBlockAtOrBefore } from '../../products/structure/holder-balances.ts'
+import { classOf, structureReport, structureWindow } from '../../products/structure/structure-report.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
 import { migratedChDB } from '../setup/chdb.ts'
 

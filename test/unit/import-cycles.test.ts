@@ -9,7 +9,22 @@ import { describe, expect, it } from 'vitest'
  */
 
 const root = join(import.meta.dirname, '../..')
-const FOLDERS = ['api', 'core', 'pipelines', 'sql', 'mcp', 'bin']
+const FOLDERS = ['api', 'products', 'core', 'pipelines', 'sql', 'mcp', 'bin']
+
+/**
+ * What each top folder may import besides itself: the arrows run one way, bin -> api/mcp ->
+ * products -> sql -> core and bin -> pipelines -> products (docs/architecture.md). A product never
+ * reaches up into the API or the pipeline that use it, and the API never into the pipeline.
+ */
+const MAY_IMPORT: Record<string, string[]> = {
+  core: [],
+  sql: ['core'],
+  products: ['sql', 'core'],
+  pipelines: ['products', 'sql', 'core'],
+  api: ['products', 'sql', 'core'],
+  mcp: ['api', 'products', 'sql', 'core'],
+  bin: ['api', 'mcp', 'pipelines', 'products', 'sql', 'core', 'infra'],
+}
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
@@ -64,5 +79,18 @@ describe('imports', () => {
     const graph = new Map(files.map((f) => [f, importsOf(f)]))
     const cycle = findCycle(graph)
     expect(cycle?.map((f) => relative(root, f)) ?? null).toBeNull()
+  })
+
+  it('every arrow runs down: no folder imports one above it', () => {
+    const upward: string[] = []
+    for (const folder of FOLDERS) {
+      for (const file of sources(join(root, folder))) {
+        for (const target of importsOf(file)) {
+          const to = relative(root, target).split('/')[0]!
+          if (to !== folder && !MAY_IMPORT[folder]!.includes(to)) upward.push(`${relative(root, file)} -> ${relative(root, target)}`)
+        }
+      }
+    }
+    expect(upward).toEqual([])
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { inclusivePage } from '../../api/serving/social-queries.ts'
+import { inclusivePage } from '../../products/social/social-queries.ts'
 
 const items = (times: number[]) => times.map((t, i) => ({ id: `e${i}`, t }))
 

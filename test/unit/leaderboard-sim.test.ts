@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatEther } from 'viem'
-import { Leaderboard } from '../../core/records/leaderboard-claim.ts'
+import { Leaderboard } from '../../products/wallet/leaderboard-claim.ts'
 import { createChainSimulator, DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { createLeaderboardSimulator } from '../../pipelines/sim/leaderboard-sim.ts'
 import { createPriceSimulator } from '../../pipelines/sim/price-sim.ts'

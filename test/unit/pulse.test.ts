@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   COOLING_LIQUIDITY_SHARE, COOLING_MIN_PREVIOUS_SWAPS, HEATING_MIN_SWAPS, HEATING_MIN_VOICES, PULSE_RULES_MARKDOWN, pulseSignal, ratio, type PulseInputs, type PulseWindow,
-} from '../../core/domain/pulse.ts'
+} from '../../products/pulse/pulse.ts'
 
 const win = (w: Partial<PulseWindow> = {}): PulseWindow => ({ swaps: 0, traders: 0, mentions: 0, independentVoices: 0, ...w })
 const inputs = (last: Partial<PulseWindow>, previous: Partial<PulseWindow>, liquidityRemovedShare: number | null = 0): PulseInputs => ({ last: win(last), previous: win(previous), liquidityRemovedShare })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { canMove, isActive, moveJob, SCAN_STATES, ScanTransitionError, type ScanJob } from '../../core/domain/scan-job.ts'
-import { isStructureFlip } from '../../core/domain/structure-flip.ts'
+import { canMove, isActive, moveJob, SCAN_STATES, ScanTransitionError, type ScanJob } from '../../products/structure/scan-job.ts'
+import { isStructureFlip } from '../../products/structure/structure-flip.ts'
 
 const job = (state: ScanJob['state']): ScanJob => ({
   id: 'j', kind: 'structure', token: `0x${'ab'.repeat(20)}`, trigger: 'request', state, reason: null,

@@ -7,7 +7,7 @@ import {
   STRUCTURE_MIN_ROTATING,
   structureVerdict,
   type StructureFacts,
-} from '../../core/domain/structure-verdict.ts'
+} from '../../products/structure/structure-verdict.ts'
 
 const SUPPLY = 1_000_000n
 /** `bps` basis points of SUPPLY. */

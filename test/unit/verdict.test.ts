@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { verdict, VERDICT_SIGNALS, type VerdictInputs, type VerdictReasonCode } from '../../core/domain/verdict.ts'
+import { verdict, VERDICT_SIGNALS, type VerdictInputs, type VerdictReasonCode } from '../../products/verdict/verdict.ts'
 
 const WETH = 10n ** 18n
 

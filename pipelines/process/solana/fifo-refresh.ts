@@ -1,13 +1,13 @@
 import type { ClickHouseClient } from '../../../core/clickhouse.ts'
 import { queryRows } from '../../../core/clickhouse.ts'
 import { chunks } from '../../../core/chunks.ts'
-import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold, fifoInitialState } from '../../../core/domain/fifo-sql.ts'
+import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold, fifoInitialState } from '../../../products/wallet/fifo-sql.ts'
 import { tupleParam } from '../../social/grade-reads.ts'
 import type { SolanaTradeRow } from './usd-leg-step.ts'
 
 /**
  * The Solana venue's FIFO per (wallet, mint), kept in solana_fifo_state as trades arrive, with the
- * one FIFO core (core/domain/fifo-sql.ts) in ClickHouse. A leg is (side, token_qty, usd_micro,
+ * one FIFO core (products/wallet/fifo-sql.ts) in ClickHouse. A leg is (side, token_qty, usd_micro,
  * block_time), in the order (block time, slot, signature, side). Work per batch is the batch:
  *
  *  1. before the trades are inserted (`planSolanaFold`), one keyed read of the touched pairs'

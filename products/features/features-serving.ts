@@ -1,0 +1,247 @@
+import { queryRows } from '../../core/clickhouse.ts'
+import { rosterWalletsTradingToken } from '../wallet/roster-trading.ts'
+import { roomRecordReportable, TG_K_THRESHOLD } from '../social/room-lead.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
+import { iso, round } from '../social/caller-view.ts'
+import { deployerView } from '../token/deployer-view.ts'
+import { priceView, tokenView } from '../token/token-view.ts'
+import { mentionSummary, tgRecords, voicesOf, type MentionSummary } from '../social/social-queries.ts'
+import type { RoomRecord } from '../social/room-lead.ts'
+import type { TokenRecord } from '../token/token-state.ts'
+import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
+import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
+import { oncePerVersion } from '../../core/serving/once-per-version.ts'
+import { readClocks, tokenSocial, type SocialClocks } from '../social/token-social.ts'
+
+/**
+ * The count of tracked-roster wallets (the ingested third-party leaderboard) that the live tape
+ * recorded trading the token: counted, never identified (products/wallet/roster-trading.ts, one
+ * keyed read). null while no roster has been ingested.
+ */
+async function rosterTradersOf(deps: Pick<ApiDeps, 'ch' | 'tokens'>, token: string): Promise<number | null> {
+  const r = await rosterWalletsTradingToken(deps.ch, deps.tokens.chainId, token)
+  return r.roster === 0 ? null : r.traded
+}
+
+type FeaturesDeps = Pick<ApiDeps, 'ch' | 'watermarks' | 'tokens' | 'social'>
+
+/** The first liquidity of a pool (pool_first_mint, by key) with its WETH side (pools, by key). */
+async function initialLiquidity(deps: FeaturesDeps, pool: string, token: string) {
+  const [r] = await queryRows<{ a0: string; a1: string; liquidity: string; provider: string; block: string; at: string; token0: string }>(
+    deps.ch,
+    `SELECT f.1 AS a0, f.2 AS a1, f.3 AS liquidity, f.4 AS provider, f.5 AS block, toUnixTimestamp(f.6) AS at,
+            (SELECT any(token0) FROM pools WHERE chain_id = {chain:UInt32} AND pool = {pool:String}) AS token0
+     FROM (SELECT argMinMerge(first) AS f, count() AS n FROM pool_first_mint WHERE chain_id = {chain:UInt32} AND pool = {pool:String}) WHERE n > 0`,
+    { chain: deps.tokens.chainId, pool },
+  )
+  if (!r) return null
+  const { a0, a1, liquidity, provider, block, at } = r
+  const tokenIs0 = r.token0 === token
+  return {
+    provider,
+    block: Number(block),
+    at: iso(Number(at)),
+    weth_wei: tokenIs0 ? a1 : a0,
+    token_amount: tokenIs0 ? a0 : a1,
+    liquidity_units: liquidity,
+  }
+}
+
+/** Values every token's row shares: the social clocks and the roster's identity. */
+interface Globals {
+  /** The room corpus clock: the newest sighting (unix seconds, 0 without one). */
+  corpus: number
+  /** The firehose clock: the newest mention hour (the mentions' 24 h window ends at its hour). */
+  clock: number
+  /** The roster's identity: its latest ingested (claimed_at, source). */
+  roster: string
+}
+
+/** The roster's identity: its latest ingested (claimed_at, source). */
+async function rosterId(ch: FeaturesDeps['ch']): Promise<string> {
+  const [r] = await queryRows<{ roster: string }>(ch, 'SELECT toString(max((claimed_at, source))) AS roster FROM leaderboard_claims')
+  return r?.roster ?? ''
+}
+
+async function globalsOf(deps: FeaturesDeps, clocks: SocialClocks): Promise<Globals> {
+  return { corpus: clocks.corpus, clock: clocks.firehose, roster: await rosterId(deps.ch) }
+}
+
+/** What a token's row reads beyond its token, deployer and caller records. */
+interface FeatureParts {
+  liquidity: Awaited<ReturnType<typeof initialLiquidity>>
+  mentions: MentionSummary
+  room: RoomRecord | undefined
+  roster: number | null
+}
+
+function readParts(deps: FeaturesDeps, token: string, t: TokenRecord | undefined, g: Globals): Promise<FeatureParts> {
+  return Promise.all([
+    t?.launch ? initialLiquidity(deps, t.launch.pool, token) : null,
+    mentionSummary(deps.ch, token, g.clock),
+    tgRecords(deps.ch, [token]).then((m) => m.get(token)),
+    rosterTradersOf(deps, token),
+  ]).then(([liquidity, mentions, room, roster]) => ({ liquidity, mentions, room, roster }))
+}
+
+/**
+ * A token's parts, kept per token and dropped by what changes each (DESIGN §6): the initial
+ * liquidity and the roster's traders when a batch names the token (or the roster is replaced);
+ * the mention summary and room record as the social parts keep them (products/social/token-social.ts).
+ * Everything else in the row is a kept token, deployer or caller record.
+ */
+function createKeptFeatures(deps: FeaturesDeps) {
+  const chain = createKeyedCache<Pick<FeatureParts, 'liquidity' | 'roster'> & { rosterId: string }>(FEATURES_KEPT_TOKENS, 'features_chain')
+  const social = tokenSocial(deps)
+  const rosterAt = oncePerVersion(() => rosterId(deps.ch))
+  const ahead = createRefreshAhead({
+    recentMs: FEATURES_REFRESH_AHEAD_MS,
+    concurrency: 2,
+    maxKeys: FEATURES_KEPT_TOKENS,
+    load: async (token) => {
+      const t = await deps.tokens.token(token)
+      const g = await keeper.globals()
+      await keeper.parts(token, t, g)
+    },
+  })
+  deps.tokens.onChanges((changes) => {
+    if (changes === null) return chain.clear()
+    for (const c of changes) {
+      if (c.kind !== 'token') continue
+      chain.delete(c.key)
+      ahead.dropped(c.key)
+    }
+  })
+  const readChain = (token: string, t: TokenRecord | undefined, g: Globals) => async () => ({
+    liquidity: t?.launch ? await initialLiquidity(deps, t.launch.pool, token) : null,
+    roster: await rosterTradersOf(deps, token),
+    rosterId: g.roster,
+  })
+  const keeper = {
+    asked: ahead.asked,
+    async globals(): Promise<Globals> {
+      const [clocks, id] = await Promise.all([social.clocks(), rosterAt(deps.watermarks.socialChainVersion(deps.tokens.chainId))])
+      return { corpus: clocks.corpus, clock: clocks.firehose, roster: id }
+    },
+    async parts(token: string, t: TokenRecord | undefined, g: Globals): Promise<FeatureParts> {
+      const [c, mentions, rooms] = await Promise.all([
+        chain.get(token, readChain(token, t, g)).then((v) => {
+          if (v.rosterId === g.roster) return v
+          // The roster was replaced: its traders are counted again.
+          chain.delete(token)
+          return chain.get(token, readChain(token, t, g))
+        }),
+        social.mentionSummary(token, g.clock),
+        social.rooms([token]),
+      ])
+      return { liquidity: c.liquidity, roster: c.roster, mentions, room: rooms.get(token) }
+    },
+  }
+  return keeper
+}
+
+/** Tokens whose feature parts are kept, per part (least recently used dropped first). */
+export const FEATURES_KEPT_TOKENS = 20_000
+
+/** A token's feature row asked within this long has its chain part read again as soon as a batch drops it. */
+export const FEATURES_REFRESH_AHEAD_MS = 120_000
+
+const kept = new WeakMap<FeaturesDeps['tokens'], ReturnType<typeof createKeptFeatures>>()
+
+/** The agent feature row of one token, from what is kept for it (a lookup until its token changes). */
+export async function agentFeatures(deps: FeaturesDeps, token: string) {
+  let k = kept.get(deps.tokens)
+  if (!k) kept.set(deps.tokens, (k = createKeptFeatures(deps)))
+  k.asked(token)
+  const t = await deps.tokens.token(token)
+  const g = await k.globals()
+  return featureRow(deps, token, t, g, await k.parts(token, t, g))
+}
+
+/** The same row read wholly from the engine (what the kept one is held against). */
+export async function agentFeaturesFresh(deps: FeaturesDeps, token: string) {
+  const t = await deps.tokens.token(token)
+  const g = await globalsOf(deps, await readClocks(deps.ch))
+  return featureRow(deps, token, t, g, await readParts(deps, token, t, g))
+}
+
+async function featureRow(deps: FeaturesDeps, token: string, t: TokenRecord | undefined, g: Globals, parts: FeatureParts) {
+  const { liquidity: liq, mentions, room, roster } = parts
+  const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
+  const [callers, clusterOf] = await Promise.all([deps.social.callers(mentions.authors), deps.social.clusters(mentions.authors)])
+  const measured = mentions.authors.map((a) => callers.get(a)).filter((c) => c?.measured)
+  const voices = voicesOf(mentions.authors, clusterOf)
+  const reportable = roomRecordReportable(room)
+  const tv = tokenView(token, t, d)
+  const chainTime = deps.tokens.chainTime()
+  const missing: string[] = []
+  if (!t) missing.push('token: never seen on chain 4663')
+  if (t && !t.deployer) missing.push('identity.deployer: contract creation not observed')
+  if (t && !t.launch) missing.push('identity.first_pool: no WETH pool yet')
+  if (roster === null) missing.push('observed.roster_traders: no tracked roster (leaderboard) has been ingested')
+  if (!reportable) missing.push(`observed.messaging: fewer than ${TG_K_THRESHOLD} rooms (count-gated)`)
+  return {
+    data: {
+      token,
+      identity: {
+        found: Boolean(t),
+        name: tv.name,
+        symbol: tv.symbol,
+        decimals: tv.decimals,
+        deployer: tv.deployer,
+        created_block: tv.created_block,
+        created_at: tv.created_at,
+        first_pool: tv.launch,
+        initial_liquidity: liq,
+        supply_wei: t ? t.supplyWei.toString() : null,
+      },
+      current_state: {
+        activity: {
+          swaps: tv.swaps,
+          weth_volume_wei: tv.weth_volume_wei,
+          unique_traders: tv.unique_traders,
+          first_swap_block: tv.first_swap_block,
+          last_swap_block: tv.last_swap_block,
+          last_swap_at: tv.last_swap_at,
+          is_real: tv.is_real,
+          real_block: tv.real_block,
+          real_at: tv.real_at,
+          dead: tv.dead,
+          dead_reason: tv.dead_reason,
+        },
+        deployer: t?.deployer ? deployerView(t.deployer, d) : null,
+        quote: t ? priceView(t) : null,
+      },
+      observed: {
+        mentions: mentions.total,
+        distinct_accounts: mentions.authors.length,
+        first_mention: mentions.total > 0 ? { posted_at: iso(mentions.firstAt), captured_at: iso(mentions.firstCapturedAt) } : null,
+        velocity_24h: mentions.velocity24h.map((v) => ({ hour: iso(v.hour), mentions: v.mentions })),
+        measured_callers: measured.length,
+        best_early_rate: measured.length ? round(Math.max(...measured.map((c) => c!.earlyRate))) : null,
+        cluster_share: voices.accounts ? round(voices.clustered_accounts / voices.accounts) : null,
+        independent_voices: voices.independent_voices,
+        messaging: {
+          reportable,
+          k_threshold: TG_K_THRESHOLD,
+          first_seen_at: reportable ? iso(room!.firstAt!) : null,
+          rooms: reportable ? room!.rooms : null,
+          messages: reportable ? room!.messages : null,
+        },
+        roster_traders: roster,
+      },
+      coverage: {
+        chain: { measured_through_block: deps.tokens.measuredThrough(), chain_time: chainTime > 0 ? iso(chainTime) : null },
+        capture: {
+          mentions_through_hour: g.clock > 0 ? iso(g.clock) : null,
+          rooms_through: g.corpus > 0 ? iso(g.corpus) : null,
+        },
+        generated_at: new Date().toISOString(),
+        missing,
+      },
+    },
+    point_in_time: false as const,
+    chain_id: deps.tokens.chainId,
+    measured_through_block: deps.tokens.measuredThrough(),
+  }
+}

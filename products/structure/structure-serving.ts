@@ -1,0 +1,216 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { structureReport, structureWindow, windowFields, type StructureAnswer } from './structure-report.ts'
+import { countCacheLookup } from '../../core/metrics.ts'
+import { renderOnce } from '../../core/serving/rendered-json.ts'
+import { oncePerVersion } from '../../core/serving/once-per-version.ts'
+import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
+import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
+import { createServingCache, type ServingCache } from '../../core/serving/serving-cache.ts'
+import type { TokenServing } from '../token/token-serving.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
+
+/**
+ * Answers kept per process: an answer lists up to 1,050 wallets (a few hundred kB), so they get
+ * a bound of their own instead of entries in the shared cache, which holds tens of thousands of
+ * small answers.
+ */
+export const STRUCTURE_CACHE_ENTRIES = 256
+
+/** A token's structure asked within this long is computed again as soon as a change drops it. */
+export const STRUCTURE_REFRESH_AHEAD_MS = 120_000
+
+type Deps = { ch: ClickHouseClient; watermarks: Watermarks; tokens: TokenServing }
+
+interface Kept {
+  answer: StructureAnswer
+  /** Whether the window held 24 h when it was computed (the verdict reads it). */
+  full: boolean
+  /** The wallets the answer lists: their FIFO records decide the `smart` label. */
+  listed: string[]
+  /** The answer as last given, spliced with the window of the block it was given at. */
+  given?: StructureAnswer
+}
+
+/**
+ * /structure/{token} at the served block, kept per token and dropped only by what changes it
+ * (DESIGN §6; docs/architecture.md): a served batch that names the token (its transfers, swaps,
+ * pools: serving_changes `token`); a block with a transfer of the token leaving the 24 h window
+ * (`window`, named by the batch that moved the window's baseline past it); a wallet the answer
+ * lists whose FIFO record changed (`wallet`: its `smart` label); a reorg or rebuild (everything).
+ * Between those, the window slides over blocks without the token: holders, balances at both ends,
+ * the diff, labels and verdict stay what they were, and only the window's fields are read anew
+ * (once per batch for every token). So a request is a lookup plus that splice, and an answer is
+ * computed at most once per change of its token.
+ */
+function createKeptStructure(deps: Deps, maxEntries: number) {
+  const { tokens } = deps
+  const chainId = tokens.chainId
+  const kept = new Map<string, Kept>()
+  const byWallet = new Map<string, Set<string>>()
+  // A computation that started before its token changed is answered but not kept.
+  const generation = new Map<string, number>()
+  const loading = new Map<string, Promise<Kept>>()
+  // The answer a token had before a change dropped it, given (with the block it states) while
+  // its new one is computed; gone once that is kept, and all at a reorg (their blocks may be gone).
+  const previous = createBoundedCache<StructureAnswer>(maxEntries, Number.POSITIVE_INFINITY)
+  const windowAt = oncePerVersion((block) => structureWindow(deps.ch, chainId, Number(block)))
+
+  function drop(token: string): void {
+    generation.set(token, (generation.get(token) ?? 0) + 1)
+    loading.delete(token)
+    const k = kept.get(token)
+    if (!k) return
+    kept.delete(token)
+    for (const w of k.listed) {
+      const set = byWallet.get(w)
+      set?.delete(token)
+      if (set?.size === 0) byWallet.delete(w)
+    }
+  }
+
+  function keep(token: string, k: Kept): void {
+    kept.set(token, k)
+    previous.delete(token)
+    for (const w of k.listed) {
+      let set = byWallet.get(w)
+      if (!set) byWallet.set(w, (set = new Set()))
+      set.add(token)
+    }
+    if (kept.size > maxEntries) drop(kept.keys().next().value!)
+  }
+
+  // One computation at a time in the background: a miss costs a dozen keyed reads, and the
+  // engine's time goes to requests first.
+  const ahead = createRefreshAhead({
+    recentMs: STRUCTURE_REFRESH_AHEAD_MS,
+    concurrency: 1,
+    maxKeys: maxEntries,
+    load: async (token) => {
+      await tokens.sync()
+      const block = tokens.measuredThrough()
+      if (block !== null) await keeper.at(token, block, false)
+    },
+  })
+  const dropChanged = (token: string) => {
+    const k = kept.get(token)
+    if (k) {
+      previous.set(token, k.given ?? k.answer)
+    }
+    const had = k !== undefined || loading.has(token)
+    drop(token)
+    if (had) ahead.dropped(token)
+  }
+
+  tokens.onChanges((changes) => {
+    if (changes === null) {
+      for (const token of [...kept.keys(), ...loading.keys()]) dropChanged(token)
+      previous.clear()
+      return
+    }
+    for (const c of changes) {
+      if (c.kind === 'token' || c.kind === 'window') dropChanged(c.key)
+      else if (c.kind === 'wallet') for (const token of [...(byWallet.get(c.key) ?? [])]) dropChanged(token)
+    }
+  })
+
+  /** The window ending at the served block: read once per batch, whatever the number of tokens. */
+  const windowOf = (block: number) => windowAt(String(block))
+
+  /** The kept answer with the window of `window`'s block, made once per block it is given at. */
+  function given(k: Kept, window: Awaited<ReturnType<typeof windowOf>>): StructureAnswer {
+    if (k.given?.data.measured_through_block !== window.to.number) {
+      // Given to every caller until the next block: its JSON text is made once.
+      k.given = { ...k.answer, data: renderOnce({ ...k.answer.data, ...windowFields(window) }) }
+    }
+    return k.given
+  }
+
+  async function compute(token: string, block: number): Promise<Kept> {
+    const answer = await structureReport(deps.ch, chainId, token, block)
+    const listed = [...new Set([...answer.data.holders.top.map((h) => h.address), ...answer.data.diff.wallets.map((w) => w.address)])]
+    return { answer, full: (await windowOf(block)).full, listed }
+  }
+
+  const keeper = {
+    /** The answer at `block` (the served one); `asked` when a caller asked (not a refresh ahead). */
+    async at(token: string, block: number, asked = true): Promise<StructureAnswer> {
+      if (asked) ahead.asked(token)
+      const window = await windowOf(block)
+      const held = kept.get(token)
+      countCacheLookup('structure_kept', held !== undefined && held.full === window.full)
+      if (held && held.full === window.full) {
+        // Most recently used last.
+        kept.delete(token)
+        kept.set(token, held)
+        return given(held, window)
+      }
+      let pending = loading.get(token)
+      if (!pending) {
+        const gen = generation.get(token) ?? 0
+        pending = compute(token, block)
+        loading.set(token, pending)
+        pending
+          .then((k) => {
+            if ((generation.get(token) ?? 0) === gen) keep(token, k)
+          })
+          .catch(() => {})
+          .finally(() => {
+            if (loading.get(token) === pending) loading.delete(token)
+          })
+      }
+      return given(await pending, window)
+    },
+
+    /**
+     * The newest answer without waiting on the engine where one can be given: the answer at the
+     * served block when it is kept; while a change's new answer is computed, the one its token had
+     * before, which states the block it was measured through. Only a token not answered before
+     * (or after a reorg) waits for its computation.
+     */
+    async latest(token: string, block: number): Promise<StructureAnswer> {
+      const held = kept.get(token)
+      const before = previous.get(token)
+      if (held || !before) return keeper.at(token, block)
+      ahead.asked(token)
+      countCacheLookup('structure_kept', true)
+      // Starts (or joins) the new answer's computation; this caller does not wait for it.
+      keeper.at(token, block, false).catch(() => {})
+      return before
+    },
+  }
+  return keeper
+}
+
+const keptStructures = new WeakMap<TokenServing, ReturnType<typeof createKeptStructure>>()
+const pastAnswers = new WeakMap<Watermarks, ServingCache>()
+
+/**
+ * /structure/{token} answers: at the served block from what is kept per token (above); at an
+ * earlier window end (`as_of_block`), cached per (token, block) while the chain's batch watermark
+ * stands (their labels read current records), from keyed reads only (products/structure/structure-report.ts).
+ */
+function keptStructure(deps: Deps) {
+  let k = keptStructures.get(deps.tokens)
+  if (!k) keptStructures.set(deps.tokens, (k = createKeptStructure(deps, STRUCTURE_CACHE_ENTRIES)))
+  return k
+}
+
+/**
+ * /structure/{token} without `as_of_block` (`served`: the block the token serving was synced
+ * to): the kept answer at that block, or, while a change's new answer is computed, the token's
+ * answer before it (stating its own block).
+ */
+export function latestStructureAnswer(deps: Deps, token: string, served: number): Promise<StructureAnswer> {
+  return keptStructure(deps).latest(token.toLowerCase(), served)
+}
+
+export async function structureAnswer(deps: Deps, chainId: number, token: string, toBlock: number): Promise<StructureAnswer> {
+  // Changes up to the served batch are applied before the kept answer is read.
+  await deps.tokens.sync()
+  if (chainId === deps.tokens.chainId && toBlock === deps.tokens.measuredThrough()) {
+    return keptStructure(deps).at(token.toLowerCase(), toBlock)
+  }
+  let cache = pastAnswers.get(deps.watermarks)
+  if (!cache) pastAnswers.set(deps.watermarks, (cache = createServingCache({ maxEntries: STRUCTURE_CACHE_ENTRIES })))
+  return cache.get(`structure:${chainId}:${token}:${toBlock}`, deps.watermarks.version(chainId), () => structureReport(deps.ch, chainId, token, toBlock))
+}

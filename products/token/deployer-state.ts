@@ -1,0 +1,96 @@
+import { deployerScore, scoreBand, type ScoreBand } from './deployer-score.ts'
+import type { TokenRecord } from './token-state.ts'
+
+/** A deployer's track record over its launched tokens: one row of `deployer_state`. */
+export interface DeployerRecord {
+  deployer: string
+  launched: number
+  real: number
+  dead: number
+  /** Launches whose deployer sent supply to wallets before the pool existed. */
+  insiderPrepLaunches: number
+  insiderPrep: boolean
+  best: { token: string; symbol: string; wethVolumeWei: bigint } | null
+  score: number | null
+  band: ScoreBand | null
+}
+
+/** A deployer record with its launches, newest first (at most the number asked for). */
+export interface DeployerHistory extends DeployerRecord {
+  launches: TokenRecord[]
+}
+
+/** The record of `deployer` from its tokens (only launched tokens count); undefined without launches. */
+export function deployerRecordOf(deployer: string, tokens: Iterable<TokenRecord>): DeployerRecord | undefined {
+  let launched = 0
+  let real = 0
+  let dead = 0
+  let insiderPrepLaunches = 0
+  let best: TokenRecord | null = null
+  for (const t of tokens) {
+    if (t.deployer !== deployer || !t.launch) continue
+    launched++
+    if (t.realBlock !== null) real++
+    if (t.dead) dead++
+    if (t.insiderPrep) insiderPrepLaunches++
+    if (!best || t.wethVolumeWei > best.wethVolumeWei) best = t
+  }
+  if (launched === 0) return undefined
+  const insiderPrep = insiderPrepLaunches > 0
+  const score = deployerScore({ launched, real, dead, bestVolumeWei: best?.wethVolumeWei ?? 0n, insiderPrep })
+  return {
+    deployer, launched, real, dead, insiderPrepLaunches, insiderPrep,
+    best: best ? { token: best.token, symbol: best.symbol, wethVolumeWei: best.wethVolumeWei } : null,
+    score, band: scoreBand(score),
+  }
+}
+
+/** A `deployer_state` row as JSON. */
+export interface DeployerStateRow {
+  deployer: string
+  launched: number
+  real: number
+  dead: number
+  insider_prep_count: number
+  best_token: string
+  best_symbol: string
+  best_volume: string
+  score: number
+  band: string
+}
+
+export const DEPLOYER_STATE_COLUMNS = 'deployer, launched, real, dead, insider_prep_count, best_token, best_symbol, best_volume, score, band'
+
+/** The row stored for `deployer`; a deployer left without launches is stored with launched = 0. */
+export function deployerStateRow(deployer: string, d: DeployerRecord | undefined): DeployerStateRow {
+  return {
+    deployer,
+    launched: d?.launched ?? 0,
+    real: d?.real ?? 0,
+    dead: d?.dead ?? 0,
+    insider_prep_count: d?.insiderPrepLaunches ?? 0,
+    best_token: d?.best?.token ?? '',
+    best_symbol: d?.best?.symbol ?? '',
+    best_volume: (d?.best?.wethVolumeWei ?? 0n).toString(),
+    score: d?.score ?? -1,
+    band: d?.band ?? '',
+  }
+}
+
+/** The record of a stored row; undefined for a deployer without launches. */
+export function deployerRecordOfRow(r: DeployerStateRow): DeployerRecord | undefined {
+  const launched = Number(r.launched)
+  if (launched === 0) return undefined
+  const score = Number(r.score)
+  return {
+    deployer: r.deployer,
+    launched,
+    real: Number(r.real),
+    dead: Number(r.dead),
+    insiderPrepLaunches: Number(r.insider_prep_count),
+    insiderPrep: Number(r.insider_prep_count) > 0,
+    best: r.best_token ? { token: r.best_token, symbol: r.best_symbol, wethVolumeWei: BigInt(r.best_volume) } : null,
+    score: score < 0 ? null : score,
+    band: (r.band || null) as ScoreBand | null,
+  }
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod'
+import { Address, Measured } from '../../core/endpoint/schemas.ts'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { Uses } from '../../core/endpoint/deps.ts'
+import { TokenView, tokenView } from './token-view.ts'
+import { renderOnce } from '../../core/serving/rendered-json.ts'
+import type { DeployerRecord } from './deployer-state.ts'
+import type { TokenRecord } from './token-state.ts'
+
+export const tokenEndpoint = defineEndpoint<Uses<'tokens'>>()({
+  method: 'GET',
+  path: '/token/{address}',
+  summary: 'Token stats',
+  description:
+    'Swap count, WETH volume (exact wei), unique traders, is_real with the exact block it was crossed, dead status, the latest price/FDV quote with its observation time, launch facts and the linked deployer score, on chain 4663. Unknown tokens answer found:false.',
+  tags: ['token'],
+  params: z.object({ address: Address }),
+  response: z.object({ data: TokenView, ...Measured }),
+  access: { kind: 'paid', price: '0.01' },
+  tool: { name: 'svc_token' },
+  async handler({ params, deps }) {
+    const t = await deps.tokens.token(params.address)
+    const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
+    return { data: keptTokenView(params.address, t, d), chain_id: deps.tokens.chainId, measured_through_block: deps.tokens.measuredThrough() }
+  },
+})
+
+const views = new WeakMap<TokenRecord, { address: string; d: DeployerRecord | undefined; view: ReturnType<typeof tokenView> }>()
+
+/**
+ * A kept token's view, made once per record (the token serving makes a new record when its row
+ * or the chain time changes) and rendered to JSON once (core/serving/rendered-json.ts).
+ */
+function keptTokenView(address: string, t: TokenRecord | undefined, d: DeployerRecord | undefined): ReturnType<typeof tokenView> {
+  if (!t) return tokenView(address, t, d)
+  const memo = views.get(t)
+  if (memo && memo.address === address && memo.d === d) return memo.view
+  const view = renderOnce(tokenView(address, t, d))
+  views.set(t, { address, d, view })
+  return view
+}

@@ -1,0 +1,23 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { REAL_TOKEN_THRESHOLDS } from './real-token.ts'
+import { namedQuery } from '../../sql/queries.ts'
+
+/**
+ * Record the block in which each of `tokens` became real, for those not real yet. Runs after
+ * every batch for the tokens the batch traded, and after a restart or a reorg for the tokens
+ * of the blocks involved. Idempotent.
+ */
+export async function refreshTokenReal(ch: ClickHouseClient, chainId: number, tokens: Iterable<string>): Promise<void> {
+  const list = [...new Set(tokens)]
+  if (list.length === 0) return
+  await ch.command({
+    query: namedQuery('refresh_token_real'),
+    query_params: {
+      chain: chainId,
+      tokens: list,
+      min_swaps: REAL_TOKEN_THRESHOLDS.minSwaps,
+      min_traders: REAL_TOKEN_THRESHOLDS.minTraders,
+      min_volume: REAL_TOKEN_THRESHOLDS.minWethVolumeWei.toString(),
+    },
+  })
+}

@@ -1,0 +1,92 @@
+import type { VerdictSignals } from './verdict.ts'
+import { chainSignalsOf, measuredCallersOf, mentionAuthorsOf, scanSignalsOf, type ChainSignals, type ScanSignals } from './verdict-signals.ts'
+import type { TokenRecord } from '../token/token-state.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
+import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
+import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
+
+/** Tokens whose verdict parts are kept, per part (least recently used dropped first). */
+export const VERDICT_KEPT_TOKENS = 20_000
+
+/** A token's verdict asked within this long is read again as soon as a change drops a part of it. */
+export const VERDICT_REFRESH_AHEAD_MS = 120_000
+
+interface VerdictSignalsServing {
+  /** `asked` when a caller asked (not a refresh ahead). */
+  of(t: TokenRecord, asked?: boolean): Promise<VerdictSignals>
+}
+
+type Deps = Pick<ApiDeps, 'ch' | 'tokens' | 'social'>
+
+/**
+ * A token's verdict signals, kept per token in three parts, each dropped by exactly what changes
+ * it, so a verdict is read from memory until its token changes:
+ *  - the chain part (insiders' share, who can pull the liquidity) when a served batch names the
+ *    token (its transfers, its pool's liquidity: serving_changes `token`);
+ *  - the latest structure scan when the scans role stores one (serving_changes `scan`);
+ *  - the accounts that mentioned the token when the social pipeline names it (caller_changes
+ *    `mention`); their standing is the caller records the social serving keeps per caller.
+ * A reorg or a rebuild drops every kept part. The pipeline reads the same parts at once
+ * (products/verdict/verdict-signals.ts).
+ */
+function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
+  const { ch, tokens, social } = deps
+  const chain = createKeyedCache<ChainSignals>(VERDICT_KEPT_TOKENS, 'verdict_chain')
+  const scans = createKeyedCache<ScanSignals>(VERDICT_KEPT_TOKENS, 'verdict_scans')
+  const authors = createKeyedCache<string[]>(VERDICT_KEPT_TOKENS, 'verdict_mention_authors')
+  const ahead = createRefreshAhead({
+    recentMs: VERDICT_REFRESH_AHEAD_MS,
+    concurrency: 2,
+    maxKeys: VERDICT_KEPT_TOKENS,
+    load: async (token) => {
+      const t = await tokens.token(token)
+      if (t) await serving.of(t, false)
+    },
+  })
+  tokens.onChanges((changes) => {
+    if (changes === null) {
+      chain.clear()
+      scans.clear()
+      return
+    }
+    for (const c of changes) {
+      if (c.kind === 'token') chain.delete(c.key)
+      else if (c.kind === 'scan') scans.delete(c.key)
+      else continue
+      ahead.dropped(c.key)
+    }
+  })
+  social.onChanges((changes) => {
+    if (changes === null) return authors.clear()
+    for (const c of changes) {
+      if (c.kind !== 'mention') continue
+      authors.delete(c.key)
+      ahead.dropped(c.key)
+    }
+  })
+  const one = <V>(read: (keys: string[]) => Promise<Map<string, V>>, key: string) => async () => (await read([key])).get(key)!
+  const serving: VerdictSignalsServing = {
+    async of(t, asked = true) {
+      if (asked) ahead.asked(t.token)
+      // Both change logs read first, so no part is older than what the token record says.
+      await Promise.all([tokens.sync(), social.sync()])
+      const [c, s, a] = await Promise.all([
+        chain.get(t.token, one((keys) => chainSignalsOf(ch, tokens.chainId, keys.map(() => t)), t.token)),
+        scans.get(t.token, one((keys) => scanSignalsOf(ch, tokens.chainId, keys), t.token)),
+        authors.get(t.token, one((keys) => mentionAuthorsOf(ch, keys), t.token)),
+      ])
+      const standing = a.length ? await social.callers(a) : new Map()
+      return { ...c, measuredCallers: measuredCallersOf(a, (x) => standing.get(x)), ...s }
+    },
+  }
+  return serving
+}
+
+const kept = new WeakMap<Deps['tokens'], VerdictSignalsServing>()
+
+/** A token's verdict signals, from what is kept for it (one keeper per token serving). */
+export function tokenVerdictSignals(deps: Deps, t: TokenRecord): Promise<VerdictSignals> {
+  let k = kept.get(deps.tokens)
+  if (!k) kept.set(deps.tokens, (k = createVerdictSignalsServing(deps)))
+  return k.of(t)
+}

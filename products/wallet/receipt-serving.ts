@@ -1,0 +1,202 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { lastServedBatch, servingChangesBetween } from '../../core/records/serving-changes.ts'
+import { rosterWalletsTradingToken } from './roster-trading.ts'
+import {
+  CLAIM_WINDOW_SECONDS,
+  latestLeaderboardId,
+  readEthUsdRange,
+  readHolds,
+  readPositions,
+  readSellWindow,
+  readRoster,
+  type Roster,
+} from './wallet-receipt.ts'
+import { notFoundReceipt, receiptView, type WalletReceiptData } from './wallet-receipt-view.ts'
+import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
+import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
+import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
+
+/**
+ * Wallet receipts of the tracked roster as /wallet-receipt serves them, cached per wallet and
+ * dropped key by key: a wallet when a batch folded its legs (serving_changes kind 'wallet'), the
+ * wallets holding a token when a batch traded it (its last-close mark moved), everything when a
+ * new leaderboard became the roster. Outside the roster the answer is found:false without a read
+ * of the wallet.
+ */
+export interface ReceiptServing {
+  readonly chainId: number
+  /** `asked` when a caller asked (not a refresh ahead). */
+  receipt(wallet: string, asked?: boolean): Promise<WalletReceiptData>
+  /** How many roster wallets traded `token` (a count, never who), and the roster's size. */
+  rosterTraders(token: string): Promise<{ traded: number; roster: number }>
+  measuredThrough(): number | null
+  cachedEntries(): number
+}
+
+/** More changes than this since the last sync: drop every cached receipt instead. */
+const MAX_CHANGES_PER_SYNC = 20_000
+/** How often the latest leaderboard is looked up when no batch arrives (ms). */
+const ROSTER_CHECK_MS = 1_000
+/** A receipt asked within this long is built again as soon as a batch drops it. */
+export const RECEIPT_REFRESH_AHEAD_MS = 120_000
+
+interface Cached {
+  data: WalletReceiptData
+  /** Tokens with open lots: their last-close marks are in the answer. */
+  openTokens: string[]
+}
+
+export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: Watermarks; maxEntries: number }, chainId = 4663): ReceiptServing {
+  const { ch, watermarks } = deps
+  const receipts = createKeyedCache<Cached>(deps.maxEntries, 'wallet_receipts')
+  const holders = new Map<string, Set<string>>()
+  const traders = createKeyedCache<{ traded: number; roster: number }>(deps.maxEntries, 'roster_traders')
+  /** The ETH/USD range of a claim window: the same for every wallet of a leaderboard. */
+  const ethRanges = createKeyedCache<Awaited<ReturnType<typeof readEthUsdRange>>>(16)
+  let synced = { seq: 0, block: null as number | null }
+  let roster: { value: Roster; checkedAt: number } | undefined
+  let syncing: Promise<void> | undefined
+
+  // The receipt last given per wallet, and, for a wallet a batch dropped, that receipt given (with
+  // the block it states) while its new one is built; all go when the roster changes or a reorg
+  // removes blocks.
+  const lastGiven = createBoundedCache<WalletReceiptData>(deps.maxEntries, Number.POSITIVE_INFINITY)
+  const previous = createBoundedCache<WalletReceiptData>(deps.maxEntries, Number.POSITIVE_INFINITY)
+
+  function clear(): void {
+    receipts.clear()
+    holders.clear()
+    traders.clear()
+    lastGiven.clear()
+    previous.clear()
+  }
+
+  const ahead = createRefreshAhead({
+    recentMs: RECEIPT_REFRESH_AHEAD_MS,
+    concurrency: 2,
+    maxKeys: deps.maxEntries,
+    load: (wallet) => serving.receipt(wallet, false),
+  })
+
+  function dropWallet(w: string): void {
+    const given = lastGiven.get(w)
+    if (given && receipts.has(w)) previous.set(w, given)
+    receipts.delete(w)
+    ahead.dropped(w)
+  }
+
+  async function syncTo(target: number): Promise<void> {
+    const changes = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, MAX_CHANGES_PER_SYNC + 1)
+    // Candles keep arriving: a window's range is read again once per batch.
+    ethRanges.clear()
+    if (synced.seq === 0 || changes.length > MAX_CHANGES_PER_SYNC) {
+      clear()
+      const b = await lastServedBatch(ch, chainId)
+      synced = b && b.seq >= target ? { seq: b.seq, block: b.watermark } : { seq: target, block: watermarks.get(chainId) }
+      return
+    }
+    for (const c of changes) {
+      if (c.kind === 'wallet') dropWallet(c.key)
+      else if (c.kind === 'token') {
+        traders.delete(c.key)
+        for (const w of holders.get(c.key) ?? []) dropWallet(w)
+        holders.delete(c.key)
+      }
+    }
+    const marker = [...changes].reverse().find((c) => c.kind === 'batch')
+    // A served block lower than before is a reorg: no receipt of the removed blocks is given again.
+    if (marker && synced.block !== null && marker.watermark < synced.block) {
+      lastGiven.clear()
+      previous.clear()
+    }
+    synced = marker ? { seq: marker.seq, block: marker.watermark } : { ...synced, seq: target }
+  }
+
+  /** The roster, looked up again after each batch and at most once a second otherwise. */
+  async function currentRoster(force: boolean): Promise<Roster> {
+    const now = Date.now()
+    if (roster && !force && now - roster.checkedAt < ROSTER_CHECK_MS) return roster.value
+    const id = await latestLeaderboardId(ch)
+    if (roster && roster.value.id === id) {
+      roster.checkedAt = now
+      return roster.value
+    }
+    const value = await readRoster(ch, id)
+    if (roster) clear()
+    roster = { value, checkedAt: now }
+    return value
+  }
+
+  async function ready(): Promise<Roster> {
+    const target = watermarks.seq(chainId)
+    const moved = target > synced.seq
+    // A sync already running may be for an older target: wait for it, then sync on.
+    while (target > synced.seq) {
+      syncing ??= syncTo(target).finally(() => {
+        syncing = undefined
+      })
+      await syncing
+    }
+    return currentRoster(moved)
+  }
+
+  async function build(wallet: string, r: Roster): Promise<Cached> {
+    const claim = r.claims.get(wallet)!
+    const measuredThrough = synced.block
+    const from = claim.claimedAt - CLAIM_WINDOW_SECONDS
+    const [positions, holds, sells, ethUsd30d] = await Promise.all([
+      readPositions(ch, chainId, wallet),
+      readHolds(ch, chainId, wallet),
+      readSellWindow(ch, chainId, wallet, from, claim.claimedAt),
+      ethRanges.get(`${from}/${claim.claimedAt}`, () => readEthUsdRange(ch, from, claim.claimedAt)),
+    ])
+    const data = receiptView(wallet, measuredThrough, { positions, holds, sellsWithUnmatched: positions.reduce((n, p) => n + p.unmatchedSells, 0), claim, measured30d: sells, ethUsd30d })
+    return { data, openTokens: positions.filter((p) => p.openLots > 0).map((p) => p.token) }
+  }
+
+  const serving: ReceiptServing = {
+    chainId,
+    async receipt(address, asked = true) {
+      const wallet = address.toLowerCase()
+      if (asked) ahead.asked(wallet)
+      const r = await ready()
+      if (!r.claims.has(wallet)) return notFoundReceipt(wallet, synced.block)
+      const before = receipts.has(wallet) ? undefined : previous.get(wallet)
+      const building = receipts.get(wallet, async () => {
+        const c = await build(wallet, r)
+        for (const t of c.openTokens) {
+          if (!holders.has(t)) holders.set(t, new Set())
+          holders.get(t)!.add(wallet)
+        }
+        previous.delete(wallet)
+        return c
+      })
+      // A batch changed the wallet: its receipt before, stating its block, while this one is built.
+      if (before && asked) {
+        building.catch(() => {})
+        return before
+      }
+      const cached = await building
+      // Nothing the answer depends on changed since it was built: it holds through the new watermark.
+      const answer = { ...cached.data, measured_through_block: synced.block }
+      lastGiven.set(wallet, answer)
+      return answer
+    },
+    async rosterTraders(token) {
+      await ready()
+      const t = token.toLowerCase()
+      return traders.get(t, () => rosterWalletsTradingToken(ch, chainId, t))
+    },
+    measuredThrough: () => synced.block,
+    cachedEntries: () => receipts.size(),
+  }
+  return serving
+}
+
+declare module '../../core/endpoint/deps.ts' {
+  interface ApiDeps {
+    /** Wallet receipts of the tracked roster, cached per wallet until a batch changes them. */
+    receipts: ReceiptServing
+  }
+}

@@ -1,0 +1,176 @@
+import { formatEther } from 'viem'
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { FIFO_STATE } from './fifo-sql.ts'
+import { medianHoldSql } from './hold-median.ts'
+
+/**
+ * A tracked wallet's receipt (issue 12, DESIGN §7), read by key from what the chain processor keeps
+ * (migration 021): the wallet's FIFO state per token (fifo_state), its matched sells by time
+ * (fifo_sells), the tokens' latest swap (token_last_swap), the latest leaderboard
+ * (leaderboard_claims) and ETH/USD candles (price_candles), and its closed lots' holds counted per
+ * hold (fifo_hold_counts). No read grows with the wallet's number of legs: its states are one row
+ * per token, its 30-day result one key range of its sells, its holds one row per distinct hold.
+ */
+
+export const HOLD_LABELS = ['scalper', 'swing', 'holder'] as const
+export type HoldLabel = (typeof HOLD_LABELS)[number]
+
+/** scalper: median hold under 1 h; swing: under 7 days; holder: beyond. */
+export function holdLabel(medianSeconds: number | null): HoldLabel | null {
+  if (medianSeconds === null) return null
+  return medianSeconds < 3600 ? 'scalper' : medianSeconds < 7 * 86_400 ? 'swing' : 'holder'
+}
+
+export const CLAIM_WINDOW_SECONDS = 30 * 86_400
+
+export interface RosterClaim {
+  source: string
+  wallet: string
+  rank: number
+  claimedPnlUsd30d: number
+  /** Unix seconds. */
+  claimedAt: number
+}
+
+/** The latest leaderboard: its (claimed_at, source) and its claims by wallet. */
+export interface Roster {
+  id: string
+  claims: Map<string, RosterClaim>
+}
+
+/** The latest leaderboard's identity, read from the end of the (claimed_at, source) key. */
+export async function latestLeaderboardId(ch: ClickHouseClient): Promise<string> {
+  const [r] = await queryRows<{ at: number; source: string }>(ch, 'SELECT toUnixTimestamp(claimed_at) AS at, source FROM leaderboard_claims ORDER BY claimed_at DESC, source DESC LIMIT 1')
+  return r ? `${r.at}/${r.source}` : ''
+}
+
+/** The roster: the wallets of the leaderboard `id` (at most 100 rows, read by key). */
+export async function readRoster(ch: ClickHouseClient, id: string): Promise<Roster> {
+  if (!id) return { id, claims: new Map() }
+  const slash = id.indexOf('/')
+  const rows = await queryRows<{ wallet: string; r: number; pnl: number; src: string; at_s: number }>(
+    ch,
+    `SELECT wallet, any(rank) AS r, any(claimed_pnl_usd_30d) AS pnl, any(source) AS src, any(toUnixTimestamp(claimed_at)) AS at_s
+     FROM leaderboard_claims WHERE claimed_at = toDateTime({at:UInt32}, 'UTC') AND source = {source:String} GROUP BY wallet`,
+    { at: Number(id.slice(0, slash)), source: id.slice(slash + 1) },
+  )
+  return { id, claims: new Map(rows.map((r) => [r.wallet, { source: r.src, wallet: r.wallet, rank: Number(r.r), claimedPnlUsd30d: Number(r.pnl), claimedAt: Number(r.at_s) }])) }
+}
+
+/** One token of a wallet, from its FIFO state. */
+export interface TokenPosition {
+  token: string
+  realizedWei: bigint
+  sells: number
+  winningSells: number
+  unmatchedQty: bigint
+  /** Sells with quantity not covered by open lots. */
+  unmatchedSells: number
+  spentWei: bigint
+  receivedWei: bigint
+  openQty: bigint
+  openCostWei: bigint
+  openLots: number
+  /** The token's latest swap: WETH and token amounts (its price), or null without one. */
+  lastSwap: { weth: bigint; token: bigint; block: number } | null
+}
+
+const S = FIFO_STATE
+
+/** The wallet's FIFO states (one row per token), with each token's latest swap. */
+export async function readPositions(ch: ClickHouseClient, chainId: number, wallet: string): Promise<TokenPosition[]> {
+  const rows = await queryRows<{
+    token: string; realized: string; sells: string; wins: string; unmatched: string; unmatched_sells: string; spent: string; received: string
+    open_qty: string; open_cost: string; lots: string; q_weth: string | null; q_token: string | null; q_block: string | null
+  }>(
+    ch,
+    `WITH s AS (
+       SELECT token, state, unmatched_sells FROM fifo_state WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}
+       ORDER BY token, version DESC LIMIT 1 BY token)
+     SELECT s.token AS token,
+            toString(s.state.${S.realized}) AS realized, s.state.${S.sells} AS sells, s.state.${S.winningSells} AS wins,
+            toString(s.state.${S.unmatchedQty}) AS unmatched, s.unmatched_sells AS unmatched_sells, toString(s.state.${S.spent}) AS spent, toString(s.state.${S.received}) AS received,
+            toString(arraySum(arrayMap(l -> l.1, s.state.${S.lots}))) AS open_qty, toString(arraySum(arrayMap(l -> l.2, s.state.${S.lots}))) AS open_cost,
+            length(s.state.${S.lots}) AS lots,
+            q.quote.1 AS q_weth, q.quote.2 AS q_token, q.quote.5 AS q_block
+     FROM s LEFT JOIN (
+       SELECT token, argMaxMerge(quote) AS quote FROM token_last_swap
+       WHERE chain_id = {chain:UInt32} AND token IN (SELECT token FROM s) GROUP BY token) AS q ON q.token = s.token
+     ORDER BY token
+     SETTINGS join_use_nulls = 1`,
+    { chain: chainId, wallet },
+  )
+  return rows.map((r) => ({
+    token: r.token,
+    realizedWei: BigInt(r.realized),
+    sells: Number(r.sells),
+    winningSells: Number(r.wins),
+    unmatchedQty: BigInt(r.unmatched),
+    unmatchedSells: Number(r.unmatched_sells),
+    spentWei: BigInt(r.spent),
+    receivedWei: BigInt(r.received),
+    openQty: BigInt(r.open_qty),
+    openCostWei: BigInt(r.open_cost),
+    openLots: Number(r.lots),
+    lastSwap: r.q_weth !== null && r.q_token !== null && BigInt(r.q_token) > 0n ? { weth: BigInt(r.q_weth), token: BigInt(r.q_token), block: Number(r.q_block) } : null,
+  }))
+}
+
+/** Median hold (seconds) of the wallet's closed lots, overall and per token, and their counts: one keyed read of its hold counts. */
+export async function readHolds(ch: ClickHouseClient, chainId: number, wallet: string): Promise<{ all: { median: number | null; lots: number }; byToken: Map<string, { median: number | null; lots: number }> }> {
+  const rows = await queryRows<{ token: string; median: number | null; closed: string }>(
+    ch,
+    `SELECT token, ${medianHoldSql('hold_seconds', 'lots')} AS median, sum(lots) AS closed
+     FROM fifo_hold_counts WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}
+     GROUP BY GROUPING SETS ((token), ()) ORDER BY token`,
+    { chain: chainId, wallet },
+  )
+  const byToken = new Map<string, { median: number | null; lots: number }>()
+  let all = { median: null as number | null, lots: 0 }
+  for (const r of rows) {
+    const v = { median: r.median === null ? null : Number(r.median), lots: Number(r.closed) }
+    // The grand total row has the default key.
+    if (r.token === '') all = v
+    else byToken.set(r.token, v)
+  }
+  return { all, byToken }
+}
+
+/** Realized PnL (wei) and count of the wallet's sells with time in (from, to] (unix seconds): one key range of its sells. */
+export async function readSellWindow(ch: ClickHouseClient, chainId: number, wallet: string, from: number, to: number): Promise<{ wei: bigint; sells: number }> {
+  const [r] = await queryRows<{ wei: string; n: string }>(
+    ch,
+    `SELECT toString(sum(realized)) AS wei, count() AS n FROM fifo_sells FINAL
+     WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String} AND block_time > toDateTime({from:UInt32}, 'UTC') AND block_time <= toDateTime({to:UInt32}, 'UTC')`,
+    { chain: chainId, wallet, from, to },
+  )
+  return { wei: BigInt(r?.wei ?? '0'), sells: Number(r?.n ?? 0) }
+}
+
+/** ETH/USD low and high over candles with minute in (from, to], or null without candles. */
+export async function readEthUsdRange(ch: ClickHouseClient, from: number, to: number): Promise<{ low: number; high: number; candles: number } | null> {
+  const [r] = await queryRows<{ low: string; high: string; n: string }>(
+    ch,
+    `SELECT toString(min(low)) AS low, toString(max(high)) AS high, count() AS n FROM price_candles
+     WHERE pair = 'ETH/USD' AND minute > toDateTime({from:UInt32}, 'UTC') AND minute <= toDateTime({to:UInt32}, 'UTC')`,
+    { from, to },
+  )
+  return r && Number(r.n) > 0 ? { low: Number(r.low), high: Number(r.high), candles: Number(r.n) } : null
+}
+
+/** WETH as a number (for display; the exact figure is the wei string beside it). */
+export const weth = (wei: bigint): number => Number(formatEther(wei))
+
+/** floor(a × b / c) with c > 0: a position's value at a price given as a ratio. */
+export const mulDiv = (a: bigint, b: bigint, c: bigint): bigint => (a * b) / c
+
+/**
+ * The ETH/USD price at which the claim equals the measured result: claimed USD ÷ measured WETH,
+ * when both have the same sign and the measure is not zero; null otherwise (no price can).
+ */
+export function reconcilingEthUsd(claimedUsd: number, measuredWei: bigint): number | null {
+  if (measuredWei === 0n) return null
+  const p = claimedUsd / weth(measuredWei)
+  return Number.isFinite(p) && p > 0 ? Math.round(p * 100) / 100 : null
+}
