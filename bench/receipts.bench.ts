@@ -2,7 +2,7 @@ import { createClickHouse, queryRows, type ClickHouseClient } from '../core/clic
 import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../products/wallet/fifo-sql.ts'
 import { createReceiptServing } from '../products/wallet/receipt-serving.ts'
 import { createWatermarks } from '../core/serving/watermarks.ts'
-import { foldPairs, type WalletToken } from '../pipelines/process/fifo-refresh.ts'
+import { foldPairs, type WalletToken } from '../products/wallet/fifo-refresh.ts'
 import { migrate } from '../sql/migrate.ts'
 import { tempDir } from '../test/setup/temp.ts'
 import type { BenchResult } from './result.ts'

@@ -1,4 +1,4 @@
-import { ClickHouseError, createClient, type ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseError, createClient, TupleParam, type ClickHouseClient } from '@clickhouse/client'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from './config.ts'
@@ -132,3 +132,6 @@ export async function queryRows<T>(
   const rs = await ch.query({ query, query_params: params, format: 'JSONEachRow' })
   return rs.json<T>()
 }
+
+/** Rows as an Array(Tuple(...)) query parameter (a plain array would be sent as an array). */
+export const tupleParam = (rows: ReadonlyArray<readonly unknown[]>) => rows.map((r) => new TupleParam([...r]))

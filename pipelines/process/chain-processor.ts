@@ -14,11 +14,11 @@ import { recoverRollbacks, rollbackChain } from './chain-rollback.ts'
 import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
-import { chainTotalsMissing, recountChainTotals } from './chain-totals.ts'
+import { chainTotalsMissing, recountChainTotals } from '../../products/token/chain-totals.ts'
 import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { createLaunchOutcomes } from '../../products/verdict/launch-verdicts.ts'
-import { catchUpFifo } from './fifo-refresh.ts'
+import { catchUpFifo } from '../../products/wallet/fifo-refresh.ts'
 
 export interface ChainProcessorDeps {
   ch: ClickHouseClient

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { recountChainTotals } from './chain-totals.ts'
-import { refoldPairs, type WalletToken } from './fifo-refresh.ts'
+import { recountChainTotals } from '../../products/token/chain-totals.ts'
+import { refoldPairs, type WalletToken } from '../../products/wallet/fifo-refresh.ts'
 
 /**
  * Raw tables of a chain and the column holding each row's block: a reorg deletes every row at

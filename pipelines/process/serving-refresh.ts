@@ -1,15 +1,11 @@
 import { engineStep } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { DEAD_AFTER_IDLE_SECONDS } from '../../products/token/real-token.ts'
-import { deployerRecordOf, deployerStateRow } from '../../products/token/deployer-state.ts'
-import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from '../../products/token/token-state.ts'
-import { chunks } from '../../core/chunks.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
-import { countNewTraders, recountChainTotals } from './chain-totals.ts'
-import { namedQuery } from '../../sql/queries.ts'
-import { catchUpFifo, foldBlocks } from './fifo-refresh.ts'
-import { DAY_SECONDS } from '../../products/structure/holder-balances.ts'
+import { countNewTraders, recountChainTotals } from '../../products/token/chain-totals.ts'
+import { refreshDeployerStates, refreshTokenStates } from '../../products/token/token-refresh.ts'
+import { tokensLeavingWindow } from '../../products/structure/window-refresh.ts'
+import { catchUpFifo, foldBlocks } from '../../products/wallet/fifo-refresh.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
 export interface ServingTouch {
@@ -40,11 +36,6 @@ export interface RefreshResult {
  *    totals by a recount, so nothing is folded or counted per page.
  */
 export type RefreshScope = { kind: 'batch'; fromBlock: number } | { kind: 'rollback' } | { kind: 'rebuild' }
-
-/** Keys per refresh query: bounds query size and memory whatever the batch. */
-const CHUNK = 2_000
-
-
 
 /**
  * Tokens touched in blocks [from, to], read by block range from the block-ordered raw tables:
@@ -77,21 +68,14 @@ export async function touchedInBlocks(ch: ClickHouseClient, chainId: number, fro
   }
 }
 
-/** Latest rows of the given tokens (LIMIT 1 BY token over the primary key). */
-async function tokenRows(ch: ClickHouseClient, chainId: number, where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
-  return queryRows<TokenStateRow>(
-    ch,
-    `SELECT ${TOKEN_STATE_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND ${where} ORDER BY token, version DESC LIMIT 1 BY token`,
-    { chain: chainId, ...params },
-  )
-}
-
 /**
  * Refresh the serving state of what one batch touched (DESIGN §6: work proportional to the
- * batch): token_state for its tokens, then deployer_state for their deployers and for the
- * deployers of tokens that turned idle (72 h without a swap) since the previous batch, then one
- * insert into serving_changes naming every changed key and marking the batch, which is what API
- * processes invalidate their caches by. Every read is keyed; nothing reads all tokens.
+ * batch), each product's part for the batch's keys: the chain totals' new traders and the token
+ * and deployer records (`products/token/`), the tokens whose 24 h holder window moved
+ * (`products/structure/window-refresh.ts`), the traded wallets' FIFO state
+ * (`products/wallet/fifo-refresh.ts`); then one insert into serving_changes naming every changed
+ * key and marking the batch, which is what API processes invalidate their kept answers by.
+ * Every read is keyed; nothing reads all tokens.
  */
 export async function refreshServingState(
   ch: ClickHouseClient,
@@ -103,57 +87,14 @@ export async function refreshServingState(
   if (batch) await engineStep('traders', () => countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }))
   const version = nextServingSeq()
   const tokens = [...touch.tokens]
-  for (const part of chunks(tokens, CHUNK)) {
-    await engineStep('token_state', () => ch.command({
-      query: namedQuery('refresh_token_state'),
-      // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
-      query_params: { chain: chainId, tokens: part, launched: part.filter((t) => touch.launched.has(t)), version },
-    }))
-  }
-
-  const deployers = new Set<string>()
-  for (const part of chunks(tokens, CHUNK)) {
-    const rows = await queryRows<{ deployer: string }>(
-      ch,
-      `SELECT DISTINCT deployer FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND deployer != ''`,
-      { chain: chainId, tokens: part },
-    )
-    for (const r of rows) deployers.add(r.deployer)
-  }
-  // Tokens whose last activity left the 72 h window between the previous batch and this one:
-  // their deployers' dead counts change although nothing touched them (projection by_activity).
+  await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version })
   const previous = await lastServedBatch(ch, chainId)
-  if (previous && at.chainTime > previous.chainTime) {
-    const idle = await queryRows<{ deployer: string }>(
-      ch,
-      `SELECT DISTINCT deployer FROM token_state
-       WHERE chain_id = {chain:UInt32} AND last_activity > {lo:UInt32} AND last_activity <= {hi:UInt32} AND deployer != ''`,
-      { chain: chainId, lo: Math.max(0, previous.chainTime - DEAD_AFTER_IDLE_SECONDS), hi: Math.max(0, at.chainTime - DEAD_AFTER_IDLE_SECONDS) },
-    )
-    for (const r of idle) deployers.add(r.deployer)
-  }
-
+  // The chain time of the previous batch, when time moved since: what left a time window between them.
+  const since = previous && at.chainTime > previous.chainTime ? previous.chainTime : null
+  const deployers = await refreshDeployerStates(ch, chainId, { tokens, idleSince: since, chainTime: at.chainTime, version })
   // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
   // holder diffs changed although the batch may not touch them (kept /structure answers drop them).
-  const leftWindow = previous && at.chainTime > previous.chainTime ? await engineStep('window', () => tokensLeavingWindow(ch, chainId, previous.chainTime, at.chainTime)) : []
-
-  const deployerRows = []
-  for (const part of chunks([...deployers], CHUNK)) {
-    // A deployer's tokens, read through the by_deployer projection.
-    const rows = await tokenRows(ch, chainId, 'deployer IN {deployers:Array(String)}', { deployers: part })
-    const byDeployer = new Map<string, ReturnType<typeof tokenRecordOf>[]>()
-    for (const r of rows) {
-      const t = tokenRecordOf(r, at.chainTime)
-      if (!t?.deployer) continue
-      if (!byDeployer.has(t.deployer)) byDeployer.set(t.deployer, [])
-      byDeployer.get(t.deployer)!.push(t)
-    }
-    for (const d of part) {
-      const own = (byDeployer.get(d) ?? []).filter((t): t is NonNullable<typeof t> => t !== undefined)
-      deployerRows.push({ chain_id: chainId, ...deployerStateRow(d, deployerRecordOf(d, own)), version })
-    }
-  }
-  if (deployerRows.length) await ch.insert({ table: 'deployer_state', values: deployerRows, format: 'JSONEachRow' })
+  const leftWindow = since !== null ? await engineStep('window', () => tokensLeavingWindow(ch, chainId, since, at.chainTime)) : []
 
   // FIFO state of the wallet-tokens a batch traded (a batch from block 0 too); a rollback names
   // the wallets it refolded, a rebuild leaves the FIFO to catchUpFifo.
@@ -170,27 +111,6 @@ export async function refreshServingState(
     format: 'JSONEachRow',
   })
   return { tokens: tokens.length, deployers: deployers.size, seq: version }
-}
-
-/**
- * Tokens transferred in the blocks that left the 24 h holder window between two chain times: the
- * window's baseline moved from the latest block at or before `from - 24 h` to the one at or before
- * `to - 24 h`. One statement: both baselines read from block_times by time, then a range read of
- * erc20_transfers by block; nothing when either baseline does not exist yet (the window was not
- * full: readers see its fullness change instead).
- */
-export async function tokensLeavingWindow(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<string[]> {
-  const baseline = (t: string) =>
-    `(SELECT tuple(count(), max(number)) FROM (SELECT number FROM block_times WHERE chain_id = {chain:UInt32} AND timestamp <= toDateTime(${t}, 'UTC')
-       ORDER BY chain_id DESC, timestamp DESC, number DESC LIMIT 1))`
-  const rows = await queryRows<{ token: string }>(
-    ch,
-    `WITH ${baseline('{lo:UInt32}')} AS before, ${baseline('{hi:UInt32}')} AS after
-     SELECT DISTINCT token FROM erc20_transfers
-     WHERE chain_id = {chain:UInt32} AND before.1 = 1 AND after.1 = 1 AND block_number > before.2 AND block_number <= after.2`,
-    { chain: chainId, lo: Math.max(0, from - DAY_SECONDS), hi: Math.max(0, to - DAY_SECONDS) },
-  )
-  return rows.map((r) => r.token)
 }
 
 /**

@@ -1,6 +1,5 @@
-import { TupleParam } from '@clickhouse/client'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { queryRows } from '../../core/clickhouse.ts'
+import { queryRows, tupleParam } from '../../core/clickhouse.ts'
 import { CALL_WINDOW_SECONDS, type WindowPrice } from '../../products/social/caller-grade.ts'
 
 /**
@@ -9,9 +8,6 @@ import { CALL_WINDOW_SECONDS, type WindowPrice } from '../../products/social/cal
  */
 
 export type CallKey = readonly [author: string, token: string]
-
-/** Rows as an Array(Tuple(...)) query parameter (a plain array would be sent as an array). */
-export const tupleParam = (rows: ReadonlyArray<readonly unknown[]>) => rows.map((r) => new TupleParam([...r]))
 
 /** A call as `calls` holds it now (its earliest mention). */
 export interface CallFacts {

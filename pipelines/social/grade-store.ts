@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { tupleParam, type CallKey } from './grade-reads.ts'
+import { tupleParam } from '../../core/clickhouse.ts'
+import { type CallKey } from './grade-reads.ts'
 
 /** A graded call as table call_grades holds it (times in unix seconds; runAt 0: no run). */
 export interface CallGrade {

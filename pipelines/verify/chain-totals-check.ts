@@ -1,4 +1,4 @@
-import { recountChainTotals } from '../process/chain-totals.ts'
+import { recountChainTotals } from '../../products/token/chain-totals.ts'
 import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** chain_totals: blocks, last block time, creations, pools, transfers, swaps, WETH volume, traders, traded tokens. */

@@ -1,6 +1,6 @@
 import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../../products/wallet/fifo-sql.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { LEG_POS, refoldPairs } from '../process/fifo-refresh.ts'
+import { LEG_POS, refoldPairs } from '../../products/wallet/fifo-refresh.ts'
 import { noteRepaired } from './note-repaired.ts'
 import type { Sampler } from '../../core/records/verify-report.ts'
 

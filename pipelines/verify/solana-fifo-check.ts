@@ -1,6 +1,6 @@
 import { FIFO_LEG_TYPE, fifoFold, fifoInitialState } from '../../products/wallet/fifo-sql.ts'
 import { foldSolana } from '../process/solana/fifo-refresh.ts'
-import { tupleParam } from '../social/grade-reads.ts'
+import { tupleParam } from '../../core/clickhouse.ts'
 import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** solana_fifo_state (latest by legs per wallet-mint): legs folded, FIFO state in micro-USD, sells with unmatched quantity. */

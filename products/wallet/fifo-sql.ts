@@ -3,7 +3,7 @@
  * legs (side, quantity, cost in the venue's smallest cost unit, time) onto a state carrying the
  * open lots and the running sums, so a caller keeps one state per wallet-token and folds only the
  * legs that arrived since (work proportional to change). Chain 4663 feeds it WETH-valued swap
- * legs (pipelines/process/fifo-refresh.ts); the Solana venue feeds it its own legs.
+ * legs (products/wallet/fifo-refresh.ts); the Solana venue feeds it its own legs.
  *
  * The rules, exactly:
  *  - a buy opens a lot (quantity, cost);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows, tupleParam, type ClickHouseClient } from '../../core/clickhouse.ts'
 import { medianHoldSql } from '../../products/wallet/hold-median.ts'
-import { tupleParam } from '../../pipelines/social/grade-reads.ts'
 import { seeded } from '../setup/fifo-reference.ts'
 import { freshChDB } from '../setup/chdb.ts'
 

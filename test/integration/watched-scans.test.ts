@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { structureReport } from '../../products/structure/structure-report.ts'
-import { foldBlocks } from '../../pipelines/process/fifo-refresh.ts'
+import { foldBlocks } from '../../products/wallet/fifo-refresh.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { latestStructureScans } from '../../products/verdict/verdict-signals.ts'

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../../core/clickhouse.ts'
 import { queryRows } from '../../../core/clickhouse.ts'
 import { chunks } from '../../../core/chunks.ts'
 import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold, fifoInitialState } from '../../../products/wallet/fifo-sql.ts'
-import { tupleParam } from '../../social/grade-reads.ts'
+import { tupleParam } from '../../../core/clickhouse.ts'
 import type { SolanaTradeRow } from './usd-leg-step.ts'
 
 /**

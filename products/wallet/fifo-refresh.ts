@@ -1,9 +1,9 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
-import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold } from '../../products/wallet/fifo-sql.ts'
+import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold } from './fifo-sql.ts'
 import { nextServingSeq } from '../../core/records/serving-changes.ts'
-import { tupleParam } from '../social/grade-reads.ts'
+import { tupleParam } from '../../core/clickhouse.ts'
 
 /**
  * Advancing the FIFO state of wallet-tokens (migration 021): the legs after each pair's stored

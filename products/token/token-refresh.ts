@@ -1,0 +1,88 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { chunks } from '../../core/chunks.ts'
+import { engineStep } from '../../core/engine-accounting.ts'
+import { namedQuery } from '../../sql/queries.ts'
+import { deployerRecordOf, deployerStateRow } from './deployer-state.ts'
+import { DEAD_AFTER_IDLE_SECONDS } from './real-token.ts'
+import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from './token-state.ts'
+
+/** Keys per refresh statement: bounds statement size and memory whatever the batch. */
+const CHUNK = 2_000
+
+/**
+ * token_state for the tokens a batch touched (`sql/queries/refresh_token_state.sql`), a chunk of
+ * keys per statement; a launched token's pre-launch distribution is computed now, once.
+ */
+export async function refreshTokenStates(
+  ch: ClickHouseClient,
+  chainId: number,
+  batch: { tokens: string[]; launched: ReadonlySet<string>; version: number },
+): Promise<void> {
+  for (const part of chunks(batch.tokens, CHUNK)) {
+    await engineStep('token_state', () => ch.command({
+      query: namedQuery('refresh_token_state'),
+      // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
+      query_params: { chain: chainId, tokens: part, launched: part.filter((t) => batch.launched.has(t)), version: batch.version },
+    }))
+  }
+}
+
+/** Latest rows of the given tokens (LIMIT 1 BY token over the primary key). */
+async function tokenRows(ch: ClickHouseClient, chainId: number, where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
+  return queryRows<TokenStateRow>(
+    ch,
+    `SELECT ${TOKEN_STATE_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND ${where} ORDER BY token, version DESC LIMIT 1 BY token`,
+    { chain: chainId, ...params },
+  )
+}
+
+/**
+ * deployer_state for the deployers of the batch's tokens, and for the deployers of tokens that
+ * turned idle (72 h without a swap) since the previous batch's chain time (`idleSince`; null when
+ * time did not move), whose dead counts change although nothing touched them. Every read is keyed
+ * (the idle ones through projection by_activity, a deployer's tokens through by_deployer).
+ * Answers the deployers refreshed.
+ */
+export async function refreshDeployerStates(
+  ch: ClickHouseClient,
+  chainId: number,
+  batch: { tokens: string[]; idleSince: number | null; chainTime: number; version: number },
+): Promise<Set<string>> {
+  const deployers = new Set<string>()
+  for (const part of chunks(batch.tokens, CHUNK)) {
+    const rows = await queryRows<{ deployer: string }>(
+      ch,
+      `SELECT DISTINCT deployer FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND deployer != ''`,
+      { chain: chainId, tokens: part },
+    )
+    for (const r of rows) deployers.add(r.deployer)
+  }
+  if (batch.idleSince !== null) {
+    const idle = await queryRows<{ deployer: string }>(
+      ch,
+      `SELECT DISTINCT deployer FROM token_state
+       WHERE chain_id = {chain:UInt32} AND last_activity > {lo:UInt32} AND last_activity <= {hi:UInt32} AND deployer != ''`,
+      { chain: chainId, lo: Math.max(0, batch.idleSince - DEAD_AFTER_IDLE_SECONDS), hi: Math.max(0, batch.chainTime - DEAD_AFTER_IDLE_SECONDS) },
+    )
+    for (const r of idle) deployers.add(r.deployer)
+  }
+
+  const deployerRows = []
+  for (const part of chunks([...deployers], CHUNK)) {
+    const rows = await tokenRows(ch, chainId, 'deployer IN {deployers:Array(String)}', { deployers: part })
+    const byDeployer = new Map<string, ReturnType<typeof tokenRecordOf>[]>()
+    for (const r of rows) {
+      const t = tokenRecordOf(r, batch.chainTime)
+      if (!t?.deployer) continue
+      if (!byDeployer.has(t.deployer)) byDeployer.set(t.deployer, [])
+      byDeployer.get(t.deployer)!.push(t)
+    }
+    for (const d of part) {
+      const own = (byDeployer.get(d) ?? []).filter((t): t is NonNullable<typeof t> => t !== undefined)
+      deployerRows.push({ chain_id: chainId, ...deployerStateRow(d, deployerRecordOf(d, own)), version: batch.version })
+    }
+  }
+  if (deployerRows.length) await ch.insert({ table: 'deployer_state', values: deployerRows, format: 'JSONEachRow' })
+  return deployers
+}
