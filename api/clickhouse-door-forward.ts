@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { DependencyUnavailableError } from '../core/dependency.ts'
-import { SQL_LIMITS } from '../core/domain/plans.ts'
+import { SQL_LIMITS } from '../core/plans.ts'
 
 /** The engine's own HTTP interface and the user a checked analyst query runs as there. */
 export interface EngineHttp {

@@ -1,6 +1,6 @@
 import { queryRows } from '../core/clickhouse.ts'
 import { medianOfCounts, mutualClusters, scoreCaller } from '../products/social/caller-grade.ts'
-import { namedQuery } from '../sql/queries.ts'
+import { sqlFile } from '../sql/sql-file.ts'
 import { catchUpCallerState, refreshCallerState } from '../pipelines/social/caller-state.ts'
 import { createSocialServing } from '../products/social/social-serving.ts'
 import { startEmbedded } from '../test/setup/embedded.ts'
@@ -30,7 +30,7 @@ export async function benchCallers(CALLERS = Number(process.env.BENCH_CALLERS ??
   let h0 = heap()
   let t = performance.now()
   const [summaries, snapshots] = await Promise.all([
-    queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(ch, namedQuery('caller_summaries')),
+    queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(ch, sqlFile(new URL('../products/social/caller-summaries.sql', import.meta.url))),
     queryRows<{ account: string; following: string[] }>(ch, 'SELECT account, argMax(following, observed_at) AS following FROM follow_snapshots GROUP BY account'),
   ])
   const clusters = mutualClusters(new Map(snapshots.map((s) => [s.account, new Set(s.following)])))

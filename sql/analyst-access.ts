@@ -1,4 +1,4 @@
-import { SQL_LIMITS } from '../core/domain/plans.ts'
+import { SQL_LIMITS } from '../core/plans.ts'
 import { ANALYST_TABLES } from './table-access.ts'
 
 /**

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import { planHas } from '../../core/domain/plans.ts'
+import { planHas } from '../../core/plans.ts'
 import { isDependencyUnavailable } from '../../core/dependency.ts'
 import { createMemoryStore } from '../../core/store/memory-store.ts'
 import type { Store } from '../../core/store/types.ts'

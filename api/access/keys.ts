@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import type { PlanName } from '../../core/domain/plans.ts'
+import type { PlanName } from '../../core/plans.ts'
 import { countCacheLookup } from '../../core/metrics.ts'
 import type { Store } from '../../core/store/types.ts'
 import { createBoundedCache } from '../../core/serving/bounded-cache.ts'

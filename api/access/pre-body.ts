@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { planHas } from '../../core/domain/plans.ts'
+import { planHas } from '../../core/plans.ts'
 import type { Store } from '../../core/store/types.ts'
 import type { AnyEndpoint, RequestInfo } from '../../core/endpoint/types.ts'
 import { unavailableAsApiError } from '../../core/endpoint/errors.ts'

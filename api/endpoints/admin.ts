@@ -1,7 +1,7 @@
 import { LARGE_BODY_LIMIT_BYTES } from '../../core/endpoint/body-limits.ts'
 import { z } from 'zod'
 import { isDependencyUnavailable } from '../../core/dependency.ts'
-import { PLAN_NAMES, type PlanName } from '../../core/domain/plans.ts'
+import { PLAN_NAMES, type PlanName } from '../../core/plans.ts'
 import { runReadOnlySql } from '../../sql/read-only.ts'
 import { Address } from '../../core/endpoint/schemas.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'

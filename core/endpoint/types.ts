@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { Feature } from '../domain/plans.ts'
+import type { Feature } from '../plans.ts'
 import type { AccessGrant } from './grant.ts'
 import type { ErrorCode } from './errors.ts'
 import type { Tag } from './tags.ts'

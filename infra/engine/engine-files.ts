@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { SQL_LIMITS } from '../../core/domain/plans.ts'
+import { SQL_LIMITS } from '../../core/plans.ts'
 import { ENGINE_PRIORITY } from '../../core/engine-priority.ts'
 import { analystGrantStatements } from '../../sql/analyst-access.ts'
 

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { namedQuery } from '../../sql/queries.ts'
+import { sqlFile } from '../../sql/sql-file.ts'
 
 /**
  * Whole-chain totals (/stats). Counts and sums are kept by views as rows arrive; distinct
@@ -54,7 +54,7 @@ export async function recountChainTotals(ch: ClickHouseClient, chainId: number):
   await ch.command({ query: 'DELETE FROM chain_totals WHERE chain_id = {chain:UInt32}', query_params: p })
   await ch.command({ query: 'DELETE FROM chain_traders WHERE chain_id = {chain:UInt32}', query_params: p })
   await ch.command({ query: 'INSERT INTO chain_traders SELECT DISTINCT chain_id, trader FROM swaps WHERE chain_id = {chain:UInt32}', query_params: p })
-  await ch.command({ query: namedQuery('recount_chain_totals'), query_params: p, clickhouse_settings: { insert_deduplicate: 0 } })
+  await ch.command({ query: sqlFile(new URL('./recount-chain-totals.sql', import.meta.url)), query_params: p, clickhouse_settings: { insert_deduplicate: 0 } })
 }
 
 /** Whether the chain has rows but no totals (a data dir from before chain_totals). */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
-import { namedQuery } from '../../sql/queries.ts'
+import { sqlFile } from '../../sql/sql-file.ts'
 import { BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
@@ -50,7 +50,7 @@ export const statsEndpoint = defineEndpoint<Uses<'cache' | 'ch' | 'tokens' | 'wa
     const chains = await Promise.all(
       CHAINS.map((chain) =>
         deps.cache.get(`stats:${chain}`, deps.watermarks.version(chain), async () => {
-          const [[r], totals] = await Promise.all([queryRows<Row>(deps.ch, namedQuery('chain_stats'), { chain }), deps.tokens.totals()])
+          const [[r], totals] = await Promise.all([queryRows<Row>(deps.ch, sqlFile(new URL('./chain-stats.sql', import.meta.url)), { chain }), deps.tokens.totals()])
           const blocks = Number(r!.blocks_indexed)
           return {
             chain_id: chain,

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { REAL_TOKEN_THRESHOLDS } from './real-token.ts'
-import { namedQuery } from '../../sql/queries.ts'
+import { sqlFile } from '../../sql/sql-file.ts'
 
 /**
  * Record the block in which each of `tokens` became real, for those not real yet. Runs after
@@ -11,7 +11,7 @@ export async function refreshTokenReal(ch: ClickHouseClient, chainId: number, to
   const list = [...new Set(tokens)]
   if (list.length === 0) return
   await ch.command({
-    query: namedQuery('refresh_token_real'),
+    query: sqlFile(new URL('./refresh-token-real.sql', import.meta.url)),
     query_params: {
       chain: chainId,
       tokens: list,

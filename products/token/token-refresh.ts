@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
 import { engineStep } from '../../core/engine-accounting.ts'
-import { namedQuery } from '../../sql/queries.ts'
+import { sqlFile } from '../../sql/sql-file.ts'
 import { deployerRecordOf, deployerStateRow } from './deployer-state.ts'
 import { DEAD_AFTER_IDLE_SECONDS } from './real-token.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from './token-state.ts'
@@ -11,7 +11,7 @@ import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from './token-
 const CHUNK = 2_000
 
 /**
- * token_state for the tokens a batch touched (`sql/queries/refresh_token_state.sql`), a chunk of
+ * token_state for the tokens a batch touched (`products/token/refresh-token-state.sql`), a chunk of
  * keys per statement; a launched token's pre-launch distribution is computed now, once.
  */
 export async function refreshTokenStates(
@@ -21,7 +21,7 @@ export async function refreshTokenStates(
 ): Promise<void> {
   for (const part of chunks(batch.tokens, CHUNK)) {
     await engineStep('token_state', () => ch.command({
-      query: namedQuery('refresh_token_state'),
+      query: sqlFile(new URL('./refresh-token-state.sql', import.meta.url)),
       // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
       query_params: { chain: chainId, tokens: part, launched: part.filter((t) => batch.launched.has(t)), version: batch.version },
     }))

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { WATCHLIST_LIMIT } from '../../core/domain/plans.ts'
+import { WATCHLIST_LIMIT } from '../../core/plans.ts'
 import { keyedSerializer } from '../../core/serialized.ts'
 import { Address } from '../../core/endpoint/schemas.ts'
 import { defineEndpoint, type HandlerContext } from '../../core/endpoint/types.ts'

@@ -6,7 +6,7 @@ import { medianOfCounts } from '../../products/social/caller-grade.ts'
 import { createLogger } from '../../core/logger.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
 import { createCallGrader, type CallGrader } from '../../pipelines/social/grade-calls.ts'
-import { namedQuery } from '../../sql/queries.ts'
+import { sqlFile } from '../../sql/sql-file.ts'
 import { migrate } from '../../sql/migrate.ts'
 import { tempDir } from '../setup/temp.ts'
 
@@ -156,7 +156,7 @@ function expectedSummaries(): unknown[] {
 }
 
 async function newSummaries(): Promise<unknown[]> {
-  const rows = await queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(ch, namedQuery('caller_summaries'))
+  const rows = await queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(ch, sqlFile(new URL('../../products/social/caller-summaries.sql', import.meta.url)))
   return rows
     .sort((a, b) => (a.author < b.author ? -1 : 1))
     .map((r) => ({ author: r.author, calls: r.calls, graded: r.graded, early: r.early, momentum: r.momentum, hits: r.hits, median_return: medianOfCounts(r.returns[0], r.returns[1].map(Number)) }))

@@ -4,7 +4,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { medianOfCounts, mutualClusters, scoreCaller } from '../../products/social/caller-grade.ts'
 import { catchUpCallerState } from '../../pipelines/social/caller-state.ts'
-import { namedQuery } from '../../sql/queries.ts'
+import { sqlFile } from '../../sql/sql-file.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
 /** Callers kept by key on the simulator's own social world (posts and follows). */
@@ -24,7 +24,7 @@ const latestState = 'SELECT * FROM caller_state ORDER BY author, version DESC LI
 /** caller_state and account_clusters against a recomputation from caller_stats and every follow snapshot. */
 async function expectRecomputed(): Promise<void> {
     const [summaries, stored, snapshots] = await Promise.all([
-      queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(env.rt.ch, namedQuery('caller_summaries')),
+      queryRows<{ author: string; calls: string; graded: string; early: string; momentum: string; hits: string; returns: [number[], string[]] }>(env.rt.ch, sqlFile(new URL('../../products/social/caller-summaries.sql', import.meta.url))),
       queryRows<Record<string, unknown>>(env.rt.ch, latestState),
       queryRows<{ account: string; following: string[] }>(env.rt.ch, 'SELECT account, argMax(following, observed_at) AS following FROM follow_snapshots GROUP BY account'),
     ])

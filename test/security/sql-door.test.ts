@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
-import { SQL_LIMITS } from '../../core/domain/plans.ts'
+import { SQL_LIMITS } from '../../core/plans.ts'
 import { prepareReadOnly, READ_ONLY_LIMITS, ReadOnlyRefusal, runReadOnlySql } from '../../sql/read-only.ts'
 import { ANALYST_TABLES, SECRET_TABLES } from '../../sql/table-access.ts'
 import { migratedChDB } from '../setup/chdb.ts'

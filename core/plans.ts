@@ -1,4 +1,4 @@
-import { ENGINE_PRIORITY } from '../engine-priority.ts'
+import { ENGINE_PRIORITY } from './engine-priority.ts'
 /**
  * Subscription plans and what each includes, in one place. The contract names them
  * inconsistently (Founders 29/month; Signal Feed 49/month with watchlist, webhook and history;
