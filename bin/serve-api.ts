@@ -8,8 +8,8 @@ import { createWebhookStore } from '../products/alerts/webhook-store.ts'
 import { loopbackAllowedByEnv } from '../products/alerts/webhook-url.ts'
 import { buildApp } from '../api/app.ts'
 import { createTextReader } from '../products/identify/text-reader.ts'
-import { catalog } from '../api/catalog/index.ts'
-import type { ApiDeps } from '../core/endpoint/deps.ts'
+import { catalog as defaultCatalog } from '../api/catalog/index.ts'
+import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
 import { createServingCache } from '../core/serving/serving-cache.ts'
 import { createSocialServing } from '../products/social/social-serving.ts'
 import { createSolanaServing } from '../products/wallet/solana-serving.ts'
@@ -47,8 +47,16 @@ export interface ApiAlertOptions {
 /** Build the API (catalog routes + MCP) over a runtime. `pollMs` 0: watermarks are pushed in-process. */
 export async function createApiServer(
   rt: Runtime,
-  opts: { pollMs?: number; alerts?: ApiAlertOptions; faucet?: ApiDeps['faucet']; audit?: ApiDeps['audit'] } = {},
+  opts: {
+    pollMs?: number
+    alerts?: ApiAlertOptions
+    faucet?: ApiDeps['faucet']
+    audit?: ApiDeps['audit']
+    /** The endpoints served (the catalog unless given: a test adds one as docs/architecture.md's recipe does). */
+    catalog?: ServedEndpoint[]
+  } = {},
 ): Promise<ApiServer> {
+  const catalog = opts.catalog ?? defaultCatalog
   const watermarks = createWatermarks(rt.ch, [4663, 5042], opts.pollMs ?? 500)
   // A ClickHouse server down at start: the poller fills the watermarks once it answers.
   await watermarks.refresh().catch((err: unknown) => {

@@ -12,6 +12,7 @@ import { createCallGrader, type CallGrader, type GraderPass } from '../../pipeli
 import { createSimSource } from '../../pipelines/sources/sim-source.ts'
 import { DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { tempDir } from './temp.ts'
+import type { ServedEndpoint } from '../../core/endpoint/deps.ts'
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
 
@@ -36,11 +37,11 @@ export interface Embedded {
  * The embedded mode in one test process: chDB in a temp dir, the in-process bus and store,
  * the chain processor and the API, with simulated blocks published on demand.
  */
-export async function startEmbedded(env: Record<string, string> = {}, opts: { social?: boolean; alerts?: AlertOptions; scans?: Partial<Pick<ScansWorkerDeps, 'report' | 'daily'>> } = {}): Promise<Embedded> {
+export async function startEmbedded(env: Record<string, string> = {}, opts: { social?: boolean; alerts?: AlertOptions; scans?: Partial<Pick<ScansWorkerDeps, 'report' | 'daily'>>; catalog?: ServedEndpoint[] } = {}): Promise<Embedded> {
   const dir = tempDir()
   const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env })
   const rt = await createRuntime(config, 'test')
-  const api = await createApiServer(rt, { pollMs: 0, alerts: { allowLoopback: opts.alerts?.allowLoopback } })
+  const api = await createApiServer(rt, { pollMs: 0, alerts: { allowLoopback: opts.alerts?.allowLoopback }, catalog: opts.catalog })
   const alerts = await startAlertsWorker(
     { ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, tokens: api.deps.tokens, social: api.deps.social },
     opts.alerts,
