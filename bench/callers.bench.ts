@@ -1,7 +1,7 @@
 import { queryRows } from '../core/clickhouse.ts'
 import { medianOfCounts, mutualClusters, scoreCaller } from '../products/social/caller-grade.ts'
 import { sqlFile } from '../sql/sql-file.ts'
-import { catchUpCallerState, refreshCallerState } from '../pipelines/social/caller-state.ts'
+import { catchUpCallerState, refreshCallerState } from '../products/social/caller-refresh.ts'
 import { createSocialServing } from '../products/social/social-serving.ts'
 import { startEmbedded } from '../test/setup/embedded.ts'
 import type { BenchResult } from './result.ts'

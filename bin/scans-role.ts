@@ -1,7 +1,7 @@
 import { publishAlert } from '../pipelines/alerts/publish.ts'
 import { createScanQueue, type ScanQueue } from '../products/structure/scan-queue.ts'
 import { startScansWorker, type ScansWorker, type ScansWorkerDeps } from '../pipelines/scans/scans-worker.ts'
-import { structureReportNow } from '../pipelines/scans/structure-scan.ts'
+import { structureReportNow } from '../products/structure/structure-scan.ts'
 import type { Runtime } from './runtime.ts'
 
 /**

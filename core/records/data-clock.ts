@@ -37,3 +37,9 @@ export function chainVersion(seq: number | undefined): string {
 export function chainSocialVersion(seq: number | undefined, socialRows: number): string {
   return `${chainVersion(seq)}/${socialRows}`
 }
+
+/** The database clock (unix ms): the clock the `*_noted` views stamp rows with. */
+export async function databaseNow(ch: ClickHouseClient): Promise<number> {
+  const [r] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp64Milli(now64(3)) AS t')
+  return Number(r!.t)
+}

@@ -10,10 +10,10 @@ import { classifyError, errorMessage } from '../consumer/classify-error.ts'
 import { createConsumer, type Consumer } from '../consumer/create-consumer.ts'
 import { ScanJobMessage } from '../../products/structure/scan-message.ts'
 import { TOPICS } from '../../core/bus/topics.ts'
-import { computeForensics } from './forensics.ts'
+import { computeForensics } from '../../products/structure/forensics.ts'
 import { createDailyScans, type DailyScans } from './daily-scans.ts'
 import type { ScanQueue } from '../../products/structure/scan-queue.ts'
-import { createStructureScanner, type StructureReportFn } from './structure-scan.ts'
+import { createStructureScanner, type StructureReportFn } from '../../products/structure/structure-scan.ts'
 import type { AlertEvent } from '../../products/alerts/alert.ts'
 
 export interface ScansWorkerDeps {

@@ -1,12 +1,12 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { CALL_WINDOW_SECONDS, forwardReturn, isEarlyCall, isMomentumCall } from '../../products/social/caller-grade.ts'
 import type { Logger } from '../../core/logger.ts'
-import { chainHead } from '../../core/records/data-clock.ts'
-import { callFacts, callsClosingIn, callsNotedSince, databaseNow, gradedCallsOfTokens, runsOf, tokensNotedRealSince, windowPrices, type CallFacts, type CallKey } from './grade-reads.ts'
+import { chainHead, databaseNow } from '../../core/records/data-clock.ts'
+import { callFacts, callsClosingIn, callsNotedSince, gradedCallsOfTokens, runsOf, tokensNotedRealSince, windowPrices, type CallFacts, type CallKey } from './grade-reads.ts'
 import { copiedAt, reorgsSince, resyncSwapsByToken, rollbackRunning, timeBefore, tokensRunFrom } from './grade-reorgs.ts'
 import { callId, currentGrades, sameGrade, writeGradeChanges, type CallGrade, type GradeChange } from './grade-store.ts'
 import { loadCheckpoint, NO_CHECKPOINT, saveCheckpoint, type GraderCheckpoint } from './grader-state.ts'
-import { refreshCallerState, type CallerStateChanges } from './caller-state.ts'
+import { refreshCallerState, type CallerStateChanges } from '../../products/social/caller-refresh.ts'
 
 /**
  * The call grader: grades each call once its hour has passed and stores it (call_grades,

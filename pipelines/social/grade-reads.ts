@@ -18,12 +18,6 @@ export interface CallFacts {
   postId: string
 }
 
-/** The database clock (unix ms): the clock the `*_noted` views stamp rows with. */
-export async function databaseNow(ch: ClickHouseClient): Promise<number> {
-  const [r] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp64Milli(now64(3)) AS t')
-  return Number(r!.t)
-}
-
 /** Calls whose window closed in (from, to] of chain time: calls_by_time by its key range. */
 export async function callsClosingIn(ch: ClickHouseClient, from: number, to: number): Promise<CallKey[]> {
   const lo = Math.max(0, from - CALL_WINDOW_SECONDS + 1)

@@ -67,7 +67,7 @@ export function medianOfCounts(values: number[], counts: number[]): number | nul
   return lo + 1 >= n ? x0 : x0 + (h - lo) * (at(lo + 1) - x0)
 }
 
-/** What grading needs of a caller's calls (kept in caller_stats, migration 012; turned into caller_state rows by pipelines/social/caller-state.ts). */
+/** What grading needs of a caller's calls (kept in caller_stats, migration 012; turned into caller_state rows by products/social/caller-refresh.ts). */
 export interface CallerCounts {
   calls: number
   graded: number

@@ -37,7 +37,7 @@ export interface SignalCall {
 /**
  * Callers and mutual-follow clusters as the social endpoints read them, one key at a time
  * (DESIGN §6). Records come from caller_state and account_clusters, which the pipeline keeps for
- * the keys whose inputs changed (pipelines/social/caller-state.ts); they are cached here by key,
+ * the keys whose inputs changed (products/social/caller-refresh.ts); they are cached here by key,
  * bounded by `maxEntries` (SERVING_CACHE_ENTRIES) per cache, and dropped key by key as
  * caller_changes names them. Memory does not grow with the number of callers.
  */

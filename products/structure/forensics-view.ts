@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
 
-/** The forensics answer a scan stores and GET /forensics/{token} serves (pipelines/scans/forensics.ts computes it). */
+/** The forensics answer a scan stores and GET /forensics/{token} serves (products/structure/forensics.ts computes it). */
 export const ForensicsView = z.object({
   token: z.string(),
   deployer: z.string().nullable().meta({ description: "the `from` of the transaction that created the token's contract" }),

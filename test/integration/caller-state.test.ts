@@ -3,7 +3,7 @@ import { createSocialServing } from '../../products/social/social-serving.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { medianOfCounts, mutualClusters, scoreCaller } from '../../products/social/caller-grade.ts'
-import { catchUpCallerState } from '../../pipelines/social/caller-state.ts'
+import { catchUpCallerState } from '../../products/social/caller-refresh.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 

@@ -1,12 +1,12 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
-import { ScanRefused, type ScanJob, type Scanner } from '../../products/structure/scan-job.ts'
-import { isStructureFlip } from '../../products/structure/structure-flip.ts'
-import { structureSnapshots, writeStructureSnapshot, type SnapshotHolding, type StructureSnapshot } from '../../products/structure/scan-results.ts'
-import { watchersByToken } from '../../products/structure/watchers.ts'
+import { ScanRefused, type ScanJob, type Scanner } from './scan-job.ts'
+import { isStructureFlip } from './structure-flip.ts'
+import { structureSnapshots, writeStructureSnapshot, type SnapshotHolding, type StructureSnapshot } from './scan-results.ts'
+import { watchersByToken } from './watchers.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
-import { structureReport, type StructureAnswer } from '../../products/structure/structure-report.ts'
-import type { AlertEvent } from '../../products/alerts/alert.ts'
+import { structureReport, type StructureAnswer } from './structure-report.ts'
+import type { AlertEvent } from '../alerts/alert.ts'
 
 /** Computes the structure answer of a token now. */
 export type StructureReportFn = (token: string) => Promise<StructureAnswer>

@@ -1,10 +1,10 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chainHead } from '../../core/records/data-clock.ts'
-import { ScanRefused } from '../../products/structure/scan-job.ts'
-import { insidersOf, shareOf, ZERO_ADDRESS as ZERO } from '../../products/structure/holder-labels.ts'
-import { balancesAt, tokenFacts, tokenPools, transfersBefore } from '../../products/structure/holder-balances.ts'
-import type { ForensicsView } from '../../products/structure/forensics-view.ts'
+import { ScanRefused } from './scan-job.ts'
+import { insidersOf, shareOf, ZERO_ADDRESS as ZERO } from './holder-labels.ts'
+import { balancesAt, tokenFacts, tokenPools, transfersBefore } from './holder-balances.ts'
+import type { ForensicsView } from './forensics-view.ts'
 
 /**
  * A token's forensics (issue 11): its pre-launch flows, computed by a scans worker from keyed

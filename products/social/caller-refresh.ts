@@ -1,10 +1,10 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { medianOfCounts } from '../../products/social/caller-grade.ts'
+import { medianOfCounts } from './caller-grade.ts'
 import type { Logger } from '../../core/logger.ts'
-import { CALLER_STATE_COLUMNS, callerStateRow, sameCallerRow, type CallerInputs, type CallerStateRow } from '../../products/social/caller-state.ts'
+import { CALLER_STATE_COLUMNS, callerStateRow, sameCallerRow, type CallerInputs, type CallerStateRow } from './caller-state.ts'
 import { rebuildClusters, refreshClusters, storedClusters } from './caller-clusters.ts'
-import { databaseNow } from './grade-reads.ts'
+import { databaseNow } from '../../core/records/data-clock.ts'
 import { chunks } from '../../core/chunks.ts'
 import { nextServingSeq } from '../../core/records/serving-changes.ts'
 

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { mutualClusters } from '../../products/social/caller-grade.ts'
+import { mutualClusters } from './caller-grade.ts'
 
 /**
  * Mutual-follow clusters kept per account (account_clusters, migration 015). When follow
