@@ -4,7 +4,9 @@
  * should find the answer kept (or its load already in flight, which the keyed caches share)
  * instead of paying the engine reads of a miss. Keys not asked within `recentMs` are only
  * dropped; nothing is loaded that nobody asks for. Bounded: at most `maxKeys` keys remembered,
- * `concurrency` loads at a time, run after the sync that dropped them has finished.
+ * `concurrency` loads at a time, run after the sync that dropped them has finished. With
+ * `loadMany`, the keys one batch dropped are loaded together (up to `batchKeys` a call), so the
+ * engine reads each concern once for them all instead of once per key.
  */
 export interface RefreshAhead {
   /** A caller asked for `key`'s answer. */
@@ -17,10 +19,15 @@ export interface RefreshAhead {
 
 export function createRefreshAhead(opts: {
   load: (key: string) => Promise<unknown>
+  /** Load many keys in one go (the keyed reads take key lists); `load` is used without it. */
+  loadMany?: (keys: string[]) => Promise<unknown>
+  /** The most keys one `loadMany` call takes (default 500). */
+  batchKeys?: number
   recentMs: number
   concurrency: number
   maxKeys: number
 }): RefreshAhead {
+  const batchKeys = opts.loadMany ? (opts.batchKeys ?? 500) : 1
   const askedAt = new Map<string, number>()
   const queue = new Set<string>()
   let running = 0
@@ -29,12 +36,15 @@ export function createRefreshAhead(opts: {
   function pump(): void {
     scheduled = false
     while (running < opts.concurrency && queue.size > 0) {
-      const key = queue.values().next().value!
-      queue.delete(key)
+      const keys: string[] = []
+      for (const key of queue) {
+        if (keys.length === batchKeys) break
+        keys.push(key)
+      }
+      for (const key of keys) queue.delete(key)
       running++
       // A failed load is the next caller's miss to retry; nothing else waits on it.
-      opts
-        .load(key)
+      ;(opts.loadMany ? opts.loadMany(keys) : opts.load(keys[0]!))
         .catch(() => {})
         .finally(() => {
           running--

@@ -5,6 +5,10 @@ import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
 import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
 
+/** What a part is for a token its read did not name (the reads answer every token they are given). */
+const NO_CHAIN_SIGNALS: ChainSignals = { lp: null, insiderShareNow: null }
+const NO_SCAN_SIGNALS: ScanSignals = { structure: null, smartHolders: null }
+
 /** Tokens whose verdict parts are kept, per part (least recently used dropped first). */
 export const VERDICT_KEPT_TOKENS = 20_000
 
@@ -41,6 +45,19 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
     load: async (token) => {
       const t = await tokens.token(token)
       if (t) await serving.of(t, false)
+    },
+    // The tokens a batch dropped, each part read once for them all.
+    loadMany: async (keys) => {
+      await Promise.all([tokens.sync(), social.sync()])
+      const records = await tokens.tokens(keys)
+      const found = keys.filter((k) => records.has(k))
+      const [, , a] = await Promise.all([
+        chain.getMany(found, (missing) => chainSignalsOf(ch, tokens.chainId, missing.map((k) => records.get(k)!)), NO_CHAIN_SIGNALS),
+        scans.getMany(found, (missing) => scanSignalsOf(ch, tokens.chainId, missing), NO_SCAN_SIGNALS),
+        authors.getMany(found, (missing) => mentionAuthorsOf(ch, missing), []),
+      ])
+      const everyAuthor = [...new Set([...a.values()].flat())]
+      if (everyAuthor.length) await social.callers(everyAuthor)
     },
   })
   tokens.onChanges((changes) => {

@@ -81,16 +81,23 @@ export async function chainSignalsOf(ch: ClickHouseClient, chainId: number, ts: 
         )
       : Promise.resolve([]),
   ])
+  // By key, so a refresh of many tokens at once stays linear in its rows.
+  const insidersByToken = new Map(insiderRows.map((r) => [r.token, r]))
+  const providersByPool = new Map<string, typeof lpRows>()
+  for (const r of lpRows) {
+    const list = providersByPool.get(r.pool)
+    if (list) list.push(r)
+    else providersByPool.set(r.pool, [r])
+  }
   for (const t of ts) {
-    const ins = insiderRows.find((r) => r.token === t.token)
+    const ins = insidersByToken.get(t.token)
     const insiders = new Set(ins?.insiders ?? [])
     const held = BigInt(ins?.held ?? '0')
     let total = 0n
     let byDeployer = 0n
     let byInsiders = 0n
     let providers = 0
-    for (const r of lpRows) {
-      if (r.pool !== t.launch?.pool) continue
+    for (const r of t.launch ? (providersByPool.get(t.launch.pool) ?? []) : []) {
       const net = BigInt(r.net)
       if (net <= 0n) continue
       providers++

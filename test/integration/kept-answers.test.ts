@@ -194,4 +194,50 @@ describe('verdict signals kept per token', () => {
       expect(after.hit - before[i]!.hit, cache).toBe(20)
     })
   })
+
+  it('the asked tokens a batch changes are read again together, before anyone asks: about one chain read per batch, not one per token', { timeout: 180_000 }, async () => {
+    let chainReads = 0
+    const counted = new Proxy(env.api.deps.ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (args: Parameters<typeof target.query>[0]) => {
+          if (args.query.includes('pool_providers')) chainReads++
+          return target.query(args)
+        }
+      },
+    })
+    // A keeper of its own (kept per token serving object) whose engine reads are counted.
+    const deps = { ...env.api.deps, ch: counted, tokens: Object.create(env.api.deps.tokens) as typeof env.api.deps.tokens }
+    await env.ingestThrough(Math.max(env.api.watermarks.get(4663) ?? 0, 300))
+    const tokens = await launchedTokens(KEYS * 4)
+    const records = await env.api.deps.tokens.tokens(tokens)
+    for (const t of records.values()) await tokenVerdictSignals(deps, t)
+    expect(chainReads).toBe(records.size) // asked one by one: one read each
+    const asked = chainReads
+
+    const served = env.api.watermarks.get(4663)!
+    await env.ingestThrough(served + 150)
+    await env.api.deps.tokens.sync()
+    // Each change of an asked token drops its kept part: one read each, without the batched refresh.
+    const [changes] = await queryRows<{ n: string; batches: string }>(
+      env.rt.ch,
+      `SELECT count() AS n, uniqExact(seq) AS batches FROM serving_changes
+       WHERE chain_id = 4663 AND kind = 'token' AND key IN {tokens:Array(String)} AND watermark > {served:UInt64}`,
+      { tokens: [...records.keys()], served },
+    )
+    const batches = Number(changes!.batches)
+    expect(Number(changes!.n)).toBeGreaterThan(2 * batches)
+    await until('the background reads done', async () => {
+      const before = chainReads
+      await new Promise((r) => setTimeout(r, 500))
+      return chainReads > asked && chainReads === before ? true : undefined
+    })
+    // About one read per served batch that changed them (a sync may split a large batch's
+    // changes in two), never one per token.
+    console.log(`verdict chain reads: ${chainReads - asked} for ${changes!.n} changes of asked tokens in ${batches} batches`)
+    expect(chainReads - asked).toBeLessThanOrEqual(2 * batches)
+    const after = chainReads
+    for (const t of (await env.api.deps.tokens.tokens(tokens)).values()) await tokenVerdictSignals(deps, t)
+    expect(chainReads).toBe(after) // every asked verdict found kept
+  })
 })

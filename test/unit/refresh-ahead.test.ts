@@ -55,4 +55,23 @@ describe('refresh ahead of kept answers', () => {
     expect(most).toBe(2)
     expect(loaded.sort()).toEqual(keys.filter((k) => k !== 'k3'))
   })
+
+  it('with loadMany, the keys dropped together are loaded in one call of at most batchKeys', async () => {
+    const calls: string[][] = []
+    const ahead = createRefreshAhead({
+      recentMs: 60_000,
+      concurrency: 1,
+      maxKeys: 100,
+      batchKeys: 3,
+      load: async () => {
+        throw new Error('one key at a time is not used with loadMany')
+      },
+      loadMany: async (keys) => void calls.push(keys),
+    })
+    const keys = Array.from({ length: 7 }, (_, i) => `k${i}`)
+    for (const k of keys) ahead.asked(k)
+    for (const k of [...keys, 'never-asked']) ahead.dropped(k)
+    while (ahead.pending() > 0) await new Promise((r) => setTimeout(r, 1))
+    expect(calls).toEqual([['k0', 'k1', 'k2'], ['k3', 'k4', 'k5'], ['k6']])
+  })
 })
