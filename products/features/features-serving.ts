@@ -1,5 +1,5 @@
 import { queryRows } from '../../core/clickhouse.ts'
-import { rosterWalletsTradingToken } from '../wallet/roster-trading.ts'
+import { rosterWalletsTradingTokens } from '../wallet/roster-trading.ts'
 import { roomRecordReportable, TG_K_THRESHOLD } from '../social/room-lead.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { iso, round } from '../social/caller-view.ts'
@@ -15,36 +15,55 @@ import { readClocks, tokenSocial, type SocialClocks } from '../social/token-soci
 
 /**
  * The count of tracked-roster wallets (the ingested third-party leaderboard) that the live tape
- * recorded trading the token: counted, never identified (products/wallet/roster-trading.ts, one
- * keyed read). null while no roster has been ingested.
+ * recorded trading each token: counted, never identified (products/wallet/roster-trading.ts, one
+ * keyed read for them all). null while no roster has been ingested.
  */
-async function rosterTradersOf(deps: Pick<ApiDeps, 'ch' | 'tokens'>, token: string): Promise<number | null> {
-  const r = await rosterWalletsTradingToken(deps.ch, deps.tokens.chainId, token)
-  return r.roster === 0 ? null : r.traded
+async function rosterTradersOfMany(deps: Pick<ApiDeps, 'ch' | 'tokens'>, tokens: string[]): Promise<Map<string, number | null>> {
+  const r = await rosterWalletsTradingTokens(deps.ch, deps.tokens.chainId, tokens)
+  return new Map(tokens.map((t) => [t, r.roster === 0 ? null : r.traded.get(t)!]))
 }
 
 type FeaturesDeps = Pick<ApiDeps, 'ch' | 'watermarks' | 'tokens' | 'social'>
 
-/** The first liquidity of a pool (pool_first_mint, by key) with its WETH side (pools, by key). */
-async function initialLiquidity(deps: FeaturesDeps, pool: string, token: string) {
-  const [r] = await queryRows<{ a0: string; a1: string; liquidity: string; provider: string; block: string; at: string; token0: string }>(
+type InitialLiquidity = { provider: string; block: number; at: string; weth_wei: string; token_amount: string; liquidity_units: string }
+
+/**
+ * The first liquidity of each launch pool (pool_first_mint, by key) with its WETH side (pools, by
+ * key), in one statement for them all; a pool never minted into is absent.
+ */
+async function initialLiquidities(deps: FeaturesDeps, launches: Array<{ token: string; pool: string }>): Promise<Map<string, InitialLiquidity>> {
+  const out = new Map<string, InitialLiquidity>()
+  if (launches.length === 0) return out
+  const pools = [...new Set(launches.map((l) => l.pool))]
+  const rows = await queryRows<{ pool: string; a0: string; a1: string; liquidity: string; provider: string; block: string; at: string; token0: string }>(
     deps.ch,
-    `SELECT f.1 AS a0, f.2 AS a1, f.3 AS liquidity, f.4 AS provider, f.5 AS block, toUnixTimestamp(f.6) AS at,
-            (SELECT any(token0) FROM pools WHERE chain_id = {chain:UInt32} AND pool = {pool:String}) AS token0
-     FROM (SELECT argMinMerge(first) AS f, count() AS n FROM pool_first_mint WHERE chain_id = {chain:UInt32} AND pool = {pool:String}) WHERE n > 0`,
-    { chain: deps.tokens.chainId, pool },
+    `SELECT m.pool AS pool, m.f.1 AS a0, m.f.2 AS a1, m.f.3 AS liquidity, m.f.4 AS provider, m.f.5 AS block, toUnixTimestamp(m.f.6) AS at, p.token0 AS token0
+     FROM (SELECT pool, argMinMerge(first) AS f FROM pool_first_mint WHERE chain_id = {chain:UInt32} AND pool IN {pools:Array(String)} GROUP BY pool) AS m
+     LEFT JOIN (SELECT pool, any(token0) AS token0 FROM pools WHERE chain_id = {chain:UInt32} AND pool IN {pools:Array(String)} GROUP BY pool) AS p ON p.pool = m.pool`,
+    { chain: deps.tokens.chainId, pools },
   )
-  if (!r) return null
-  const { a0, a1, liquidity, provider, block, at } = r
-  const tokenIs0 = r.token0 === token
-  return {
-    provider,
-    block: Number(block),
-    at: iso(Number(at)),
-    weth_wei: tokenIs0 ? a1 : a0,
-    token_amount: tokenIs0 ? a0 : a1,
-    liquidity_units: liquidity,
+  const byPool = new Map(rows.map((r) => [r.pool, r]))
+  for (const { token, pool } of launches) {
+    const r = byPool.get(pool)
+    if (!r) continue
+    const tokenIs0 = r.token0 === token
+    out.set(token, {
+      provider: r.provider,
+      block: Number(r.block),
+      at: iso(Number(r.at)),
+      weth_wei: tokenIs0 ? r.a1 : r.a0,
+      token_amount: tokenIs0 ? r.a0 : r.a1,
+      liquidity_units: r.liquidity,
+    })
   }
+  return out
+}
+
+/** The chain part of tokens' rows: their launch pools' first liquidity and their roster traders. */
+async function chainPartsOf(deps: FeaturesDeps, tokens: Array<{ token: string; t: TokenRecord | undefined }>) {
+  const launches = tokens.flatMap(({ token, t }) => (t?.launch ? [{ token, pool: t.launch.pool }] : []))
+  const [liquidity, roster] = await Promise.all([initialLiquidities(deps, launches), rosterTradersOfMany(deps, tokens.map((x) => x.token))])
+  return new Map(tokens.map(({ token }) => [token, { liquidity: liquidity.get(token) ?? null, roster: roster.get(token)! }]))
 }
 
 /** Values every token's row shares: the social clocks and the roster's identity. */
@@ -69,7 +88,7 @@ async function globalsOf(deps: FeaturesDeps, clocks: SocialClocks): Promise<Glob
 
 /** What a token's row reads beyond its token, deployer and caller records. */
 interface FeatureParts {
-  liquidity: Awaited<ReturnType<typeof initialLiquidity>>
+  liquidity: InitialLiquidity | null
   mentions: MentionSummary
   room: RoomRecord | undefined
   roster: number | null
@@ -77,11 +96,10 @@ interface FeatureParts {
 
 function readParts(deps: FeaturesDeps, token: string, t: TokenRecord | undefined, g: Globals): Promise<FeatureParts> {
   return Promise.all([
-    t?.launch ? initialLiquidity(deps, t.launch.pool, token) : null,
+    chainPartsOf(deps, [{ token, t }]).then((m) => m.get(token)!),
     mentionSummary(deps.ch, token, g.clock),
     tgRecords(deps.ch, [token]).then((m) => m.get(token)),
-    rosterTradersOf(deps, token),
-  ]).then(([liquidity, mentions, room, roster]) => ({ liquidity, mentions, room, roster }))
+  ]).then(([{ liquidity, roster }, mentions, room]) => ({ liquidity, mentions, room, roster }))
 }
 
 /**
@@ -103,6 +121,14 @@ function createKeptFeatures(deps: FeaturesDeps) {
       const g = await keeper.globals()
       await keeper.parts(token, t, g)
     },
+    // The tokens a batch dropped: their chain parts read together (their social parts are kept
+    // apart, dropped by the social changes, and read on the next ask if gone).
+    loadMany: async (keys) => {
+      const [records, g] = await Promise.all([deps.tokens.tokens(keys), keeper.globals()])
+      await chain.getMany(keys, (missing) => readChainMany(missing.map((token) => ({ token, t: records.get(token) })), g), {
+        liquidity: null, roster: null, rosterId: g.roster,
+      })
+    },
   })
   deps.tokens.onChanges((changes) => {
     if (changes === null) return chain.clear()
@@ -112,11 +138,9 @@ function createKeptFeatures(deps: FeaturesDeps) {
       ahead.dropped(c.key)
     }
   })
-  const readChain = (token: string, t: TokenRecord | undefined, g: Globals) => async () => ({
-    liquidity: t?.launch ? await initialLiquidity(deps, t.launch.pool, token) : null,
-    roster: await rosterTradersOf(deps, token),
-    rosterId: g.roster,
-  })
+  const readChainMany = async (tokens: Array<{ token: string; t: TokenRecord | undefined }>, g: Globals) =>
+    new Map([...(await chainPartsOf(deps, tokens))].map(([token, part]) => [token, { ...part, rosterId: g.roster }]))
+  const readChain = (token: string, t: TokenRecord | undefined, g: Globals) => async () => (await readChainMany([{ token, t }], g)).get(token)!
   const keeper = {
     asked: ahead.asked,
     async globals(): Promise<Globals> {
