@@ -9,7 +9,9 @@ import { runSvc } from '../setup/svc-process.ts'
  * The README and docs/ against the code they describe. The operator's reference tables: a
  * command `svc help` lists or a variable the configuration reads that docs/operators.md does not
  * name is an operator left guessing. Every page: a command, script or variable it names that the
- * code does not have is a reader sent astray. The endpoint table is the catalog's own.
+ * code does not have is a reader sent astray. The endpoint table is the catalog's own. A figure
+ * a page quotes from a benchmark names the bench and the words it prints the figure with, so a
+ * bench that stops printing it fails here.
  */
 
 const root = join(import.meta.dirname, '../..')
@@ -99,4 +101,22 @@ describe('docs/operators.md', () => {
       expect(documented, v).toBe(true)
     }
   })
+})
+
+describe('every page cites benches that exist, for figures they still print', () => {
+  const benchSource = readdirSync(join(root, 'bench')).filter((f) => f.endsWith('.ts')).map((f) => text(`bench/${f}`)).join('\n')
+  const benchNames = [...text('bench/run.ts').matchAll(/^ {2}\['([a-z-]+)',/gm)].map((m) => m[1]!)
+
+  it('bench/run.ts lists its benches', () => expect(benchNames).toEqual(expect.arrayContaining(['decode', 'load', 'door'])))
+
+  for (const page of pages) {
+    it(page, () => {
+      const t = text(page)
+      const named = [...t.matchAll(/npm run bench -- ([a-z][a-z-]*)/g)].map((m) => m[1]!)
+      expect(named.filter((n) => !benchNames.includes(n)), 'benches').toEqual([])
+      // "`npm run bench -- load` prints `served … s after start`": each piece around … is in the bench's code.
+      const quoted = [...t.matchAll(/`npm run bench -- [a-z-]+` prints `([^`]+)`/g)].map((m) => m[1]!)
+      expect(quoted.filter((q) => q.split('…').some((piece) => !benchSource.includes(piece.trim()))), 'figures no bench prints').toEqual([])
+    })
+  }
 })
