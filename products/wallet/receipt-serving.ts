@@ -5,10 +5,10 @@ import {
   CLAIM_WINDOW_SECONDS,
   latestLeaderboardId,
   readEthUsdRange,
-  readHolds,
-  readPositions,
-  readSellWindow,
+  readHoldsOf,
+  readPositionsOf,
   readRoster,
+  readSellWindows,
   type Roster,
 } from './wallet-receipt.ts'
 import { notFoundReceipt, receiptView, type WalletReceiptData } from './wallet-receipt-view.ts'
@@ -77,6 +77,14 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     concurrency: 2,
     maxKeys: deps.maxEntries,
     load: (wallet) => serving.receipt(wallet, false),
+    // The receipts a batch dropped, built together: each part read once for all their wallets.
+    loadMany: async (wallets) => {
+      const r = await ready()
+      const missing = wallets.filter((w) => r.claims.has(w) && !receipts.has(w))
+      if (missing.length === 0) return
+      const built = buildMany(missing, r)
+      await Promise.all(missing.map((w) => receipts.get(w, async () => kept(w, (await built).get(w)!))))
+    },
   })
 
   function dropWallet(w: string): void {
@@ -141,18 +149,44 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     return currentRoster(moved)
   }
 
-  async function build(wallet: string, r: Roster): Promise<Cached> {
-    const claim = r.claims.get(wallet)!
+  /** The receipts of roster wallets, each part read once for them all. */
+  async function buildMany(wallets: string[], r: Roster): Promise<Map<string, Cached>> {
     const measuredThrough = synced.block
-    const from = claim.claimedAt - CLAIM_WINDOW_SECONDS
-    const [positions, holds, sells, ethUsd30d] = await Promise.all([
-      readPositions(ch, chainId, wallet),
-      readHolds(ch, chainId, wallet),
-      readSellWindow(ch, chainId, wallet, from, claim.claimedAt),
-      ethRanges.get(`${from}/${claim.claimedAt}`, () => readEthUsdRange(ch, from, claim.claimedAt)),
+    const windows = wallets.map((wallet) => {
+      const claim = r.claims.get(wallet)!
+      return { wallet, claim, from: claim.claimedAt - CLAIM_WINDOW_SECONDS, to: claim.claimedAt }
+    })
+    const [positions, holds, sells, ethUsd] = await Promise.all([
+      readPositionsOf(ch, chainId, wallets),
+      readHoldsOf(ch, chainId, wallets),
+      readSellWindows(ch, chainId, windows),
+      // One range per claim window: the same for every wallet of a leaderboard.
+      Promise.all(windows.map((w) => ethRanges.get(`${w.from}/${w.to}`, () => readEthUsdRange(ch, w.from, w.to)))),
     ])
-    const data = receiptView(wallet, measuredThrough, { positions, holds, sellsWithUnmatched: positions.reduce((n, p) => n + p.unmatchedSells, 0), claim, measured30d: sells, ethUsd30d })
-    return { data, openTokens: positions.filter((p) => p.openLots > 0).map((p) => p.token) }
+    const out = new Map<string, Cached>()
+    windows.forEach(({ wallet, claim }, i) => {
+      const own = positions.get(wallet)!
+      const data = receiptView(wallet, measuredThrough, {
+        positions: own,
+        holds: holds.get(wallet)!,
+        sellsWithUnmatched: own.reduce((n, p) => n + p.unmatchedSells, 0),
+        claim,
+        measured30d: sells.get(wallet)!,
+        ethUsd30d: ethUsd[i]!,
+      })
+      out.set(wallet, { data, openTokens: own.filter((p) => p.openLots > 0).map((p) => p.token) })
+    })
+    return out
+  }
+
+  /** A built receipt kept: the tokens it holds open name it, so their trades drop it. */
+  function kept(wallet: string, c: Cached): Cached {
+    for (const t of c.openTokens) {
+      if (!holders.has(t)) holders.set(t, new Set())
+      holders.get(t)!.add(wallet)
+    }
+    previous.delete(wallet)
+    return c
   }
 
   const serving: ReceiptServing = {
@@ -163,15 +197,7 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
       const r = await ready()
       if (!r.claims.has(wallet)) return notFoundReceipt(wallet, synced.block)
       const before = receipts.has(wallet) ? undefined : previous.get(wallet)
-      const building = receipts.get(wallet, async () => {
-        const c = await build(wallet, r)
-        for (const t of c.openTokens) {
-          if (!holders.has(t)) holders.set(t, new Set())
-          holders.get(t)!.add(wallet)
-        }
-        previous.delete(wallet)
-        return c
-      })
+      const building = receipts.get(wallet, async () => kept(wallet, (await buildMany([wallet], r)).get(wallet)!))
       // A batch changed the wallet: its receipt before, stating its block, while this one is built.
       if (before && asked) {
         building.catch(() => {})

@@ -78,17 +78,22 @@ export interface TokenPosition {
 
 const S = FIFO_STATE
 
-/** The wallet's FIFO states (one row per token), with each token's latest swap. */
-export async function readPositions(ch: ClickHouseClient, chainId: number, wallet: string): Promise<TokenPosition[]> {
+/**
+ * Each wallet's FIFO states (one row per token), with each token's latest swap: one keyed read for
+ * all the wallets (fifo_state by wallet, token_last_swap by the tokens found).
+ */
+export async function readPositionsOf(ch: ClickHouseClient, chainId: number, wallets: string[]): Promise<Map<string, TokenPosition[]>> {
+  const out = new Map<string, TokenPosition[]>(wallets.map((w) => [w, []]))
+  if (wallets.length === 0) return out
   const rows = await queryRows<{
-    token: string; realized: string; sells: string; wins: string; unmatched: string; unmatched_sells: string; spent: string; received: string
+    wallet: string; token: string; realized: string; sells: string; wins: string; unmatched: string; unmatched_sells: string; spent: string; received: string
     open_qty: string; open_cost: string; lots: string; q_weth: string | null; q_token: string | null; q_block: string | null
   }>(
     ch,
     `WITH s AS (
-       SELECT token, state, unmatched_sells FROM fifo_state WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}
-       ORDER BY token, version DESC LIMIT 1 BY token)
-     SELECT s.token AS token,
+       SELECT wallet, token, state, unmatched_sells FROM fifo_state WHERE chain_id = {chain:UInt32} AND wallet IN {wallets:Array(String)}
+       ORDER BY wallet, token, version DESC LIMIT 1 BY wallet, token)
+     SELECT s.wallet AS wallet, s.token AS token,
             toString(s.state.${S.realized}) AS realized, s.state.${S.sells} AS sells, s.state.${S.winningSells} AS wins,
             toString(s.state.${S.unmatchedQty}) AS unmatched, s.unmatched_sells AS unmatched_sells, toString(s.state.${S.spent}) AS spent, toString(s.state.${S.received}) AS received,
             toString(arraySum(arrayMap(l -> l.1, s.state.${S.lots}))) AS open_qty, toString(arraySum(arrayMap(l -> l.2, s.state.${S.lots}))) AS open_cost,
@@ -97,55 +102,81 @@ export async function readPositions(ch: ClickHouseClient, chainId: number, walle
      FROM s LEFT JOIN (
        SELECT token, argMaxMerge(quote) AS quote FROM token_last_swap
        WHERE chain_id = {chain:UInt32} AND token IN (SELECT token FROM s) GROUP BY token) AS q ON q.token = s.token
-     ORDER BY token
+     ORDER BY wallet, token
      SETTINGS join_use_nulls = 1`,
-    { chain: chainId, wallet },
+    { chain: chainId, wallets },
   )
-  return rows.map((r) => ({
-    token: r.token,
-    realizedWei: BigInt(r.realized),
-    sells: Number(r.sells),
-    winningSells: Number(r.wins),
-    unmatchedQty: BigInt(r.unmatched),
-    unmatchedSells: Number(r.unmatched_sells),
-    spentWei: BigInt(r.spent),
-    receivedWei: BigInt(r.received),
-    openQty: BigInt(r.open_qty),
-    openCostWei: BigInt(r.open_cost),
-    openLots: Number(r.lots),
-    lastSwap: r.q_weth !== null && r.q_token !== null && BigInt(r.q_token) > 0n ? { weth: BigInt(r.q_weth), token: BigInt(r.q_token), block: Number(r.q_block) } : null,
-  }))
-}
-
-/** Median hold (seconds) of the wallet's closed lots, overall and per token, and their counts: one keyed read of its hold counts. */
-export async function readHolds(ch: ClickHouseClient, chainId: number, wallet: string): Promise<{ all: { median: number | null; lots: number }; byToken: Map<string, { median: number | null; lots: number }> }> {
-  const rows = await queryRows<{ token: string; median: number | null; closed: string }>(
-    ch,
-    `SELECT token, ${medianHoldSql('hold_seconds', 'lots')} AS median, sum(lots) AS closed
-     FROM fifo_hold_counts WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String}
-     GROUP BY GROUPING SETS ((token), ()) ORDER BY token`,
-    { chain: chainId, wallet },
-  )
-  const byToken = new Map<string, { median: number | null; lots: number }>()
-  let all = { median: null as number | null, lots: 0 }
   for (const r of rows) {
-    const v = { median: r.median === null ? null : Number(r.median), lots: Number(r.closed) }
-    // The grand total row has the default key.
-    if (r.token === '') all = v
-    else byToken.set(r.token, v)
+    out.get(r.wallet)?.push({
+      token: r.token,
+      realizedWei: BigInt(r.realized),
+      sells: Number(r.sells),
+      winningSells: Number(r.wins),
+      unmatchedQty: BigInt(r.unmatched),
+      unmatchedSells: Number(r.unmatched_sells),
+      spentWei: BigInt(r.spent),
+      receivedWei: BigInt(r.received),
+      openQty: BigInt(r.open_qty),
+      openCostWei: BigInt(r.open_cost),
+      openLots: Number(r.lots),
+      lastSwap: r.q_weth !== null && r.q_token !== null && BigInt(r.q_token) > 0n ? { weth: BigInt(r.q_weth), token: BigInt(r.q_token), block: Number(r.q_block) } : null,
+    })
   }
-  return { all, byToken }
+  return out
 }
 
-/** Realized PnL (wei) and count of the wallet's sells with time in (from, to] (unix seconds): one key range of its sells. */
-export async function readSellWindow(ch: ClickHouseClient, chainId: number, wallet: string, from: number, to: number): Promise<{ wei: bigint; sells: number }> {
-  const [r] = await queryRows<{ wei: string; n: string }>(
+/** Median hold and count of closed lots, overall and per token. */
+export type Holds = { all: { median: number | null; lots: number }; byToken: Map<string, { median: number | null; lots: number }> }
+
+/** Median hold (seconds) of each wallet's closed lots, overall and per token, and their counts: one keyed read of their hold counts. */
+export async function readHoldsOf(ch: ClickHouseClient, chainId: number, wallets: string[]): Promise<Map<string, Holds>> {
+  const out = new Map<string, Holds>(wallets.map((w) => [w, { all: { median: null, lots: 0 }, byToken: new Map() }]))
+  if (wallets.length === 0) return out
+  const rows = await queryRows<{ wallet: string; token: string; median: number | null; closed: string }>(
     ch,
-    `SELECT toString(sum(realized)) AS wei, count() AS n FROM fifo_sells FINAL
-     WHERE chain_id = {chain:UInt32} AND wallet = {wallet:String} AND block_time > toDateTime({from:UInt32}, 'UTC') AND block_time <= toDateTime({to:UInt32}, 'UTC')`,
-    { chain: chainId, wallet, from, to },
+    `SELECT wallet, token, ${medianHoldSql('hold_seconds', 'lots')} AS median, sum(lots) AS closed
+     FROM fifo_hold_counts WHERE chain_id = {chain:UInt32} AND wallet IN {wallets:Array(String)}
+     GROUP BY GROUPING SETS ((wallet, token), (wallet)) ORDER BY wallet, token`,
+    { chain: chainId, wallets },
   )
-  return { wei: BigInt(r?.wei ?? '0'), sells: Number(r?.n ?? 0) }
+  for (const r of rows) {
+    const holds = out.get(r.wallet)
+    if (!holds) continue
+    const v = { median: r.median === null ? null : Number(r.median), lots: Number(r.closed) }
+    // A wallet's total row has the default token.
+    if (r.token === '') holds.all = v
+    else holds.byToken.set(r.token, v)
+  }
+  return out
+}
+
+/** The same for one wallet. */
+export async function readHolds(ch: ClickHouseClient, chainId: number, wallet: string): Promise<Holds> {
+  return (await readHoldsOf(ch, chainId, [wallet])).get(wallet)!
+}
+
+/**
+ * Realized PnL (wei) and count of each wallet's sells with time in its window (from, to] (unix
+ * seconds): one key range of each wallet's sells, in one statement.
+ */
+export async function readSellWindows(
+  ch: ClickHouseClient,
+  chainId: number,
+  windows: Array<{ wallet: string; from: number; to: number }>,
+): Promise<Map<string, { wei: bigint; sells: number }>> {
+  const out = new Map(windows.map((w) => [w.wallet, { wei: 0n, sells: 0 }]))
+  if (windows.length === 0) return out
+  const rows = await queryRows<{ wallet: string; wei: string; n: string }>(
+    ch,
+    `SELECT wallet, toString(sum(realized)) AS wei, count() AS n FROM fifo_sells FINAL
+     WHERE chain_id = {chain:UInt32} AND wallet IN {wallets:Array(String)}
+       AND block_time > toDateTime(transform(wallet, {wallets:Array(String)}, {froms:Array(UInt32)}, toUInt32(0)), 'UTC')
+       AND block_time <= toDateTime(transform(wallet, {wallets:Array(String)}, {tos:Array(UInt32)}, toUInt32(0)), 'UTC')
+     GROUP BY wallet`,
+    { chain: chainId, wallets: windows.map((w) => w.wallet), froms: windows.map((w) => w.from), tos: windows.map((w) => w.to) },
+  )
+  for (const r of rows) out.set(r.wallet, { wei: BigInt(r.wei), sells: Number(r.n) })
+  return out
 }
 
 /** ETH/USD low and high over candles with minute in (from, to], or null without candles. */

@@ -5,6 +5,7 @@ import { createReceiptServing } from '../../products/wallet/receipt-serving.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { runScenario } from '../setup/chain-scenario.ts'
 import { expectReceiptsEqualChain, loadRoster, startReceiptRun, type ReceiptRun } from '../setup/receipt-run.ts'
+import { until } from '../setup/until.ts'
 
 /**
  * Issue 24's other half: the same chain read from a later start block (1: block 0 is the genesis,
@@ -69,5 +70,49 @@ describe('FIFO from a first batch that starts at a later block', () => {
     }
     expect(after.measured_through_block).toBe(head)
     expect(after.sells).toBeGreaterThan(before.sells!)
+  })
+
+  it('the receipts a batch changes are built again together, before anyone asks: about one read per batch, not one per wallet', { timeout: 180_000 }, async () => {
+    let positionReads = 0
+    const counted = new Proxy(run.rt.ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (args: Parameters<ClickHouseClient['query']>[0]) => {
+          if (/FROM fifo_state WHERE/.test(args.query)) positionReads++
+          return target.query(args)
+        }
+      },
+    })
+    const receipts = createReceiptServing({ ch: counted, watermarks: run.api.watermarks, maxEntries: 1_000 })
+    const wallets = (await queryRows<{ t: string }>(run.rt.ch, 'SELECT DISTINCT trader AS t FROM swaps ORDER BY t')).map((r) => r.t)
+    for (const w of wallets) expect((await receipts.receipt(w)).found).toBe(true)
+    expect(positionReads).toBe(wallets.length) // asked one by one: one read each
+    const asked = positionReads
+    const served = run.api.watermarks.get(4663)!
+
+    await runScenario(run.node, { v2: run.v2, seed: 9 })
+    const head = await run.caughtUp()
+    // Any read of the serving syncs it to the new batches (this one builds no receipt).
+    const [token] = (await queryRows<{ t: string }>(run.rt.ch, 'SELECT token AS t FROM swaps LIMIT 1')).map((r) => r.t)
+    await receipts.rosterTraders(token!)
+    const [changes] = await queryRows<{ n: string; batches: string }>(
+      run.rt.ch,
+      `SELECT count() AS n, uniqExact(seq) AS batches FROM serving_changes
+       WHERE chain_id = 4663 AND kind = 'wallet' AND key IN {wallets:Array(String)} AND watermark > {served:UInt64}`,
+      { wallets, served },
+    )
+    const batches = Number(changes!.batches)
+    expect(Number(changes!.n)).toBeGreaterThan(2 * batches)
+    await until('the background builds done', async () => {
+      const before = positionReads
+      await new Promise((r) => setTimeout(r, 500))
+      return positionReads > asked && positionReads === before ? true : undefined
+    })
+    const rebuilt = positionReads - asked
+    // Every asked receipt was built again through the new head before anyone asked for it.
+    for (const w of wallets) expect((await receipts.receipt(w)).measured_through_block).toBe(head)
+    expect(positionReads - asked).toBe(rebuilt)
+    console.log(`receipt position reads: ${rebuilt} for ${changes!.n} changed receipts in ${batches} batches`)
+    expect(rebuilt).toBeLessThanOrEqual(2 * batches)
   })
 })
