@@ -4,10 +4,13 @@
  * should find the answer kept (or its load already in flight, which the keyed caches share)
  * instead of paying the engine reads of a miss. Keys not asked within `recentMs` are only
  * dropped; nothing is loaded that nobody asks for. Bounded: at most `maxKeys` keys remembered,
- * `concurrency` loads at a time, run after the sync that dropped them has finished. With
- * `loadMany`, the keys one batch dropped are loaded together (up to `batchKeys` a call), so the
- * engine reads each concern once for them all instead of once per key.
+ * `concurrency` loads at a time, run after the sync that dropped them has finished. Answers whose
+ * reads take key lists load the keys one batch dropped together (up to `batchKeys` a call), so the
+ * engine reads each part once for them all instead of once per key.
  */
+/** Keys one load of a batched answer takes: bounds a statement's key list whatever the batch. */
+export const REFRESH_BATCH_KEYS = 500
+
 export interface RefreshAhead {
   /** A caller asked for `key`'s answer. */
   asked(key: string): void
@@ -18,16 +21,15 @@ export interface RefreshAhead {
 }
 
 export function createRefreshAhead(opts: {
-  load: (key: string) => Promise<unknown>
-  /** Load many keys in one go (the keyed reads take key lists); `load` is used without it. */
-  loadMany?: (keys: string[]) => Promise<unknown>
-  /** The most keys one `loadMany` call takes (default 500). */
+  /** Load the answers of these keys again (at most `batchKeys` of them). */
+  load: (keys: string[]) => Promise<unknown>
+  /** The most keys one `load` call takes (default 1: an answer whose reads take one key). */
   batchKeys?: number
   recentMs: number
   concurrency: number
   maxKeys: number
 }): RefreshAhead {
-  const batchKeys = opts.loadMany ? (opts.batchKeys ?? 500) : 1
+  const batchKeys = opts.batchKeys ?? 1
   const askedAt = new Map<string, number>()
   const queue = new Set<string>()
   let running = 0
@@ -44,7 +46,8 @@ export function createRefreshAhead(opts: {
       for (const key of keys) queue.delete(key)
       running++
       // A failed load is the next caller's miss to retry; nothing else waits on it.
-      ;(opts.loadMany ? opts.loadMany(keys) : opts.load(keys[0]!))
+      opts
+        .load(keys)
         .catch(() => {})
         .finally(() => {
           running--

@@ -8,7 +8,7 @@ import { priceView, tokenView } from '../token/token-view.ts'
 import { mentionSummary, tgRecords, voicesOf, type MentionSummary } from '../social/social-queries.ts'
 import type { RoomRecord } from '../social/room-lead.ts'
 import type { TokenRecord } from '../token/token-state.ts'
-import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
+import { createRefreshAhead, REFRESH_BATCH_KEYS } from '../../core/serving/refresh-ahead.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
 import { oncePerVersion } from '../../core/serving/once-per-version.ts'
 import { readClocks, tokenSocial, type SocialClocks } from '../social/token-social.ts'
@@ -116,14 +116,10 @@ function createKeptFeatures(deps: FeaturesDeps) {
     recentMs: FEATURES_REFRESH_AHEAD_MS,
     concurrency: 2,
     maxKeys: FEATURES_KEPT_TOKENS,
-    load: async (token) => {
-      const t = await deps.tokens.token(token)
-      const g = await keeper.globals()
-      await keeper.parts(token, t, g)
-    },
+    batchKeys: REFRESH_BATCH_KEYS,
     // The tokens a batch dropped: their chain parts read together (their social parts are kept
     // apart, dropped by the social changes, and read on the next ask if gone).
-    loadMany: async (keys) => {
+    load: async (keys) => {
       const [records, g] = await Promise.all([deps.tokens.tokens(keys), keeper.globals()])
       await chain.getMany(keys, (missing) => readChainMany(missing.map((token) => ({ token, t: records.get(token) })), g), {
         liquidity: null, roster: null, rosterId: g.roster,

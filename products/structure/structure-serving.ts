@@ -85,10 +85,10 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
     recentMs: STRUCTURE_REFRESH_AHEAD_MS,
     concurrency: 1,
     maxKeys: maxEntries,
-    load: async (token) => {
+    load: async ([token]) => {
       await tokens.sync()
       const block = tokens.measuredThrough()
-      if (block !== null) await keeper.at(token, block, false)
+      if (block !== null) await keeper.at(token!, block, false)
     },
   })
   const dropChanged = (token: string) => {

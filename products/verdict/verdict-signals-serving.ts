@@ -3,7 +3,7 @@ import { chainSignalsOf, measuredCallersOf, mentionAuthorsOf, scanSignalsOf, typ
 import type { TokenRecord } from '../token/token-state.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
-import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
+import { createRefreshAhead, REFRESH_BATCH_KEYS } from '../../core/serving/refresh-ahead.ts'
 
 /** What a part is for a token its read did not name (the reads answer every token they are given). */
 const NO_CHAIN_SIGNALS: ChainSignals = { lp: null, insiderShareNow: null }
@@ -16,8 +16,7 @@ export const VERDICT_KEPT_TOKENS = 20_000
 export const VERDICT_REFRESH_AHEAD_MS = 120_000
 
 interface VerdictSignalsServing {
-  /** `asked` when a caller asked (not a refresh ahead). */
-  of(t: TokenRecord, asked?: boolean): Promise<VerdictSignals>
+  of(t: TokenRecord): Promise<VerdictSignals>
 }
 
 type Deps = Pick<ApiDeps, 'ch' | 'tokens' | 'social'>
@@ -42,12 +41,9 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
     recentMs: VERDICT_REFRESH_AHEAD_MS,
     concurrency: 2,
     maxKeys: VERDICT_KEPT_TOKENS,
-    load: async (token) => {
-      const t = await tokens.token(token)
-      if (t) await serving.of(t, false)
-    },
+    batchKeys: REFRESH_BATCH_KEYS,
     // The tokens a batch dropped, each part read once for them all.
-    loadMany: async (keys) => {
+    load: async (keys) => {
       await Promise.all([tokens.sync(), social.sync()])
       const records = await tokens.tokens(keys)
       const found = keys.filter((k) => records.has(k))
@@ -83,8 +79,8 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
   })
   const one = <V>(read: (keys: string[]) => Promise<Map<string, V>>, key: string) => async () => (await read([key])).get(key)!
   const serving: VerdictSignalsServing = {
-    async of(t, asked = true) {
-      if (asked) ahead.asked(t.token)
+    async of(t) {
+      ahead.asked(t.token)
       // Both change logs read first, so no part is older than what the token record says.
       await Promise.all([tokens.sync(), social.sync()])
       const [c, s, a] = await Promise.all([

@@ -13,7 +13,7 @@ import {
 } from './wallet-receipt.ts'
 import { notFoundReceipt, receiptView, type WalletReceiptData } from './wallet-receipt-view.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
-import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
+import { createRefreshAhead, REFRESH_BATCH_KEYS } from '../../core/serving/refresh-ahead.ts'
 import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
 import type { Watermarks } from '../../core/serving/watermarks.ts'
 
@@ -26,8 +26,7 @@ import type { Watermarks } from '../../core/serving/watermarks.ts'
  */
 export interface ReceiptServing {
   readonly chainId: number
-  /** `asked` when a caller asked (not a refresh ahead). */
-  receipt(wallet: string, asked?: boolean): Promise<WalletReceiptData>
+  receipt(wallet: string): Promise<WalletReceiptData>
   /** How many roster wallets traded `token` (a count, never who), and the roster's size. */
   rosterTraders(token: string): Promise<{ traded: number; roster: number }>
   measuredThrough(): number | null
@@ -76,9 +75,9 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     recentMs: RECEIPT_REFRESH_AHEAD_MS,
     concurrency: 2,
     maxKeys: deps.maxEntries,
-    load: (wallet) => serving.receipt(wallet, false),
+    batchKeys: REFRESH_BATCH_KEYS,
     // The receipts a batch dropped, built together: each part read once for all their wallets.
-    loadMany: async (wallets) => {
+    load: async (wallets) => {
       const r = await ready()
       const missing = wallets.filter((w) => r.claims.has(w) && !receipts.has(w))
       if (missing.length === 0) return
@@ -191,15 +190,15 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
 
   const serving: ReceiptServing = {
     chainId,
-    async receipt(address, asked = true) {
+    async receipt(address) {
       const wallet = address.toLowerCase()
-      if (asked) ahead.asked(wallet)
+      ahead.asked(wallet)
       const r = await ready()
       if (!r.claims.has(wallet)) return notFoundReceipt(wallet, synced.block)
       const before = receipts.has(wallet) ? undefined : previous.get(wallet)
       const building = receipts.get(wallet, async () => kept(wallet, (await buildMany([wallet], r)).get(wallet)!))
       // A batch changed the wallet: its receipt before, stating its block, while this one is built.
-      if (before && asked) {
+      if (before) {
         building.catch(() => {})
         return before
       }

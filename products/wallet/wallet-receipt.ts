@@ -150,11 +150,6 @@ export async function readHoldsOf(ch: ClickHouseClient, chainId: number, wallets
   return out
 }
 
-/** The same for one wallet. */
-export async function readHolds(ch: ClickHouseClient, chainId: number, wallet: string): Promise<Holds> {
-  return (await readHoldsOf(ch, chainId, [wallet])).get(wallet)!
-}
-
 /**
  * Realized PnL (wei) and count of each wallet's sells with time in its window (from, to] (unix
  * seconds): one key range of each wallet's sells, in one statement.

@@ -7,7 +7,7 @@ import { foldBlocks } from '../../products/wallet/fifo-refresh.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
 import { migratedChDB } from '../setup/chdb.ts'
 import { randomWei, refFold, refWallet, seeded, type RefLeg } from '../setup/fifo-reference.ts'
-import { readHolds } from '../../products/wallet/wallet-receipt.ts'
+import { readHoldsOf } from '../../products/wallet/wallet-receipt.ts'
 
 /**
  * The differential test of issue 12: random swap histories (partial and full exits, re-entries,
@@ -164,7 +164,7 @@ async function compare(blocks: Block[]): Promise<{ pairs: number; sells: number;
   // The receipt's hold figures per wallet, overall and per token, against the reference's closed holds.
   for (const wallet of new Set(gotPairs.map((g) => g.wallet))) {
     const mine = [...want].filter(([k]) => k.startsWith(`${wallet}/`))
-    const got = await readHolds(ch, CHAIN, wallet)
+    const got = (await readHoldsOf(ch, CHAIN, [wallet])).get(wallet)!
     const all = refWallet(mine.map(([, w]) => w.legs))
     expect(got.all, wallet).toEqual({ median: all.medianHold, lots: all.holds.length })
     for (const [k, w] of mine) {

@@ -6,7 +6,7 @@ const tick = () => new Promise((r) => setImmediate(r))
 describe('refresh ahead of kept answers', () => {
   it('loads again a dropped key that was asked recently, and nothing else', async () => {
     const loaded: string[] = []
-    const ahead = createRefreshAhead({ recentMs: 60_000, concurrency: 1, maxKeys: 10, load: async (k) => void loaded.push(k) })
+    const ahead = createRefreshAhead({ recentMs: 60_000, concurrency: 1, maxKeys: 10, load: async ([k]) => void loaded.push(k!) })
     ahead.asked('a')
     ahead.dropped('a')
     ahead.dropped('b') // never asked
@@ -18,10 +18,10 @@ describe('refresh ahead of kept answers', () => {
 
   it('forgets keys not asked within recentMs, and the oldest past maxKeys', async () => {
     const loaded: string[] = []
-    const stale = createRefreshAhead({ recentMs: -1, concurrency: 1, maxKeys: 10, load: async (k) => void loaded.push(k) })
+    const stale = createRefreshAhead({ recentMs: -1, concurrency: 1, maxKeys: 10, load: async ([k]) => void loaded.push(k!) })
     stale.asked('a')
     stale.dropped('a')
-    const small = createRefreshAhead({ recentMs: 60_000, concurrency: 1, maxKeys: 2, load: async (k) => void loaded.push(k) })
+    const small = createRefreshAhead({ recentMs: 60_000, concurrency: 1, maxKeys: 2, load: async ([k]) => void loaded.push(k!) })
     for (const k of ['x', 'y', 'z']) small.asked(k)
     for (const k of ['x', 'y', 'z']) small.dropped(k)
     await tick()
@@ -38,13 +38,13 @@ describe('refresh ahead of kept answers', () => {
       recentMs: 60_000,
       concurrency: 2,
       maxKeys: 100,
-      load: async (k) => {
+      load: async ([k]) => {
         running++
         most = Math.max(most, running)
         await new Promise((r) => setTimeout(r, 5))
         running--
         if (k === 'k3') throw new Error('engine down')
-        loaded.push(k)
+        loaded.push(k!)
       },
     })
     const keys = Array.from({ length: 8 }, (_, i) => `k${i}`)
@@ -56,17 +56,14 @@ describe('refresh ahead of kept answers', () => {
     expect(loaded.sort()).toEqual(keys.filter((k) => k !== 'k3'))
   })
 
-  it('with loadMany, the keys dropped together are loaded in one call of at most batchKeys', async () => {
+  it('with batchKeys, the keys dropped together are loaded in one call of at most batchKeys', async () => {
     const calls: string[][] = []
     const ahead = createRefreshAhead({
       recentMs: 60_000,
       concurrency: 1,
       maxKeys: 100,
       batchKeys: 3,
-      load: async () => {
-        throw new Error('one key at a time is not used with loadMany')
-      },
-      loadMany: async (keys) => void calls.push(keys),
+      load: async (keys) => void calls.push(keys),
     })
     const keys = Array.from({ length: 7 }, (_, i) => `k${i}`)
     for (const k of keys) ahead.asked(k)
