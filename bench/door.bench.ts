@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
-import { formatWaits, waitBuckets, waitLive, waitsBetween } from './load.bench.ts'
+import { formatWaits, waitBuckets, waitLive, waitsBetween } from './live-service.ts'
 import type { BenchResult } from './result.ts'
 
 const SECONDS = Number(process.env.DOOR_SECONDS ?? 8)

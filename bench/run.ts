@@ -7,6 +7,7 @@ import { benchIngest } from './ingest.bench.ts'
 import { benchLoad } from './load.bench.ts'
 import { benchLoadMix } from './load-mix.bench.ts'
 import { benchOutcomes } from './outcomes.bench.ts'
+import { benchPipeline } from './pipeline.bench.ts'
 import { benchCallers } from './callers.bench.ts'
 import { benchComposite } from './composite.bench.ts'
 import { benchReceipts } from './receipts.bench.ts'
@@ -34,6 +35,7 @@ const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['callers', benchCallers],
   ['structure', benchStructure],
   ['load', benchLoad],
+  ['pipeline', benchPipeline],
   ['load-inprocess', benchLoadMix],
   ['door', benchDoor],
   ['arc', benchArc],

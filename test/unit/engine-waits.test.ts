@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { engineWaits, formatWaits, waitBuckets, waitsBetween } from '../../bench/load.bench.ts'
+import { engineWaits, formatWaits, waitBuckets, waitsBetween } from '../../bench/live-service.ts'
 import { createMetrics } from '../../core/metrics.ts'
 
 describe('the load bench reads the engine wait histogram', () => {

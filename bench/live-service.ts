@@ -1,0 +1,167 @@
+import { readdirSync, readFileSync } from 'node:fs'
+
+/**
+ * Reading a running service from outside, as the load and pipeline benches do: when it is live,
+ * its own /metrics (statements and engine time by step, batch durations, the engine wait
+ * histogram) and the CPU its whole process tree uses.
+ */
+
+/**
+ * Wait until every chain's ingested block advances at the live pace (both backfills are in: the
+ * 5042 simulator starts once 4663 is live), read from /metrics (svc_measured_through_block by chain).
+ * `onChainLive` hears each chain once, with the time of the first of the calm readings.
+ */
+export async function waitLive(base: string, onChainLive?: (chain: string, atMs: number) => void): Promise<Record<string, number | null>> {
+  const read = async () => {
+    const text = await (await fetch(`${base}/metrics`)).text()
+    return Object.fromEntries([...text.matchAll(/^svc_measured_through_block\{chain="(\d+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]))
+  }
+  let prev = await read()
+  let prevAt = Date.now()
+  /** Per chain: since when it has advanced at the live pace, and whether that was told. */
+  const calmSince = new Map<string, number>()
+  const told = new Set<string>()
+  const deadline = Date.now() + 900_000
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 3_000))
+    const now = await read()
+    for (const c of Object.keys(now)) {
+      // A block every 2 s; at most 6 in 3 s allows chain 5042's batching by time.
+      const calm = now[c] !== null && prev[c] !== null && prev[c] !== undefined && now[c]! - prev[c]! <= 6
+      if (!calm) calmSince.delete(c)
+      else if (!calmSince.has(c)) calmSince.set(c, prevAt)
+      else if (!told.has(c)) {
+        told.add(c)
+        onChainLive?.(c, calmSince.get(c)!)
+      }
+    }
+    if (Object.keys(now).length >= 2 && Object.keys(now).every((c) => told.has(c))) return now
+    prev = now
+    prevAt = Date.now()
+  }
+  throw new Error(`the service did not reach live in 900 s: ${JSON.stringify(prev)}`)
+}
+
+/** The service's /metrics as samples: `name{labels}` to value. */
+export async function scrape(base: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text()
+  const out = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    const m = /^(svc_(?:engine_statements_total|engine_seconds_total|batches_total|batch_duration_seconds_(?:sum|count|bucket))\{[^}]*\}) (\S+)$/.exec(line)
+    if (m) out.set(m[1]!, Number(m[2]))
+  }
+  return out
+}
+
+/**
+ * One consumer's batches between two scrapes: how many, their mean duration and the upper bound of
+ * the histogram bucket their p99 falls in (svc_batch_duration_seconds), and statements and engine
+ * time per batch by step.
+ */
+export function livePerBatch(before: Map<string, number>, after: Map<string, number>, consumer: string): { batches: number; meanMs: number; p99BoundMs: number; text: string } {
+  const delta = (k: string) => (after.get(k) ?? 0) - (before.get(k) ?? 0)
+  const batches = delta(`svc_batches_total{consumer="${consumer}",outcome="ok"}`)
+  const timed = delta(`svc_batch_duration_seconds_count{consumer="${consumer}"}`)
+  const meanMs = timed > 0 ? Math.round((delta(`svc_batch_duration_seconds_sum{consumer="${consumer}"}`) / timed) * 1000) : 0
+  const buckets: Array<{ le: number; n: number }> = []
+  for (const k of after.keys()) {
+    // prom-client writes `le` first; read the labels in any order.
+    const m = /^svc_batch_duration_seconds_bucket\{(.*)\}$/.exec(k)
+    const labels = m ? Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!])) : {}
+    if (labels.consumer === consumer) buckets.push({ le: labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(labels.le), n: delta(k) })
+  }
+  buckets.sort((a, b) => a.le - b.le)
+  const p99 = buckets.find((b) => b.n >= 0.99 * timed)?.le ?? Number.POSITIVE_INFINITY
+  const steps = new Map<string, { statements: number; seconds: number }>()
+  for (const k of after.keys()) {
+    const m = new RegExp(`^svc_engine_(statements|seconds)_total\\{consumer="${consumer}",step="([^"]*)"\\}$`).exec(k)
+    if (!m) continue
+    const s = steps.get(m[2]!) ?? { statements: 0, seconds: 0 }
+    if (m[1] === 'statements') s.statements = delta(k)
+    else s.seconds = delta(k)
+    steps.set(m[2]!, s)
+  }
+  const p99BoundMs = Math.round(p99 * 1000)
+  if (batches <= 0) return { batches, meanMs, p99BoundMs, text: 'no batch' }
+  const parts = [...steps].filter(([, v]) => v.statements > 0).sort((a, b) => b[1].seconds - a[1].seconds)
+  const total = parts.reduce((t, [, v]) => ({ statements: t.statements + v.statements, seconds: t.seconds + v.seconds }), { statements: 0, seconds: 0 })
+  const fmt = (v: { statements: number; seconds: number }) => `${(v.statements / batches).toFixed(1)} statements, ${Math.round((v.seconds / batches) * 1000)} ms`
+  return { batches, meanMs, p99BoundMs, text: `${fmt(total)} in all; ${parts.map(([step, v]) => `${step} ${fmt(v)}`).join('; ')}` }
+}
+
+export type WaitBuckets = Map<string, Array<{ le: number; n: number }>>
+
+/** The wait histogram's cumulative buckets per class, from a /metrics text (labels in any order). */
+export function waitBuckets(metricsText: string): WaitBuckets {
+  const buckets: WaitBuckets = new Map()
+  for (const m of metricsText.matchAll(/^svc_engine_wait_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]))
+    const list = buckets.get(labels.class!) ?? []
+    list.push({ le: labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(labels.le), n: Number(m[2]) })
+    buckets.set(labels.class!, list)
+  }
+  for (const list of buckets.values()) list.sort((a, b) => a.le - b.le)
+  return buckets
+}
+
+/** What was observed between two readings of the histogram. */
+export function waitsBetween(before: WaitBuckets, after: WaitBuckets): WaitBuckets {
+  const out: WaitBuckets = new Map()
+  for (const [cls, list] of after) {
+    const was = new Map((before.get(cls) ?? []).map((b) => [b.le, b.n]))
+    out.set(cls, list.map((b) => ({ le: b.le, n: b.n - (was.get(b.le) ?? 0) })))
+  }
+  return out
+}
+
+/**
+ * Count and p50/p99 per class (the upper bound of the bucket the quantile falls in, a bound
+ * rather than an estimate).
+ */
+export function formatWaits(buckets: WaitBuckets): string {
+  const measured = [...buckets].filter(([, list]) => (list.at(-1)?.n ?? 0) > 0)
+  if (measured.length === 0) return 'not measured (the engine reports no summary)'
+  const bound = (list: Array<{ le: number; n: number }>, q: number) => {
+    const le = list.find((b) => b.n >= q * list.at(-1)!.n)!.le
+    return le === Number.POSITIVE_INFINITY ? '> 30 s' : `<= ${le * 1000} ms`
+  }
+  return measured.map(([cls, list]) => `${cls} ${list.at(-1)!.n} queries, p50 ${bound(list, 0.5)}, p99 ${bound(list, 0.99)}`).join('; ')
+}
+
+/** The wait histogram of a /metrics text, formatted. */
+export const engineWaits = (metricsText: string) => formatWaits(waitBuckets(metricsText))
+
+/** The process and every process under it (the engine svc start runs as its child included). */
+function processTree(root: number): number[] {
+  const parentOf = new Map<number, number>()
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      parentOf.set(Number(d), Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [root]
+  for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parentOf) if (ppid === tree[i]) tree.push(pid)
+  return tree
+}
+
+/** CPU share of the service's whole process tree over `seconds` (user + system time). */
+export async function idleCpuShare(pid: number, seconds: number): Promise<number> {
+  const pids = processTree(pid)
+  const ticks = () =>
+    pids.reduce((sum, p) => {
+      try {
+        const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')
+        return sum + Number(fields[11]) + Number(fields[12])
+      } catch {
+        return sum
+      }
+    }, 0)
+  const t0 = ticks()
+  await new Promise((r) => setTimeout(r, seconds * 1000))
+  // Linux reports in clock ticks of 1/100 s.
+  return (ticks() - t0) / 100 / seconds
+}
+
