@@ -85,7 +85,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     const head = typeof to === 'number' ? { number: to, ...(await blockAt(ch, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
     const r = await refreshServingState(ch, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash })
     // The +15 min verdicts and forward marks that fell due by this served block (issue 13).
-    await outcomes.run({ block: head.number, chainTime: head.time })
+    await engineStep('outcomes', () => outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 }))
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
     logger.debug({ consumer, ...r, ms: Math.round(performance.now() - started) }, 'serving state refreshed')
     return r.seq

@@ -90,26 +90,39 @@ const horizonSeconds = (k: Kind) => (k === 'verdict' ? 0 : BASKET_HORIZONS.find(
  * Everything falling due in one round trip: per kind, the rows with a launch time in
  * [from, through] not recorded yet (only the ones at exactly `from` can be: the anti-join is a
  * keyed read of that one launch time). Verdicts come from launches_by_time, marks from the
- * recorded verdicts; both are range reads on their (chain, launch time) key.
+ * recorded verdicts; both are range reads on their (chain, launch time) key. With them, per kind,
+ * the launch time of its next candidate after `through` (the first row of the same range read;
+ * Infinity when there is none yet): until chain time brings `through` to it, nothing can fall due.
  */
-async function dueRows(ch: ClickHouseClient, chainId: number, from: Record<Kind, number>, chainTime: number): Promise<Due[]> {
+async function dueRows(ch: ClickHouseClient, chainId: number, from: Record<Kind, number>, chainTime: number): Promise<{ due: Due[]; next: Record<Kind, number> }> {
   const params: Record<string, unknown> = { chain: chainId }
   const parts = KINDS.map((k, i) => {
     params[`from${i}`] = from[k]
-    params[`through${i}`] = Math.max(0, chainTime - VERDICT_DELAY_SECONDS - horizonSeconds(k))
+    params[`through${i}`] = throughOf(chainTime, k)
     const range = `chain_id = {chain:UInt32} AND launched_at >= toDateTime({from${i}:UInt32}) AND launched_at <= toDateTime({through${i}:UInt32})`
+    const after = `chain_id = {chain:UInt32} AND launched_at > toDateTime({through${i}:UInt32})`
+    const next = (table: string) => `SELECT 'next' AS kind, '${k}' AS token, toUnixTimestamp(launched_at) AS at, toUInt32(0) AS due_at, '' AS signal, toUInt256(0) AS entry_weth, toUInt256(0) AS entry_token, toUInt8(0) AS quoted, toUInt32(0) AS lag
+        FROM (SELECT launched_at FROM ${table} WHERE ${after} ORDER BY launched_at LIMIT 1)`
     if (k === 'verdict') {
       return `SELECT DISTINCT 'verdict' AS kind, token, toUnixTimestamp(launched_at) AS at, toUInt32(0) AS due_at, '' AS signal, toUInt256(0) AS entry_weth, toUInt256(0) AS entry_token, toUInt8(0) AS quoted, toUInt32(0) AS lag
         FROM launches_by_time WHERE ${range} AND (launched_at > toDateTime({from${i}:UInt32}) OR token NOT IN (
-          SELECT token FROM launch_verdicts WHERE chain_id = {chain:UInt32} AND launched_at = toDateTime({from${i}:UInt32})))`
+          SELECT token FROM launch_verdicts WHERE chain_id = {chain:UInt32} AND launched_at = toDateTime({from${i}:UInt32})))
+        UNION ALL ${next('launches_by_time')}`
     }
     return `SELECT '${k}' AS kind, token, toUnixTimestamp(launched_at) AS at, toUnixTimestamp(due_at) AS due_at, signal, entry_weth, entry_token, quoted, lag_seconds AS lag
       FROM (SELECT * FROM launch_verdicts WHERE ${range} ORDER BY launched_at, token, taken_block LIMIT 1 BY token)
       WHERE launched_at > toDateTime({from${i}:UInt32}) OR token NOT IN (
-        SELECT token FROM launch_marks WHERE chain_id = {chain:UInt32} AND horizon = '${k}' AND launched_at = toDateTime({from${i}:UInt32}))`
+        SELECT token FROM launch_marks WHERE chain_id = {chain:UInt32} AND horizon = '${k}' AND launched_at = toDateTime({from${i}:UInt32}))
+      UNION ALL ${next('launch_verdicts')}`
   })
-  return queryRows<Due>(ch, `SELECT * FROM (${parts.join('\nUNION ALL\n')}) ORDER BY kind, at, token`, params)
+  const rows = await queryRows<Due | (Omit<Due, 'kind'> & { kind: 'next' })>(ch, `SELECT * FROM (${parts.join('\nUNION ALL\n')}) ORDER BY kind, at, token`, params)
+  const next = Object.fromEntries(KINDS.map((k) => [k, Number.POSITIVE_INFINITY])) as Record<Kind, number>
+  for (const r of rows) if (r.kind === 'next') next[r.token as Kind] = Number(r.at)
+  return { due: rows.filter((r): r is Due => r.kind !== 'next'), next }
 }
+
+/** The latest launch time of a kind's rows that chain time `chainTime` brings due. */
+const throughOf = (chainTime: number, k: Kind) => Math.max(0, chainTime - VERDICT_DELAY_SECONDS - horizonSeconds(k))
 
 /** The newest recorded launch time per kind: where a process (re)starts covering from. */
 async function cursors(ch: ClickHouseClient, chainId: number): Promise<Record<Kind, number>> {
@@ -181,8 +194,11 @@ async function insertMarks(ch: ClickHouseClient, chainId: number, horizon: Horiz
 }
 
 export interface LaunchOutcomes {
-  /** Record what fell due by the served batch `at`: verdicts first, then marks. */
-  run(at: TakenAt): Promise<{ verdicts: number; marks: number }>
+  /**
+   * Record what fell due by the served batch `at`: verdicts first, then marks. `launched`: the
+   * batch ingested a launch (a verdict candidate no earlier read could know).
+   */
+  run(at: TakenAt, batch?: { launched: boolean }): Promise<{ verdicts: number; marks: number }>
 }
 
 /**
@@ -193,35 +209,44 @@ export interface LaunchOutcomes {
  */
 export function createLaunchOutcomes(ch: ClickHouseClient, chainId: number): LaunchOutcomes {
   let covered: Record<Kind, number> | null = null
+  /**
+   * Per kind, the launch time of the next candidate (Infinity: there is none). Launches and
+   * verdicts arrive in launch-time order, so a later one is never earlier than a candidate
+   * already known; a batch's launches make the verdicts' next unknown until read, and the
+   * verdicts this step records are folded in for the marks. A batch whose chain time brings no
+   * kind up to its next candidate asks the engine nothing.
+   */
+  let next: Record<Kind, number> | null = null
   let lastBlock = -1
   return {
-    async run(at) {
-      if (at.block <= lastBlock) covered = null
+    async run(at, batch) {
+      if (at.block <= lastBlock) covered = next = null
       lastBlock = at.block
+      if (batch?.launched && next) next.verdict = Number.NEGATIVE_INFINITY
+      if (covered && next && KINDS.every((k) => throughOf(at.chainTime, k) < next![k])) return { verdicts: 0, marks: 0 }
       try {
         const from = (covered ??= await cursors(ch, chainId))
-        let due = await dueRows(ch, chainId, from, at.chainTime)
-        const verdictsDue = due.filter((d) => d.kind === 'verdict')
+        let read = await dueRows(ch, chainId, from, at.chainTime)
+        const verdictsDue = read.due.filter((d) => d.kind === 'verdict')
         const verdicts = verdictsDue.length ? await insertVerdicts(ch, chainId, verdictsDue, at) : 0
-        from.verdict = coveredThrough(at, 'verdict')
+        from.verdict = throughOf(at.chainTime, 'verdict')
         // Verdicts just taken may already be due for a mark (a batch spanning more than an hour): read again.
-        if (verdicts > 0 && verdictsDue.some((d) => Number(d.at) <= coveredThrough(at, '1h'))) due = await dueRows(ch, chainId, from, at.chainTime)
+        if (verdicts > 0 && verdictsDue.some((d) => Number(d.at) <= throughOf(at.chainTime, '1h'))) read = await dueRows(ch, chainId, from, at.chainTime)
+        next = read.next
+        // The verdicts just recorded are candidates of every mark (a read before them missed them).
+        for (const d of verdictsDue) for (const h of BASKET_HORIZONS) next[h.name] = Math.min(next[h.name], Number(d.at))
         let marks = 0
         for (const h of BASKET_HORIZONS) {
-          const ds = due.filter((d) => d.kind === h.name)
+          const ds = read.due.filter((d) => d.kind === h.name)
           if (ds.length) marks += await insertMarks(ch, chainId, h.name, ds, at)
-          from[h.name] = coveredThrough(at, h.name)
+          from[h.name] = throughOf(at.chainTime, h.name)
         }
         return { verdicts, marks }
       } catch (err) {
-        covered = null
+        covered = next = null
         throw err
       }
     },
   }
 }
 
-/** The launch time a kind is covered through after a run at `at`. */
-function coveredThrough(at: TakenAt, k: Kind): number {
-  return Math.max(0, at.chainTime - VERDICT_DELAY_SECONDS - horizonSeconds(k))
-}

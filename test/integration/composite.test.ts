@@ -345,5 +345,24 @@ describe('constructed world, phase 2 (eight days later)', () => {
     expect((await get('/basket')).data).toEqual(referenceBasketData(verdicts, marks))
     expect((await get('/proof.json')).data).toEqual(referenceProofData(verdicts, marks))
   })
+  it('a batch where nothing can fall due asks the engine nothing for verdicts and marks; a launch is read for', async () => {
+    const outcomeStatements = async () => {
+      const text = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
+      return Number(/^svc_engine_statements_total\{consumer="chain-4663",step="chain-writer\/refresh\/outcomes"\} (\S+)$/m.exec(text)?.[1] ?? 0)
+    }
+    const taken = await outcomeStatements()
+    // Every verdict and mark of the world is taken: the next candidates lie beyond any chain time.
+    expect(taken, 'the verdicts and marks taken so far were read').toBeGreaterThan(0)
+    for (let i = 0; i < 3; i++) {
+      w.block(12)
+      await ingest()
+    }
+    expect(await outcomeStatements()).toBe(taken)
+    // A launch is a verdict candidate no earlier read knew of: its batch reads what is due.
+    w.block(12)
+    w.launch(w.create(Q, 'LATE'), Q, weth(1), 100_000n)
+    await ingest()
+    expect(await outcomeStatements()).toBeGreaterThan(taken)
+  })
 })
 
