@@ -80,7 +80,7 @@ const EnvSchema = z.object({
   /** Fraction of each view's keys the scheduled audit of kept views checks per pass (0: no scheduled audit). */
   AUDIT_SAMPLE: z.coerce.number({ error: 'a fraction' }).min(0, '>= 0').max(1, '<= 1').default(0.01),
   /** Share of one core the scheduled audit may use: it waits after each view so its busy time stays under it. */
-  AUDIT_CPU_SHARE: z.coerce.number({ error: 'a fraction' }).gt(0, '> 0').max(1, '<= 1').default(0.05),
+  AUDIT_CPU_SHARE: z.coerce.number({ error: 'a fraction' }).gt(0, '> 0').max(1, '<= 1').default(0.02),
   /** Chain seconds between two daily structure scans of a watched token (chain clock: block timestamps). */
   STRUCTURE_DAILY_SCAN_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a number of seconds').min(1, '>= 1').default(86_400),
   /** How often the scans role looks for watched tokens whose daily scan is due (ms; 0: never). */
