@@ -89,6 +89,21 @@ export function livePerBatch(before: Map<string, number>, after: Map<string, num
   return { batches, meanMs, p99BoundMs, text: `${fmt(total)} in all; ${parts.map(([step, v]) => `${step} ${fmt(v)}`).join('; ')}` }
 }
 
+/** Statements and engine time per second by consumer between two scrapes `seconds` apart, the busiest first. */
+export function engineByConsumer(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
+  const by = new Map<string, { statements: number; seconds: number }>()
+  for (const [k, v] of after) {
+    const m = /^svc_engine_(statements|seconds)_total\{consumer="([^"]*)",step="[^"]*"\}$/.exec(k)
+    if (!m) continue
+    const c = by.get(m[2]!) ?? { statements: 0, seconds: 0 }
+    if (m[1] === 'statements') c.statements += v - (before.get(k) ?? 0)
+    else c.seconds += v - (before.get(k) ?? 0)
+    by.set(m[2]!, c)
+  }
+  return [...by].filter(([, c]) => c.statements > 0).sort((a, b) => b[1].seconds - a[1].seconds)
+    .map(([consumer, c]) => `${consumer} ${(c.statements / seconds).toFixed(1)} statements/s, ${Math.round((c.seconds / seconds) * 1000)} ms/s`).join('; ')
+}
+
 export type WaitBuckets = Map<string, Array<{ le: number; n: number }>>
 
 /** The wait histogram's cumulative buckets per class, from a /metrics text (labels in any order). */

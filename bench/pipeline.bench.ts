@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
-import { idleCpuShare, livePerBatch, scrape, waitLive } from './live-service.ts'
+import { engineByConsumer, idleCpuShare, livePerBatch, scrape, waitLive } from './live-service.ts'
 import type { BenchResult } from './result.ts'
 
 const IDLE_SECONDS = Number(process.env.PIPELINE_IDLE_SECONDS ?? 20)
@@ -53,6 +53,7 @@ export async function benchPipeline(): Promise<BenchResult[]> {
         ours: { value: Math.round(idle * 1000) / 10, unit: `% of a core (CPU of the process tree, engine included, over ${IDLE_SECONDS} s)` },
         base: { value: 100, unit: '% of a core' },
         ratio: idle,
+        notes: `the engine's statements over those seconds by consumer (engine time is wall time, threads overlap): ${engineByConsumer(before, after, IDLE_SECONDS)}`,
       },
       {
         name: `pipeline: a live chain-4663 batch, mean ${batch.meanMs} ms, p99 <= ${batch.p99BoundMs} ms (${batch.batches} batches over ${IDLE_SECONDS} s)`,

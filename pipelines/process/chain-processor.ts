@@ -170,8 +170,6 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       try {
         rows = await engineStep('insert', () => sink.insertBatch(token, tables))
         commit()
-        const traded = tables.find(([t]) => t === 'swaps')![1].map((r) => r.token as string)
-        await engineStep('token_real', () => refreshTokenReal(ch, chainId, traded))
         const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
         seq = await engineStep('refresh', () => refreshServing(touch, { kind: 'batch', fromBlock: blocks[0]!.number }, blocks[blocks.length - 1]!))
       } catch (err) {

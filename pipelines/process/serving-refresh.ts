@@ -6,6 +6,8 @@ import { countNewTraders, recountChainTotals } from '../../products/token/chain-
 import { refreshDeployerStates, refreshTokenStates } from '../../products/token/token-refresh.ts'
 import { tokensLeavingWindow } from '../../products/structure/window-refresh.ts'
 import { catchUpFifo, foldBlocks } from '../../products/wallet/fifo-refresh.ts'
+import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
+import { sideBySide } from '../../core/side-by-side.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
 export interface ServingTouch {
@@ -84,22 +86,31 @@ export async function refreshServingState(
   at: { watermark: number; chainTime: number; scope: RefreshScope; watermarkHash: string },
 ): Promise<RefreshResult> {
   const batch = at.scope.kind === 'batch' ? at.scope : null
-  if (batch) await engineStep('traders', () => countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }))
   const version = nextServingSeq()
   const tokens = [...touch.tokens]
-  await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version })
   const previous = await lastServedBatch(ch, chainId)
   // The chain time of the previous batch, when time moved since: what left a time window between them.
   const since = previous && at.chainTime > previous.chainTime ? previous.chainTime : null
-  const deployers = await refreshDeployerStates(ch, chainId, { tokens, idleSince: since, chainTime: at.chainTime, version })
-  // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
-  // holder diffs changed although the batch may not touch them (kept /structure answers drop them).
-  const leftWindow = since !== null ? await engineStep('window', () => tokensLeavingWindow(ch, chainId, since, at.chainTime)) : []
-
-  // FIFO state of the wallet-tokens a batch traded (a batch from block 0 too); a rollback names
-  // the wallets it refolded, a rebuild leaves the FIFO to catchUpFifo.
-  const wallets = new Set(touch.wallets ?? [])
-  if (batch) for (const w of await engineStep('fifo', () => foldBlocks(ch, chainId, batch.fromBlock, at.watermark))) wallets.add(w)
+  // Four independent parts side by side (the engine runs statements concurrently, and most of a
+  // live batch's statement time is planning, one thread each): the chain totals' new traders;
+  // the real blocks, then the token records, then their deployers' records (each reads the one
+  // before); the tokens whose 24 h window moved; the FIFO state of the wallet-tokens a batch
+  // traded (a batch from block 0 too; a rollback names the wallets it refolded, a rebuild leaves
+  // the FIFO to catchUpFifo). Each is idempotent, and a failure is rethrown once all have settled.
+  const [, deployers, leftWindow, folded] = await sideBySide([
+    batch ? engineStep('traders', () => countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` })) : Promise.resolve(),
+    (async () => {
+      // The tokens the batch traded that may have turned real: before their records, which read it.
+      if (batch) await engineStep('token_real', () => refreshTokenReal(ch, chainId, touch.tradedTokens))
+      await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version })
+      return refreshDeployerStates(ch, chainId, { tokens, idleSince: since, chainTime: at.chainTime, version })
+    })(),
+    // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
+    // holder diffs changed although the batch may not touch them (kept /structure answers drop them).
+    since !== null ? engineStep('window', () => tokensLeavingWindow(ch, chainId, since, at.chainTime)) : Promise.resolve([]),
+    batch ? engineStep('fifo', () => foldBlocks(ch, chainId, batch.fromBlock, at.watermark)) : Promise.resolve(new Set<string>()),
+  ] as const)
+  const wallets = new Set([...(touch.wallets ?? []), ...folded])
 
   const change = (kind: string, key: string) => ({ chain_id: chainId, seq: version, kind, key, watermark: at.watermark, chain_time: at.chainTime })
   await ch.insert({

@@ -29,7 +29,7 @@ describe('engine statements by consumer and step', () => {
     await env.api.app.inject({ method: 'GET', url: '/stats' })
     const statements = await samples('statements')
     const seconds = await samples('seconds')
-    for (const step of ['chain-writer/insert', 'chain-writer/token_real', 'chain-writer/refresh', 'chain-writer/refresh/token_state', 'chain-writer/refresh/fifo']) {
+    for (const step of ['chain-writer/insert', 'chain-writer/refresh/token_real', 'chain-writer/refresh', 'chain-writer/refresh/token_state', 'chain-writer/refresh/fifo']) {
       expect(statements.get(`chain-4663 ${step}`), step).toBeGreaterThan(0)
       expect(seconds.get(`chain-4663 ${step}`), step).toBeGreaterThan(0)
     }

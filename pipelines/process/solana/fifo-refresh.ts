@@ -44,8 +44,9 @@ export interface SolanaFoldPlan {
 const PAIRS_PER_STATEMENT = 5_000
 
 /** The pairs of a statement: the wallet list narrows the key range, the tuple list picks the mints. */
-const PAIRS = 'wallet IN {wallets:Array(String)} AND (wallet, mint) IN {pairs:Array(Tuple(String, String))}'
-const pairParams = (pairs: Pair[]) => ({ wallets: [...new Set(pairs.map((p) => p[0]))], pairs: tupleParam(pairs) })
+const pairsWhere = (prefix = '') => `wallet IN {${prefix}wallets:Array(String)} AND (wallet, mint) IN {${prefix}pairs:Array(Tuple(String, String))}`
+const PAIRS = pairsWhere()
+const pairParams = (pairs: Pair[], prefix = '') => ({ [`${prefix}wallets`]: [...new Set(pairs.map((p) => p[0]))], [`${prefix}pairs`]: tupleParam(pairs) })
 
 /** A pair's and a trade's identity as map keys (a trade: its solana_trades key). */
 const pairKey = (wallet: string, mint: string) => `${wallet}/${mint}`
@@ -116,22 +117,27 @@ export async function planSolanaFold(ch: ClickHouseClient, rows: SolanaTradeRow[
  * Step 2, after the insert: fold the planned pairs' new legs onto their states. A stated pair's
  * unfolded legs are all in the batch (every earlier batch was folded before it was acknowledged,
  * and a redelivery brings back every record after the last acknowledged one), so they are passed
- * with the statement; a pair folded whole reads its legs from solana_trades.
+ * with the statement; a pair folded whole reads its legs from solana_trades. Both kinds go in one
+ * statement per chunk of pairs: the fold is the costly part of a statement to plan.
  */
 export async function foldSolana(ch: ClickHouseClient, plan: SolanaFoldPlan, token?: string): Promise<void> {
-  const dedup = (name: string, i: number) => (token ? { insert_deduplication_token: `${token}:solana_fifo_state:${name}:${i}` } : {})
+  const entries = [...plan.stated.map((p) => ({ pair: p, whole: false })), ...plan.whole.map((p) => ({ pair: p, whole: true }))]
   let i = 0
-  for (const part of chunks(plan.stated, PAIRS_PER_STATEMENT)) {
-    const legs = part.flatMap(([w, m]) => plan.statedLegs.get(pairKey(w, m)) ?? [])
+  for (const part of chunks(entries, PAIRS_PER_STATEMENT)) {
+    const stated = part.filter((e) => !e.whole).map((e) => e.pair)
+    const whole = part.filter((e) => e.whole).map((e) => e.pair)
+    const legs = stated.flatMap(([w, m]) => plan.statedLegs.get(pairKey(w, m)) ?? [])
+    const sources = [...(legs.length ? [BATCH_LEGS] : []), ...(whole.length ? [STORED_LEGS] : [])]
+    if (sources.length === 0) continue
     await ch.command({
-      query: foldSql(BATCH_LEGS),
-      query_params: { ...pairParams(part), legs: tupleParam(legs.map((r) => [r.wallet, r.mint, r.block_time, r.slot, r.signature, r.side === 'buy' ? 1 : -1, BigInt(r.token_qty), BigInt(r.usd_micro)])) },
-      clickhouse_settings: dedup('stated', i++),
+      query: foldSql(sources.join(' UNION ALL ')),
+      query_params: {
+        ...pairParams(part.map((e) => e.pair)),
+        ...pairParams(whole, 'whole_'),
+        legs: tupleParam(legs.map((r) => [r.wallet, r.mint, r.block_time, r.slot, r.signature, r.side === 'buy' ? 1 : -1, BigInt(r.token_qty), BigInt(r.usd_micro)])),
+      },
+      clickhouse_settings: token ? { insert_deduplication_token: `${token}:solana_fifo_state:${i++}` } : {},
     })
-  }
-  i = 0
-  for (const part of chunks(plan.whole, PAIRS_PER_STATEMENT)) {
-    await ch.command({ query: foldSql(STORED_LEGS), query_params: pairParams(part), clickhouse_settings: dedup('whole', i++) })
   }
 }
 
@@ -139,9 +145,9 @@ export async function foldSolana(ch: ClickHouseClient, plan: SolanaFoldPlan, tok
 const BATCH_LEGS = `SELECT l.1 AS wallet, l.2 AS mint, toDateTime(l.3, 'UTC') AS block_time, l.4 AS slot, l.5 AS signature, l.6 AS side_n, l.7 AS token_qty, l.8 AS usd_micro
   FROM (SELECT arrayJoin({legs:Array(Tuple(String, String, UInt32, UInt64, String, Int8, UInt256, UInt256))}) AS l)`
 
-/** Every stored leg of the statement's pairs, once each (a redelivered trade may be stored twice). */
+/** Every stored leg of the pairs folded whole, once each (a redelivered trade may be stored twice). */
 const STORED_LEGS = `SELECT DISTINCT wallet, mint, block_time, slot, signature, if(side = 'buy', 1, -1) AS side_n, token_qty, usd_micro
-  FROM solana_trades WHERE ${PAIRS}`
+  FROM solana_trades WHERE ${pairsWhere('whole_')}`
 
 const keyed = `arraySort(x -> x.1, groupArray(((block_time, slot, signature, side_n), CAST((side_n, toInt256(token_qty), toInt256(usd_micro), toUInt32(block_time)), '${FIFO_LEG_TYPE}'))))`
 
