@@ -68,6 +68,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let running: Consumer | undefined
   let rowsWindow: Array<[number, number]> = []
   const outcomes = createLaunchOutcomes(ch, chainId)
+  /** The chain time of the last batch this processor served (unknown after a start or a failed refresh). */
+  let servedChainTime: number | undefined
 
   /** Tokens traded in blocks [from, to]: whose "real" status a restart must re-check. */
   async function tokensTradedIn(from: number, to: number): Promise<string[]> {
@@ -83,7 +85,11 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number): Promise<number> {
     const started = performance.now()
     const head = typeof to === 'number' ? { number: to, ...(await blockAt(ch, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
-    const r = await refreshServingState(ch, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash })
+    // A rollback, and a refresh after a failed one, read what was served last from serving_changes.
+    const served = scope.kind === 'batch' ? servedChainTime : undefined
+    servedChainTime = undefined
+    const r = await refreshServingState(ch, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served })
+    servedChainTime = head.time
     // The +15 min verdicts and forward marks that fell due by this served block (issue 13).
     await engineStep('outcomes', () => outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 }))
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)

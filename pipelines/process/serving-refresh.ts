@@ -5,7 +5,7 @@ import { lastServedBatch, nextServingSeq } from '../../core/records/serving-chan
 import { countNewTraders, recountChainTotals } from '../../products/token/chain-totals.ts'
 import { refreshDeployerStates, refreshTokenStates } from '../../products/token/token-refresh.ts'
 import { tokensLeavingWindow } from '../../products/structure/window-refresh.ts'
-import { catchUpFifo, foldBlocks } from '../../products/wallet/fifo-refresh.ts'
+import { catchUpFifo, foldBlocks, pairsOfSwaps, type TradedPairs } from '../../products/wallet/fifo-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { sideBySide } from '../../core/side-by-side.ts'
 
@@ -19,6 +19,8 @@ export interface ServingTouch {
   tradedTokens: Set<string>
   /** Wallets whose receipts changed outside the batch's legs (a reorg rebuilt their FIFO state). */
   wallets?: Set<string>
+  /** The batch's wallet-token pairs with legs, from its swap rows (else read back by block range). */
+  tradedPairs?: TradedPairs
 }
 
 export interface RefreshResult {
@@ -83,14 +85,21 @@ export async function refreshServingState(
   ch: ClickHouseClient,
   chainId: number,
   touch: ServingTouch,
-  at: { watermark: number; chainTime: number; scope: RefreshScope; watermarkHash: string },
+  at: {
+    watermark: number
+    chainTime: number
+    scope: RefreshScope
+    watermarkHash: string
+    /** The chain time of the last batch served, when the caller served it (else read from serving_changes). */
+    servedChainTime?: number
+  },
 ): Promise<RefreshResult> {
   const batch = at.scope.kind === 'batch' ? at.scope : null
   const version = nextServingSeq()
   const tokens = [...touch.tokens]
-  const previous = await lastServedBatch(ch, chainId)
+  const served = at.servedChainTime ?? (await lastServedBatch(ch, chainId))?.chainTime
   // The chain time of the previous batch, when time moved since: what left a time window between them.
-  const since = previous && at.chainTime > previous.chainTime ? previous.chainTime : null
+  const since = served !== undefined && at.chainTime > served ? served : null
   // Four independent parts side by side (the engine runs statements concurrently, and most of a
   // live batch's statement time is planning, one thread each): the chain totals' new traders;
   // the real blocks, then the token records, then their deployers' records (each reads the one
@@ -108,7 +117,7 @@ export async function refreshServingState(
     // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
     // holder diffs changed although the batch may not touch them (kept /structure answers drop them).
     since !== null ? engineStep('window', () => tokensLeavingWindow(ch, chainId, since, at.chainTime)) : Promise.resolve([]),
-    batch ? engineStep('fifo', () => foldBlocks(ch, chainId, batch.fromBlock, at.watermark)) : Promise.resolve(new Set<string>()),
+    batch ? engineStep('fifo', () => foldBlocks(ch, chainId, batch.fromBlock, at.watermark, touch.tradedPairs)) : Promise.resolve(new Set<string>()),
   ] as const)
   const wallets = new Set([...(touch.wallets ?? []), ...folded])
 
@@ -219,5 +228,6 @@ export function touchedByBatch(tables: Array<[string, Array<Record<string, unkno
       }
     }
   }
-  return { tokens, launched, traders, tradedTokens }
+  const swaps = tables.find(([t]) => t === 'swaps')?.[1] ?? []
+  return { tokens, launched, traders, tradedTokens, tradedPairs: pairsOfSwaps(swaps as Array<{ trader: string; token: string; token_in: string; token_out: string }>) }
 }

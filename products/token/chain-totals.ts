@@ -23,17 +23,18 @@ export async function countNewTraders(ch: ClickHouseClient, chainId: number, bat
   if (batch.traders.size === 0) return
   const traders = [...batch.traders]
   const tokens = [...batch.tokens]
-  const [seenTraders, tradedBefore] = await Promise.all([
-    queryRows<{ trader: string }>(ch, 'SELECT DISTINCT trader FROM chain_traders WHERE chain_id = {chain:UInt32} AND trader IN {t:Array(String)}', { chain: chainId, t: traders }),
-    // token_activity by key: a token whose first swap precedes the batch was traded before.
-    queryRows<{ token: string }>(
-      ch,
-      'SELECT token FROM token_activity WHERE chain_id = {chain:UInt32} AND token IN {t:Array(String)} GROUP BY token HAVING min(first_swap_block) < {from:UInt64}',
-      { chain: chainId, t: tokens, from: batch.fromBlock },
-    ),
-  ])
-  const seen = new Set(seenTraders.map((r) => r.trader))
-  const before = new Set(tradedBefore.map((r) => r.token))
+  // One read: the batch's traders already counted, and its tokens traded before it (token_activity
+  // by key: a token whose first swap precedes the batch).
+  const known = await queryRows<{ kind: 'trader' | 'token'; key: string }>(
+    ch,
+    `SELECT DISTINCT 'trader' AS kind, trader AS key FROM chain_traders WHERE chain_id = {chain:UInt32} AND trader IN {t:Array(String)}
+     UNION ALL
+     SELECT 'token' AS kind, token AS key FROM token_activity WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)}
+     GROUP BY token HAVING min(first_swap_block) < {from:UInt64}`,
+    { chain: chainId, t: traders, tokens, from: batch.fromBlock },
+  )
+  const seen = new Set(known.filter((r) => r.kind === 'trader').map((r) => r.key))
+  const before = new Set(known.filter((r) => r.kind === 'token').map((r) => r.key))
   const fresh = traders.filter((t) => !seen.has(t))
   const dedup = (table: string) => ({ insert_deduplicate: 1 as const, insert_deduplication_token: `${batch.token}:${table}` })
   // Totals first: a crash between the two inserts re-runs both, and the tokens drop the repeats.

@@ -50,22 +50,25 @@ export async function refreshDeployerStates(
   batch: { tokens: string[]; idleSince: number | null; chainTime: number; version: number },
 ): Promise<Set<string>> {
   const deployers = new Set<string>()
-  for (const part of chunks(batch.tokens, CHUNK)) {
+  // Time moved since the previous batch: the deployers whose tokens turned idle meanwhile come in
+  // the first chunk's read (by projection by_activity), the batch's tokens' deployers in every chunk's.
+  const idle = batch.idleSince === null ? null : {
+    lo: Math.max(0, batch.idleSince - DEAD_AFTER_IDLE_SECONDS),
+    hi: Math.max(0, batch.chainTime - DEAD_AFTER_IDLE_SECONDS),
+  }
+  const parts = chunks(batch.tokens, CHUNK)
+  for (const [i, part] of (parts.length ? parts : [[]]).entries()) {
+    const withIdle = i === 0 && idle !== null
+    if (part.length === 0 && !withIdle) continue
     const rows = await queryRows<{ deployer: string }>(
       ch,
-      `SELECT DISTINCT deployer FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND deployer != ''`,
-      { chain: chainId, tokens: part },
+      `SELECT DISTINCT deployer FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND deployer != ''${withIdle ? `
+       UNION DISTINCT
+       SELECT DISTINCT deployer FROM token_state
+       WHERE chain_id = {chain:UInt32} AND last_activity > {lo:UInt32} AND last_activity <= {hi:UInt32} AND deployer != ''` : ''}`,
+      { chain: chainId, tokens: part, ...(withIdle ? idle : {}) },
     )
     for (const r of rows) deployers.add(r.deployer)
-  }
-  if (batch.idleSince !== null) {
-    const idle = await queryRows<{ deployer: string }>(
-      ch,
-      `SELECT DISTINCT deployer FROM token_state
-       WHERE chain_id = {chain:UInt32} AND last_activity > {lo:UInt32} AND last_activity <= {hi:UInt32} AND deployer != ''`,
-      { chain: chainId, lo: Math.max(0, batch.idleSince - DEAD_AFTER_IDLE_SECONDS), hi: Math.max(0, batch.chainTime - DEAD_AFTER_IDLE_SECONDS) },
-    )
-    for (const r of idle) deployers.add(r.deployer)
   }
 
   const deployerRows = []

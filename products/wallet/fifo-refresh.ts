@@ -93,8 +93,30 @@ SELECT count() AS n FROM (${LEGS}) AS l
 LEFT JOIN (${PREV}) AS p ON p.wallet = l.wallet AND p.token = l.token
 WHERE l.pos > p.through_pos`
 
+/** Wallet-token pairs with legs in a range of blocks, and the most legs one of them has there. */
+export interface TradedPairs {
+  pairs: WalletToken[]
+  maxLegs: number
+}
+
+/** A swap gives its trader a leg of its token when its token amounts differ (as wallet_legs takes it). */
+const swapMakesLeg = (swap: { token_in: string; token_out: string }) => swap.token_in !== swap.token_out
+
+/** The traded pairs of a batch's swap rows, without reading them back (what pairsTradedIn reads). */
+export function pairsOfSwaps(swaps: Array<{ trader: string; token: string; token_in: string; token_out: string }>): TradedPairs {
+  const legs = new Map<string, { pair: WalletToken; n: number }>()
+  for (const s of swaps) {
+    if (!swapMakesLeg(s)) continue
+    const k = `${s.trader}/${s.token}`
+    const e = legs.get(k)
+    if (e) e.n++
+    else legs.set(k, { pair: [s.trader, s.token], n: 1 })
+  }
+  return { pairs: [...legs.values()].map((e) => e.pair), maxLegs: Math.max(0, ...[...legs.values()].map((e) => e.n)) }
+}
+
 /** The wallet-token pairs traded in blocks [from, to] and their most legs (a block-range read of swaps). */
-export async function pairsTradedIn(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<{ pairs: WalletToken[]; maxLegs: number }> {
+export async function pairsTradedIn(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<TradedPairs> {
   const rows = await queryRows<{ trader: string; token: string; n: string }>(
     ch,
     `SELECT trader, token, count() AS n FROM swaps WHERE chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64} AND token_in != token_out
@@ -109,8 +131,8 @@ export async function pairsTradedIn(ch: ClickHouseClient, chainId: number, from:
  * had inserted). Every earlier batch was folded before it was served, so the pairs' unfolded legs
  * are all in the range. Answers the wallets whose receipts changed.
  */
-export async function foldBlocks(ch: ClickHouseClient, chainId: number, from: number, to: number): Promise<Set<string>> {
-  const { pairs, maxLegs } = await pairsTradedIn(ch, chainId, from, to)
+export async function foldBlocks(ch: ClickHouseClient, chainId: number, from: number, to: number, traded?: TradedPairs): Promise<Set<string>> {
+  const { pairs, maxLegs } = traded ?? (await pairsTradedIn(ch, chainId, from, to))
   return pairs.length ? foldPairs(ch, chainId, pairs, from, { maxLegs }) : new Set()
 }
 
