@@ -30,6 +30,9 @@ export async function benchPipeline(): Promise<BenchResult[]> {
     const liveAt: Record<string, number> = {}
     const live = await waitLive(base, (chain, sinceMs) => (liveAt[chain] = Math.round((sinceMs - started) / 1000)))
     const servedSeconds = Math.max(...Object.values(liveAt))
+    // Every counter started with the service: what the backfill cost, step by step.
+    const atLive = await scrape(base)
+    const backfill = ['chain-4663', 'chain-5042'].map((c) => ({ consumer: c, ...livePerBatch(new Map(), atLive, c) }))
 
     // Freshness first: the idle reading then starts a while after the backfill's last merges.
     const fresh = await freshness(base, FRESH_SECONDS)
@@ -46,6 +49,7 @@ export async function benchPipeline(): Promise<BenchResult[]> {
         ours: { value: servedSeconds, unit: 's from `svc start` until both chains run live' },
         base: { value: BACKFILL_CHAIN_SECONDS, unit: 's of chain time' },
         ratio: BACKFILL_CHAIN_SECONDS / servedSeconds,
+        notes: backfill.map((b) => `${b.consumer}, ${b.batches} batches from start to live, per batch: mean ${b.meanMs} ms; ${b.text}`).join(' | '),
       },
       {
         name: `pipeline: idle, both chains live, no requests: ${(idle * 100).toFixed(1)}% of a core`,

@@ -207,7 +207,10 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
     for (const [step, s] of seconds) metrics.stepDuration.observe({ consumer, step }, s)
     metrics.batches.inc({ consumer, outcome: done === null ? 'wait' : 'ok' })
     metrics.batchLatency.observe({ consumer }, (performance.now() - started) / 1000)
-    if (opts.flushEveryMs && batch.messages.length < (opts.maxBatchSize ?? DEFAULT_MAX_BATCH) && !stopping) await sleep(opts.flushEveryMs)
+    // Batching by time: pause once the bus is drained (a batch below the size, all of it taken); a
+    // sink that took only part of what came (a chain batch's block limit) has more waiting.
+    const drained = batch.messages.length < (opts.maxBatchSize ?? DEFAULT_MAX_BATCH) && (done === null || BigInt(done) >= BigInt(batch.messages.at(-1)!.offset))
+    if (opts.flushEveryMs && drained && !stopping) await sleep(opts.flushEveryMs)
   }
 
   return {

@@ -195,5 +195,26 @@ export function consumerContract(name: string, makeBus: () => Bus | Promise<Bus>
       expect(sizes[0]).toBe(1)
       expect(sizes.length, JSON.stringify(sizes)).toBeLessThanOrEqual(3)
     })
+
+    it('createConsumer() with flushEveryMs does not pause while records wait: a sink that took part of a batch gets the rest at once', async () => {
+      const topic = unique('partial')
+      const seen: number[][] = []
+      // Takes at most two records a batch, as a chain sink takes at most its block limit.
+      const sink: Sink<Rec> = {
+        name: 'two-at-a-time',
+        async write(items) {
+          seen.push(items.map((i) => i.value.n))
+          return { through: items[Math.min(1, items.length - 1)]!.message.offset }
+        },
+      }
+      await bus.ensureTopics([topic])
+      await publish(topic, [0, 1, 2, 3, 4, 5].map((n) => [`k${n}`, `{"n":${n}}`] as [string, string]))
+      // A pause far longer than the wait below: only batches with nothing left behind may take it.
+      const c = createConsumer({ name: 'partial-test', bus, logger, metrics: createMetrics(), topic, schema: Rec, sink, flushEveryMs: 60_000, maxBatchSize: 100 })
+      running.push(c)
+      await c.start()
+      await until('all six records taken', async () => (seen.flat().includes(5) ? true : undefined), 20_000)
+      expect(seen.map((b) => b.slice(0, 2)).flat()).toEqual([0, 1, 2, 3, 4, 5])
+    })
   })
 }
