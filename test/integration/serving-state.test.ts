@@ -6,6 +6,8 @@ import { lastServedBatch } from '../../core/records/serving-changes.ts'
 import { createTokenServing } from '../../products/token/token-serving.ts'
 import { liquidityProviders } from '../../pipelines/alerts/producers.ts'
 import { refreshServingState } from '../../pipelines/process/serving-refresh.ts'
+import { refreshDeployerStates, refreshTokenStates } from '../../products/token/token-refresh.ts'
+import { nextServingSeq } from '../../core/records/serving-changes.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import { requireRedisUrl } from '../setup/services.ts'
 import { followed4663 } from '../../bin/follow.ts'
@@ -72,6 +74,34 @@ describe('serving state kept by key', () => {
     expect(rows.length).toBeGreaterThan(10)
     expect(rows.filter((r) => Number(r.recount) > 0).length).toBeGreaterThan(0)
     for (const r of rows) expect(r.stored, r.token).toBe(r.recount)
+  })
+
+  it('one refresh of many keys writes the same token and deployer rows as a refresh of each key alone', async () => {
+    const ch = env.rt.ch
+    // Every token of the world (launched or not: pools, WETH) in a seeded shuffle, and a key that is no token.
+    const keys = await queryRows<{ token: string }>(ch, 'SELECT token FROM (SELECT DISTINCT token FROM token_state WHERE chain_id = 4663) ORDER BY cityHash64(token, 7)')
+    const tokens = [...keys.map((k) => k.token), '0x00000000000000000000000000000000000000ff']
+    const [head] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(timestamp)) AS t FROM chain_blocks WHERE chain_id = 4663')
+    const chainTime = Number(head!.t)
+    // Read as soon as written: a newer version of the same key lets a merge drop it. A deployer of
+    // several tokens refreshed one by one is written once per token, the same row each time.
+    const written = (table: 'token_state' | 'deployer_state', key: string, version: number) =>
+      queryRows<Record<string, unknown>>(ch, `SELECT DISTINCT * EXCEPT version FROM ${table} WHERE chain_id = 4663 AND version = {v:UInt64} ORDER BY ${key}`, { v: version })
+    const together = nextServingSeq()
+    await refreshTokenStates(ch, 4663, { tokens, launched: new Set(), version: together })
+    const deployers = await refreshDeployerStates(ch, 4663, { tokens, idleSince: null, chainTime, version: together })
+    const tokensTogether = await written('token_state', 'token', together)
+    const deployersTogether = await written('deployer_state', 'deployer', together)
+    const alone = nextServingSeq()
+    for (const t of tokens) await refreshTokenStates(ch, 4663, { tokens: [t], launched: new Set(), version: alone })
+    const tokensAlone = await written('token_state', 'token', alone)
+    for (const t of tokens) await refreshDeployerStates(ch, 4663, { tokens: [t], idleSince: null, chainTime, version: alone })
+    expect(tokensTogether.length).toBe(keys.length)
+    expect(keys.length).toBeGreaterThan(10)
+    expect(tokensAlone).toEqual(tokensTogether)
+    expect(deployersTogether.length).toBe(deployers.size)
+    expect(deployers.size).toBeGreaterThan(2)
+    expect(await written('deployer_state', 'deployer', alone)).toEqual(deployersTogether)
   })
 
   it('deployer_state counts launches, real tokens and the best volume like a recount', async () => {
