@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { followed4663 } from '../../bin/follow.ts'
 import { createRuntime, type Runtime } from '../../bin/runtime.ts'
 import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
-import { queryRows } from '../../core/clickhouse.ts'
+import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { createClaimsProcessor } from '../../pipelines/process/claims-processor.ts'
@@ -96,6 +97,35 @@ describe('chain 4663 end to end on a hardhat node (Uniswap v2, WETH9, ERC20)', (
     }
     const popular = [...expected.tokens.values()].filter((t) => t.realBlock !== null)
     expect(popular).toHaveLength(1)
+  })
+
+  it('the search for a real block runs only for a token not real yet whose totals meet every threshold, and finds the block the chain says', async () => {
+    const searched: string[][] = []
+    const counting = new Proxy(rt.ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'command') return Reflect.get(target, prop, receiver)
+        return (args: Parameters<ClickHouseClient['command']>[0]) => {
+          if (args.query.includes('INSERT INTO token_real')) searched.push((args.query_params as { tokens: string[] }).tokens)
+          return target.command(args)
+        }
+      },
+    }) as ClickHouseClient
+    const expected = await expectedFromChain(node.client, { fromBlock: 0n, toBlock: scenario.toBlock, weth: v2.weth, factory: v2.factory })
+    const [popular, ...others] = [...expected.tokens.entries()].filter(([, t]) => t.realBlock !== null)
+    expect(popular).toBeDefined()
+    expect(others).toEqual([])
+    const token = popular![0].toLowerCase()
+    const traded = (await queryRows<{ token: string }>(rt.ch, 'SELECT DISTINCT token FROM token_activity WHERE chain_id = 4663')).map((r) => r.token)
+    expect(traded.length).toBeGreaterThan(1)
+    // The real one is recorded and the others fall short of a threshold: nothing to search.
+    await refreshTokenReal(counting, 4663, traded)
+    expect(searched).toEqual([])
+    // Its record gone (as a rollback leaves it): searched alone, found at the block the chain says.
+    await rt.ch.command({ query: 'DELETE FROM token_real WHERE chain_id = 4663 AND token = {t:String}', query_params: { t: token } })
+    await refreshTokenReal(counting, 4663, traded)
+    expect(searched).toEqual([[token]])
+    const [again] = await queryRows<{ b: string }>(rt.ch, 'SELECT toString(min(real_block)) AS b FROM token_real WHERE chain_id = 4663 AND token = {t:String}', { t: token })
+    expect(again?.b).toBe(String(popular![1].realBlock))
   })
 
   it('a routed trade counts as a sell of A and a buy of B by the transaction sender', async () => {
