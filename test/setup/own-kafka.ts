@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from './svc-process.ts'
 import { tempDir } from './temp.ts'
+import { clusterId } from '../../infra/kafka/cluster-id.mjs'
 
 /**
  * A single-node Kafka broker of the test's own (the jars `infra/kafka.sh install` keeps), on free
@@ -57,7 +57,7 @@ export async function startOwnKafka(): Promise<OwnKafka> {
     ].join('\n') + '\n',
   )
   const jvm = ['-Xms128m', '-Xmx384m', '-XX:+UseSerialGC', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${join(repoRoot, 'infra/kafka/log4j2.properties')}`]
-  execFileSync('java', [...jvm, '-cp', libs, 'kafka.tools.StorageTool', 'format', '-t', randomBytes(16).toString('base64url'), '-c', config], { stdio: 'ignore' })
+  execFileSync('java', [...jvm, '-cp', libs, 'kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', config], { stdio: 'ignore' })
 
   let child: ChildProcess | null = null
   const killOnExit = () => child?.kill('SIGKILL')
