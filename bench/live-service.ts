@@ -65,9 +65,8 @@ export function livePerBatch(before: Map<string, number>, after: Map<string, num
   const meanMs = timed > 0 ? Math.round((delta(`svc_batch_duration_seconds_sum{consumer="${consumer}"}`) / timed) * 1000) : 0
   const buckets: Array<{ le: number; n: number }> = []
   for (const k of after.keys()) {
-    // prom-client writes `le` first; read the labels in any order.
     const m = /^svc_batch_duration_seconds_bucket\{(.*)\}$/.exec(k)
-    const labels = m ? Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!])) : {}
+    const labels = m ? labelsOf(m[1]!) : {}
     if (labels.consumer === consumer) buckets.push({ le: labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(labels.le), n: delta(k) })
   }
   buckets.sort((a, b) => a.le - b.le)
@@ -104,13 +103,16 @@ export function engineByConsumer(before: Map<string, number>, after: Map<string,
     .map(([consumer, c]) => `${consumer} ${(c.statements / seconds).toFixed(1)} statements/s, ${Math.round((c.seconds / seconds) * 1000)} ms/s`).join('; ')
 }
 
+/** A sample's labels (`a="x",b="y"`) by name: prom-client writes a histogram's `le` first. */
+const labelsOf = (text: string): Record<string, string> => Object.fromEntries([...text.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]))
+
 export type WaitBuckets = Map<string, Array<{ le: number; n: number }>>
 
 /** The wait histogram's cumulative buckets per class, from a /metrics text (labels in any order). */
 export function waitBuckets(metricsText: string): WaitBuckets {
   const buckets: WaitBuckets = new Map()
   for (const m of metricsText.matchAll(/^svc_engine_wait_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
-    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]))
+    const labels = labelsOf(m[1]!)
     const list = buckets.get(labels.class!) ?? []
     list.push({ le: labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(labels.le), n: Number(m[2]) })
     buckets.set(labels.class!, list)

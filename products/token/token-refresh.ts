@@ -57,9 +57,9 @@ export async function refreshDeployerStates(
     hi: Math.max(0, batch.chainTime - DEAD_AFTER_IDLE_SECONDS),
   }
   const parts = chunks(batch.tokens, CHUNK)
-  for (const [i, part] of (parts.length ? parts : [[]]).entries()) {
+  if (parts.length === 0 && idle !== null) parts.push([])
+  for (const [i, part] of parts.entries()) {
     const withIdle = i === 0 && idle !== null
-    if (part.length === 0 && !withIdle) continue
     const rows = await queryRows<{ deployer: string }>(
       ch,
       `SELECT DISTINCT deployer FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND deployer != ''${withIdle ? `
