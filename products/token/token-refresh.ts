@@ -6,13 +6,16 @@ import { sqlFile } from '../../sql/sql-file.ts'
 import { deployerRecordOf, deployerStateRow } from './deployer-state.ts'
 import { DEAD_AFTER_IDLE_SECONDS } from './real-token.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from './token-state.ts'
+import { jsonLinesUpTo, quotedRange, tokenStateInputs, type TokenSourceRow } from './token-state-inputs.ts'
 
 /** Keys per refresh statement: bounds statement size and memory whatever the batch. */
 const CHUNK = 2_000
 
 /**
- * token_state for the tokens a batch touched (`products/token/refresh-token-state.sql`), a chunk of
- * keys per statement; a launched token's pre-launch distribution is computed now, once.
+ * token_state for the tokens a batch touched, a chunk of keys at a time: one statement reads every
+ * source by key (`token-state-sources.sql`, with `token-prelaunch-source.sql` for tokens whose
+ * launch the batch ingested: their pre-launch distribution is computed now, once), the rows are
+ * merged per token here, and one insert writes them (`token-state-insert.sql`).
  */
 export async function refreshTokenStates(
   ch: ClickHouseClient,
@@ -20,13 +23,38 @@ export async function refreshTokenStates(
   batch: { tokens: string[]; launched: ReadonlySet<string>; version: number },
 ): Promise<void> {
   for (const part of chunks(batch.tokens, CHUNK)) {
-    await engineStep('token_state', () => ch.command({
-      query: sqlFile(new URL('./refresh-token-state.sql', import.meta.url)),
-      // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
-      query_params: { chain: chainId, tokens: part, launched: part.filter((t) => batch.launched.has(t)), version: batch.version },
-    }))
+    // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
+    const launched = part.filter((t) => batch.launched.has(t))
+    const sources = await engineStep('token_state', async () => (await ch.query({
+      query: launched.length
+        ? `${sqlFile(SOURCES)}\nUNION ALL\n${sqlFile(PRELAUNCH_SOURCE)}`
+        : sqlFile(SOURCES),
+      query_params: { chain: chainId, tokens: part, launched },
+      format: 'JSONEachRow',
+      // The fields' 64-bit and wider integers as strings, whatever the client's defaults.
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+    })).json<TokenSourceRow>())
+    const rows = tokenStateInputs(part, new Set(launched), sources)
+    // The rows travel as a query parameter (the same statement for the embedded engine and a
+    // server; a server takes it in the URL), a bounded size per statement.
+    for (const piece of jsonLinesUpTo(rows, INSERT_BYTES)) {
+      await engineStep('token_state', () => ch.command({
+        query: sqlFile(INSERT),
+        query_params: { chain: chainId, version: batch.version, rows: piece.text, ...quotedRange(piece.rows) },
+      }))
+    }
   }
 }
+
+/**
+ * Bytes of rows per insert statement: URL-encoded (up to about three times as long) they stay
+ * inside a server's URI limit (1 MiB by default).
+ */
+const INSERT_BYTES = 160 * 1024
+
+const SOURCES = new URL('./token-state-sources.sql', import.meta.url)
+const PRELAUNCH_SOURCE = new URL('./token-prelaunch-source.sql', import.meta.url)
+const INSERT = new URL('./token-state-insert.sql', import.meta.url)
 
 /** Latest rows of the given tokens (LIMIT 1 BY token over the primary key). */
 async function tokenRows(ch: ClickHouseClient, chainId: number, where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
