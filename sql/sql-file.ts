@@ -4,7 +4,7 @@ const loaded = new Map<string, string>()
 
 /**
  * The text of a `.sql` file beside the code that runs it, read once:
- * `sqlFile(new URL('./refresh-token-state.sql', import.meta.url))`. Serving and refresh queries
+ * `sqlFile(new URL('./token-state-sources.sql', import.meta.url))`. Serving and refresh queries
  * live as SQL files in their product's folder so the data team can read and run the exact SQL a
  * product answers from.
  */
