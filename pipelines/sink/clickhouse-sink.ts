@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Metrics } from '../../core/metrics.ts'
+import { engineStep } from '../../core/engine-accounting.ts'
 
 /** Rows per table for one batch, inserted in the order given. */
 export type TableRows = Array<[table: string, rows: Record<string, unknown>[]]>
@@ -24,7 +25,8 @@ export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hoo
     async insertBatch(batchToken, tables) {
       const insertOne = async ([table, rows]: TableRows[number]) => {
         if (rows.length === 0) return 0
-        await ch.insert({
+        // Counted per table: an insert's cost is mostly its table's materialized views.
+        await engineStep(table, () => ch.insert({
           table,
           values: rows,
           format: 'JSONEachRow',
@@ -38,7 +40,7 @@ export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hoo
             min_insert_block_size_rows: '0',
             min_insert_block_size_bytes: '0',
           },
-        })
+        }))
         metrics.ingestRows.inc({ table }, rows.length)
         hooks.afterInsert?.(table, rows.length)
         return rows.length
