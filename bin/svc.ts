@@ -237,7 +237,7 @@ async function commandStart(config: Config): Promise<void> {
     sim = createSimSource({
       bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       // Two batches ahead keeps the processor fed without holding much history in memory.
-      ingested: () => processor.inserted(),
+      ingested: () => processor.watermark(),
       maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
       checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
     })
@@ -258,7 +258,7 @@ async function commandStart(config: Config): Promise<void> {
     const source = createSimSource({
       bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       social: false, prices: false, launchpads: simLaunchpads(5042),
-      ingested: () => arcProcessor.inserted(),
+      ingested: () => arcProcessor.watermark(),
       maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
     })
     arcSource = source

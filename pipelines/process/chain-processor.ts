@@ -15,8 +15,7 @@ import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, recountChainTotals } from '../../products/token/chain-totals.ts'
-import { blockAt, catchUpServingState, MAX_UNSERVED_BLOCKS, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
-import { CATCH_UP_MIN_BLOCKS, deferOne, type DeferredRefresh } from './deferred-refresh.ts'
+import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { createLaunchOutcomes } from '../../products/verdict/launch-verdicts.ts'
 import { catchUpFifo } from '../../products/wallet/fifo-refresh.ts'
@@ -43,13 +42,8 @@ export interface ChainProcessor {
   start(): Promise<void>
   /** Stop consuming; the running batch finishes and is committed first. */
   stop(): Promise<void>
-  /** Last block fully ingested and served, or -1 before the first. */
+  /** Last block fully ingested, or -1 before the first. */
   watermark(): number
-  /**
-   * Last block inserted, served or not (a catch-up defers serving, deferred-refresh.ts): what a
-   * source publishing ahead of the processor paces itself by.
-   */
-  inserted(): number
   lag(): Promise<number>
 }
 
@@ -76,21 +70,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   const outcomes = createLaunchOutcomes(ch, chainId)
   /** The chain time of the last batch this processor served (unknown after a start or a failed refresh). */
   let servedChainTime: number | undefined
-  /**
-   * Batches inserted while behind the bus, not yet refreshed (deferred-refresh.ts). A crash loses
-   * nothing: a restart refreshes every block after the last served batch (catchUpServingState),
-   * which is why the deferred blocks stay within MAX_UNSERVED_BLOCKS.
-   */
-  let deferred: DeferredRefresh | null = null
-  /** The last block served (its answers refreshed): what watermark() reports and waiters are told. */
-  let servedThrough = -1
-
-  /** Everything inserted so far is served at `seq`. */
-  function served(seq: number): void {
-    servedThrough = state.watermark
-    metrics.watermark.set({ chain: String(chainId) }, state.watermark)
-    deps.onAdvance?.(state.watermark, seq)
-  }
+  /** The same, kept for svc_served_block_age_seconds (once a batch was served since the start). */
+  let servedBlockTime: number | undefined
 
   /** Tokens traded in blocks [from, to]: whose "real" status a restart must re-check. */
   async function tokensTradedIn(from: number, to: number): Promise<string[]> {
@@ -111,6 +92,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     servedChainTime = undefined
     const r = await refreshServingState(ch, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served })
     servedChainTime = head.time
+    servedBlockTime = head.time
     // The +15 min verdicts and forward marks that fell due by this served block (issue 13).
     await engineStep('outcomes', () => outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 }))
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
@@ -120,12 +102,6 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
 
   /** A block at or below the watermark with a hash we did not ingest: the chain reorganized. */
   async function rollback(block: ChainBlock): Promise<void> {
-    // What was inserted before the fork is served first, as it would have been without deferring.
-    if (deferred) {
-      const d = deferred
-      served(await engineStep('refresh', () => refreshServing(d.touch, { kind: 'batch', fromBlock: d.fromBlock }, state.watermark)))
-      deferred = null
-    }
     const old = state.hashOf(block.number) ?? ''
     logger.warn({ consumer, fromBlock: block.number, old, new: block.hash }, 'reorg: rolling back orphaned blocks')
     const { tokens, touched, wallets } = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() })
@@ -133,18 +109,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     await refreshTokenReal(ch, chainId, tokens)
     // Totals are recounted by the rollback; nothing is counted here.
     const seq = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set(), wallets: new Set(wallets) }, { kind: 'rollback' }, state.watermark)
-    served(seq)
-  }
-
-  /**
-   * Whether more blocks wait on the bus behind this batch: it was cut short of what was fetched, or
-   * the bus holds more than it fetched. Asked only of catch-up sized batches (a live batch of a few
-   * blocks is served at once, without asking the bus).
-   */
-  async function behind(blocks: number, selected: Array<SinkItem<ChainBlock>>, parsed: Array<SinkItem<ChainBlock>>): Promise<boolean> {
-    if (blocks < CATCH_UP_MIN_BLOCKS) return false
-    if (selected[selected.length - 1] !== parsed[parsed.length - 1]) return true
-    return (await running!.lag()) > parsed.length
+    deps.onAdvance?.(state.watermark, seq)
   }
 
   /**
@@ -210,18 +175,12 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const blocks = selected.map((x) => x.value)
       const { tables, rejected, commit } = chainRows(chainId, blocks, state)
       let rows: number
-      let seq: number | null = null
+      let seq: number
       try {
         rows = await engineStep('insert', () => sink.insertBatch(token, tables))
         commit()
         const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
-        const last = blocks[blocks.length - 1]!
-        const waiting = deferOne(deferred, blocks[0]!.number, touch)
-        if (await behind(blocks.length, selected, parsed) && last.number - waiting.fromBlock + 1 + maxBatchBlocks <= MAX_UNSERVED_BLOCKS) deferred = waiting
-        else {
-          seq = await engineStep('refresh', () => refreshServing(deferred ? waiting.touch : touch, { kind: 'batch', fromBlock: waiting.fromBlock }, last))
-          deferred = null
-        }
+        seq = await engineStep('refresh', () => refreshServing(touch, { kind: 'batch', fromBlock: blocks[0]!.number }, blocks[blocks.length - 1]!))
       } catch (err) {
         // The consumer retries this batch (an infrastructure fault is retried until it clears):
         // chainRows marked the batch's launches as seen, so forget them, or the retry would form
@@ -236,13 +195,17 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         const from = selected.find((x) => x.value.number === r.block)!
         ctx.deadLetter({ message: from.message, value: JSON.stringify(r), reason: `malformed_log: ${r.reason}` })
       }
+      metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       rowsWindow.push([Date.now(), rows])
-      if (seq !== null) served(seq)
-      logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, served: seq !== null, ms: Math.round(performance.now() - started) }, 'batch inserted')
+      deps.onAdvance?.(state.watermark, seq)
+      logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
     }
     return { through: doneThrough }
   }
 
+  metrics.servedBlockAge.onCollect(() => {
+    if (servedBlockTime !== undefined) metrics.servedBlockAge.set({ chain: String(chainId) }, Math.max(0, Date.now() / 1000 - servedBlockTime))
+  })
   metrics.ingestRowsPerSecond.onCollect(() => {
     const cutoff = Date.now() - 10_000
     rowsWindow = rowsWindow.filter(([t]) => t >= cutoff)
@@ -274,7 +237,6 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         logger.info({ consumer, ...caughtUp }, 'serving state caught up with the watermark')
         deps.onAdvance?.(state.watermark, caughtUp.seq)
       }
-      servedThrough = state.watermark
       metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       running = createConsumer({
         name: consumer,
@@ -297,8 +259,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     async stop() {
       await running?.stop()
     },
-    watermark: () => servedThrough,
-    inserted: () => state?.watermark ?? -1,
+    watermark: () => state?.watermark ?? -1,
     lag: async () => (running ? running.lag() : 0),
   }
 }

@@ -185,11 +185,8 @@ export async function catchUpServingState(
   return result ?? refreshServingState(ch, chainId, { tokens: new Set(), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { ...at, scope: { kind: 'rebuild' } })
 }
 
-/**
- * The most blocks a restart refreshes as one batch (PIPELINE_BATCH_BLOCKS' upper bound; the blocks a
- * processor defers while catching up stay within it).
- */
-export const MAX_UNSERVED_BLOCKS = 10_000
+/** The most blocks one batch can hold (PIPELINE_BATCH_BLOCKS' upper bound). */
+const MAX_UNSERVED_BLOCKS = 10_000
 
 /** Tokens per page of the one-time build. */
 const BUILD_PAGE = 2_000

@@ -128,7 +128,7 @@ describe('infrastructure faults under the embedded pipeline', () => {
     const sim = createSimSource({
       bus: rt.bus, logger, metrics, chainId: 4663, seed: config.SIMULATOR_SEED, blockSeconds: 2,
       start: { fromBlock: 1, genesis: DEFAULT_START_TIME }, untilBlock: BLOCKS, social: false, prices: false, progressEveryMs: 0,
-      ingested: () => processor.inserted(), maxAheadBlocks: BATCH,
+      ingested: () => processor.watermark(), maxAheadBlocks: BATCH,
     })
     const simDone = sim.run()
     await whileHeld('sim-4663', publishes.hits, 'broker')
