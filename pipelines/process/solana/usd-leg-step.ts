@@ -22,6 +22,12 @@ export interface SolanaTradeRow {
 const READ_AHEAD = 2_000
 /** Candle closes kept in memory (about a week of windows). */
 const MAX_KEPT = 4_000
+/**
+ * How often a held trade's window is looked up again. Its candle comes only once the 300-second
+ * window has closed, while a held batch is delivered again every flush (about a second): without
+ * this, each delivery read the candles again for nothing.
+ */
+const RECHECK_MS = 5_000
 
 /**
  * Values each trade's quote leg in micro-USD, once, at ingest: a USD leg as is, a SOL leg at
@@ -33,6 +39,8 @@ const MAX_KEPT = 4_000
  */
 export function createUsdLegStep(deps: { ch: ClickHouseClient }): Step<SolanaTrade, SolanaTradeRow> {
   const closes = new Map<number, string>()
+  /** The window last looked up and not found, and when. */
+  let missed: { start: number; at: number } | undefined
 
   /** Read the candles from `from` on; answers whether `from` is skipped (later windows in, its own not). */
   async function load(from: number): Promise<{ skipped: boolean }> {
@@ -54,7 +62,9 @@ export function createUsdLegStep(deps: { ch: ClickHouseClient }): Step<SolanaTra
       const row = (usd: bigint, close: string): SolanaTradeRow => ({ ...t, usd_micro: usd.toString(), sol_usd_close: close })
       if (t.quote === 'USD') return ok(row(BigInt(t.quote_amount), '0'))
       const start = candleStart(t.block_time)
+      if (!closes.has(start) && missed?.start === start && Date.now() - missed.at < RECHECK_MS) return hold(`waiting for the SOL/USD candle of ${start}`)
       const skipped = closes.has(start) ? false : (await load(start)).skipped
+      if (!closes.has(start) && !skipped) missed = { start, at: Date.now() }
       const close = closes.get(start)
       if (close !== undefined) return ok(row(lamportsToMicroUsd(BigInt(t.quote_amount), priceE8(close)), close))
       if (skipped) return dlq(`no_sol_usd_candle: the ${SOL_CANDLE_SECONDS}-second window at ${start} has no candle and later ones do`)
