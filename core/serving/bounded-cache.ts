@@ -13,23 +13,21 @@ export interface BoundedCache<V> {
   size(): number
 }
 
+import { LruMap } from './lru-map.ts'
+
 export function createBoundedCache<V>(maxEntries: number, ttlMs: number): BoundedCache<V> {
   if (!(maxEntries >= 1)) throw new Error(`createBoundedCache(): maxEntries must be at least 1, got ${maxEntries}`)
-  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
-  const entries = new Map<string, { value: V; at: number }>()
+  const entries = new LruMap<{ value: V; at: number }>(maxEntries)
   return {
     get(key) {
       const e = entries.get(key)
       if (!e) return undefined
+      if (Date.now() - e.at < ttlMs) return e.value
       entries.delete(key)
-      if (Date.now() - e.at >= ttlMs) return undefined
-      entries.set(key, e)
-      return e.value
+      return undefined
     },
     set(key, value) {
-      entries.delete(key)
       entries.set(key, { value, at: Date.now() })
-      while (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
     },
     delete: (key) => void entries.delete(key),
     clear: () => entries.clear(),

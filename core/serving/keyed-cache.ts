@@ -1,4 +1,5 @@
 import { countCacheLookup } from '../metrics.ts'
+import { LruMap } from './lru-map.ts'
 
 /**
  * Values kept by key, bounded by an entry count (least recently used evicted first), dropped one
@@ -19,27 +20,17 @@ export interface KeyedCache<V> {
 
 /** `name` labels its hits and misses in `svc_cache_lookups_total`. */
 export function createKeyedCache<V>(maxEntries: number, name = 'keyed'): KeyedCache<V> {
-  const entries = new Map<string, Promise<V>>()
+  const entries = new LruMap<Promise<V>>(maxEntries)
 
   function keep(key: string, value: Promise<V>): void {
-    entries.delete(key)
     entries.set(key, value)
-    if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
     // A failed load is not kept: the next call retries.
     value.catch(() => {
-      if (entries.get(key) === value) entries.delete(key)
+      if (entries.peek(key) === value) entries.delete(key)
     })
   }
 
-  function hit(key: string): Promise<V> | undefined {
-    const v = entries.get(key)
-    if (v !== undefined) {
-      // Touch: most recently used goes last.
-      entries.delete(key)
-      entries.set(key, v)
-    }
-    return v
-  }
+  const hit = (key: string): Promise<V> | undefined => entries.get(key)
 
   return {
     get(key, load) {

@@ -1,5 +1,6 @@
 import { countCacheLookup } from '../metrics.ts'
 import type { Store } from '../store/types.ts'
+import { LruMap } from './lru-map.ts'
 
 /**
  * The serving cache. chDB answers a point query in milliseconds but not thousands per second,
@@ -21,7 +22,7 @@ interface Entry {
 
 export function createServingCache(opts: { maxEntries?: number; store?: Store; storeTtlMs?: number } = {}): ServingCache {
   const maxEntries = opts.maxEntries ?? 50_000
-  const entries = new Map<string, Entry>()
+  const entries = new LruMap<Entry>(maxEntries)
 
   async function loadThroughStore<T>(key: string, version: string, load: () => Promise<T>): Promise<T> {
     if (!opts.store) return load()
@@ -44,11 +45,9 @@ export function createServingCache(opts: { maxEntries?: number; store?: Store; s
       const value = loadThroughStore(key, version, load)
       // A failed load must not stay cached: the next call retries.
       value.catch(() => {
-        if (entries.get(key)?.value === value) entries.delete(key)
+        if (entries.peek(key)?.value === value) entries.delete(key)
       })
-      entries.delete(key)
       entries.set(key, { version, value })
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
       return value
     },
     size: () => entries.size,
