@@ -18,7 +18,7 @@ import { createWatermarks, type Watermarks } from '../core/serving/watermarks.ts
 import { createStalledDataCheck } from '../api/health/stalled-data.ts'
 import { chainTopic, namespaced } from '../core/bus/topics.ts'
 import { createArcServing } from '../products/arc/arc-serving.ts'
-import { followed5042 } from './follow.ts'
+import { followed4663, followed5042 } from './follow.ts'
 import { mcpPlugin } from '../mcp/http.ts'
 import { clickhouseDoor } from '../api/clickhouse-door.ts'
 import { isDependencyUnavailable } from '../core/dependency.ts'
@@ -71,6 +71,7 @@ export async function createApiServer(
   const deps: ApiDeps = {
     config: rt.config,
     ch: rt.ch,
+    quoteTokens: followed4663(rt.config).weth,
     store: rt.store,
     cache,
     arc: createArcServing({ ch: rt.ch, cache, watermarks, venues: { pads: [...attribution.pads].sort(), factories: [...attribution.factories].sort() } }),

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
 
 /**
  * Whether the chain has anything of `token`: a transfer, a pool or its creation, the same
@@ -17,4 +18,26 @@ export async function isKnownToken(ch: ClickHouseClient, chainId: number, token:
     { chain: chainId, token },
   )
   return Number(r?.n ?? 0) > 0
+}
+
+/**
+ * Refuse the holder structure of the chain's wrapped ether (the quote side of its pools): it mints
+ * on Deposit and burns on Withdrawal, events the service does not decode, so balances replayed
+ * from its Transfer logs are not its holders' balances (they went below zero, outside the answer's
+ * own schema, and a scan failed archiving them). Checked from the request alone: no engine read.
+ */
+export function refuseWrappedEther(quoteTokens: ReadonlySet<string>, token: string): void {
+  if (!quoteTokens.has(token)) return
+  throw new ApiError(
+    'invalid_parameter',
+    `${token} is the chain's wrapped ether, the quote side of its pools: its mints and burns are Deposit and Withdrawal events, not Transfer logs, so its holders' balances cannot be replayed from them. Holder structure is answered for the tokens traded against it.`,
+    { parameter: 'token', in: 'path', expected: 'a token traded against wrapped ether, not wrapped ether itself' },
+  )
+}
+
+declare module '../../core/endpoint/deps.ts' {
+  interface ApiDeps {
+    /** The chain's wrapped ether address(es) (CHAIN_4663_WETH, plus the simulator's when it runs). */
+    quoteTokens: ReadonlySet<string>
+  }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { ScanKind } from './scan-job.ts'
 import { latestForensicsResult } from './scan-results.ts'
-import { isKnownToken } from './known-token.ts'
+import { isKnownToken, refuseWrappedEther } from './known-token.ts'
 import { ScanQueueFull } from './scan-queue.ts'
 import { limitScanRequests } from './scan-rate.ts'
 import { Address, BlockNumber } from '../../core/endpoint/schemas.ts'
@@ -29,7 +29,7 @@ const QUEUE_FULL_RETRY_SECONDS = 30
 
 /** The POST that queues a scan of `kind` (both answer the job the same way). */
 function queueScanEndpoint(kind: ScanKind, summary: string, description: string) {
-  return defineEndpoint<Uses<'scans' | 'ch' | 'store' | 'config'>>()({
+  return defineEndpoint<Uses<'scans' | 'ch' | 'store' | 'config' | 'quoteTokens'>>()({
     method: 'POST',
     path: `/${kind}/{token}`,
     summary,
@@ -41,6 +41,7 @@ function queueScanEndpoint(kind: ScanKind, summary: string, description: string)
     errors: ['not_found'],
     async handler({ params, deps, request }) {
       await limitScanRequests(deps.store, request, { perAddress: deps.config.SCAN_REQUESTS_PER_MINUTE_PER_IP, perKey: deps.config.SCAN_REQUESTS_PER_MINUTE_PER_KEY })
+      if (kind === 'structure') refuseWrappedEther(deps.quoteTokens, params.token)
       if (!(await isKnownToken(deps.ch, deps.scans.chainId, params.token))) {
         throw new ApiError('not_found', `Chain ${deps.scans.chainId} has no transfer, pool or creation of ${params.token}: there is nothing to scan.`, { token: params.token })
       }

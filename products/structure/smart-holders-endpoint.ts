@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { refuseWrappedEther } from './known-token.ts'
 import { holderWindow, tokenPools } from './holder-balances.ts'
 import { keyWatches } from './watchers.ts'
 import { shareOf } from './holder-labels.ts'
@@ -27,7 +28,7 @@ async function smartHolders(ch: Parameters<typeof holderWindow>[0], token: strin
   }
 }
 
-export const smartHoldersEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermarks'>>()({
+export const smartHoldersEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'watermarks' | 'quoteTokens'>>()({
   method: 'GET',
   path: '/structure/{token}/smart-holders',
   summary: 'Smart holders',
@@ -55,6 +56,7 @@ export const smartHoldersEndpoint = defineEndpoint<Uses<'ch' | 'cache' | 'waterm
   }),
   access: { kind: 'paid', price: PRICE, note: 'free for watched tokens with a subscription key' },
   async handler({ params, deps, grant }) {
+    refuseWrappedEther(deps.quoteTokens, params.token)
     if (grant.via === 'key' && !(grant.keyHash && (await keyWatches(deps.ch, grant.keyHash, params.token)))) {
       throw new ApiError('payment_required', `Free with a subscription key for a token on its watchlist; this key does not watch ${params.token}. Watch it, or call without the key and pay ${PRICE} USD per call.`, {
         price_usd: PRICE,

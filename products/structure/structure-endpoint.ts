@@ -5,12 +5,13 @@ import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { ApiError } from '../../core/endpoint/errors.ts'
 import { StructureBlockMissing } from './structure-report.ts'
+import { refuseWrappedEther } from './known-token.ts'
 import { latestStructureAnswer, structureAnswer } from './structure-serving.ts'
 import { StructureDataView } from './structure-view.ts'
 
 const CHAIN = 4663
 
-export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'tokens'>>()({
+export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'tokens' | 'quoteTokens'>>()({
   method: 'GET',
   path: '/structure/{token}',
   summary: 'Holder-structure diff',
@@ -18,6 +19,7 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'toke
     "A token's holders and their exact balances (wei) at the window end, the labelled 24 h holder diff and a structure verdict (signal). " +
     'The window ends at the last served block (or `as_of_block`); its baseline is the latest block whose timestamp is at most 86,400 s earlier. ' +
     "Answers are kept per token: right after a batch that changed the token, its previous answer is given (measured_through_block says through which block) while the new one is computed; `as_of_block` set to the served block waits for it. " +
+    "The chain's wrapped ether is refused (400): its mints and burns are not Transfer logs. " +
     'Every wallet with a balance at either end is classed frozen, added (new_holder when it was 0), trimmed or exited. Pools and the zero address are not holders; pools are listed apart. ' +
     'Labels: deployer, insider, entity, round_allocation, identity, smart. Verdict rules: ' +
     STRUCTURE_VERDICT_RULES,
@@ -40,6 +42,7 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'toke
   access: { kind: 'paid', price: '0.03' },
   tool: { name: 'svc_structure' },
   async handler({ params, query, deps }) {
+    refuseWrappedEther(deps.quoteTokens, params.token)
     // The block the kept records stand at (the last batch whose changes this process applied).
     await deps.tokens.sync()
     const served = deps.tokens.measuredThrough()
