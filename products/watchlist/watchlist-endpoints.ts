@@ -6,6 +6,7 @@ import { defineEndpoint, type HandlerContext } from '../../core/endpoint/types.t
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { ApiError } from '../../core/endpoint/errors.ts'
 import { moveStoreWatchlist, watchedTokens, writeWatched } from './watchlist-table.ts'
+import { refuseWrappedEther } from '../structure/known-token.ts'
 
 const Watchlist = z.object({ data: z.object({ tokens: z.array(z.string()), limit: z.number().int() }) })
 
@@ -26,7 +27,7 @@ const full = () => new ApiError('conflict', `The watchlist holds at most ${WATCH
 // One change at a time per key in this process, so two adds cannot both see room for one more.
 const serialized = keyedSerializer()
 
-export const watchTokenEndpoint = defineEndpoint<Uses<'ch' | 'store'>>()({
+export const watchTokenEndpoint = defineEndpoint<Uses<'ch' | 'store' | 'quoteTokens'>>()({
   method: 'POST',
   path: '/watchlist/{token}',
   summary: 'Watch a token',
@@ -39,6 +40,8 @@ export const watchTokenEndpoint = defineEndpoint<Uses<'ch' | 'store'>>()({
   async handler(ctx) {
     const keyHash = await ownerOf(ctx)
     const token = ctx.params.token
+    // A watched token gets a daily structure scan, which wrapped ether has none of.
+    refuseWrappedEther(ctx.deps.quoteTokens, token)
     return serialized(keyHash, async () => {
       const before = await watchedTokens(ctx.deps.ch, keyHash)
       if (before.includes(token)) return answer(before)

@@ -84,6 +84,11 @@ describe('GET /structure/{token}', () => {
     expect(scan.statusCode).toBe(400)
     const [queued] = await queryRows<{ n: string }>(env.rt.ch, `SELECT count() AS n FROM scan_jobs WHERE token = {t:String}`, { t: weth })
     expect(Number(queued!.n)).toBe(0)
+    // Nor is it watched (a watched token gets a daily structure scan).
+    const issued = await env.api.app.inject({ method: 'POST', url: '/admin/keys', headers: { ...admin, 'content-type': 'application/json' }, payload: { plan: 'signal_feed' } })
+    const watch = await env.api.app.inject({ method: 'POST', url: `/watchlist/${weth}`, headers: { 'x-svc-key': issued.json().key } })
+    expect(watch.statusCode, watch.body).toBe(400)
+    expect(watch.json().error.code).toBe('invalid_parameter')
     // A token traded against it is answered.
     const [token] = await busyTokens(1)
     expect((await get(`/structure/${token}`)).status).toBe(200)
