@@ -28,7 +28,6 @@ export function engineStep<T>(step: string, f: () => Promise<T>): Promise<T> {
 
 const STATEMENTS = new Set(['query', 'exec', 'insert', 'command'])
 
-/** The client, each statement counted with its time under the caller's engine context. */
 /** The class a consumer's statements wait in: API requests, the pipeline's consumers, or the rest. */
 export function engineClass(consumer: string): 'api' | 'pipeline' | 'other' {
   return consumer === API_CONSUMER ? 'api' : consumer === 'other' ? 'other' : 'pipeline'
@@ -50,6 +49,7 @@ function waitedSeconds(result: unknown, sinceMs: number): number | undefined {
   return Math.max(0, (performance.now() - sinceMs) / 1000 - elapsedNs / 1e9)
 }
 
+/** The client, each statement counted with its time under the caller's engine context. */
 export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engineStatements' | 'engineSeconds' | 'engineWait'>): ClickHouseClient {
   const accounted = new Proxy(ch, {
     get(target, prop, receiver) {
