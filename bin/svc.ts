@@ -284,7 +284,7 @@ async function commandStart(config: Config): Promise<void> {
 async function startEmbeddedEngine(config: Config): Promise<{ env: Record<string, string>; stop(): Promise<void> } | null> {
   if (config.CLICKHOUSE_URL || config.EMBEDDED_ENGINE !== 'process') return null
   const logger = pino({ name: 'svc-engine', level: config.LOG_LEVEL }, pino.destination({ dest: 2, sync: true }))
-  const engine = await superviseEngine({ dataDir: config.DATA_DIR, database: config.CLICKHOUSE_DATABASE, httpPort: 0, tcpPort: 0, logger })
+  const engine = await superviseEngine({ dataDir: config.DATA_DIR, database: config.CLICKHOUSE_DATABASE, httpPort: 0, tcpPort: 0, reserved: [config.PORT], logger })
   const env = {
     CLICKHOUSE_URL: engine.url,
     CLICKHOUSE_USER: engine.user,

@@ -10,6 +10,11 @@ export interface EngineOptions {
   /** 0: any free port. A port given and taken is an error (the roles are pointed at it). */
   httpPort: number
   tcpPort: number
+  /**
+   * Ports a free pick (0) must not take: the API's own, which it binds only after the engine is
+   * up (a pick of the same free port made `svc start` fail with EADDRINUSE once in CI).
+   */
+  reserved?: number[]
   logger: Logger
 }
 
@@ -35,8 +40,9 @@ export async function superviseEngine(opts: EngineOptions): Promise<SupervisedEn
   const { logger } = opts
   const binary = await engineBinary()
   const files = prepareEngineFiles(opts.dataDir, opts.database)
-  const httpPort = await usablePort(opts.httpPort, 'HTTP')
-  const tcpPort = await usablePort(opts.tcpPort, 'native (TCP)')
+  const reserved = new Set(opts.reserved ?? [])
+  const httpPort = await usablePort(opts.httpPort, 'HTTP', reserved)
+  const tcpPort = await usablePort(opts.tcpPort, 'native (TCP)', new Set([...reserved, httpPort]))
   const start = () => startEngineProcess({ binary, files, httpPort, tcpPort })
 
   let proc: EngineProcess | undefined = await start()
@@ -94,9 +100,17 @@ export async function superviseEngine(opts: EngineOptions): Promise<SupervisedEn
   }
 }
 
-/** The port when free (any free one for 0); a port in use is an error naming it. */
-async function usablePort(port: number, what: string): Promise<number> {
-  const bound = await new Promise<number | Error>((resolve) => {
+/** The port when free (any free one not reserved for 0); a port in use is an error naming it. */
+async function usablePort(port: number, what: string, reserved: ReadonlySet<number>): Promise<number> {
+  for (;;) {
+    const picked = await bindOnce(port)
+    if (picked instanceof Error) throw new Error(`the ${what} port ${port} on 127.0.0.1 is in use (${picked.message}); choose another`)
+    if (port !== 0 || !reserved.has(picked)) return picked
+  }
+}
+
+function bindOnce(port: number): Promise<number | Error> {
+  return new Promise<number | Error>((resolve) => {
     const s = createServer()
     s.once('error', (err) => resolve(err))
     s.listen(port, '127.0.0.1', () => {
@@ -104,6 +118,4 @@ async function usablePort(port: number, what: string): Promise<number> {
       s.close(() => resolve(p))
     })
   })
-  if (bound instanceof Error) throw new Error(`the ${what} port ${port} on 127.0.0.1 is in use (${bound.message}); choose another`)
-  return bound
 }
