@@ -50,6 +50,8 @@ export class Gauge {
 }
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+/** The engine wait's budget is 50 ms (issue 23): buckets fine enough below it to say by how much. */
+const ENGINE_WAIT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
 export class Histogram {
   readonly metric: PromHistogram<string>
@@ -142,6 +144,7 @@ export function createMetrics(options: MetricsOptions = {}) {
       'svc_engine_wait_seconds',
       "Time a query waited before the engine ran it (time to the answer's headers less the engine's own elapsed time, engine over HTTP only), by class (api, pipeline, other)",
       ['class'],
+      ENGINE_WAIT_BUCKETS,
     ),
     x402Duration: new Histogram(r, 'svc_x402_facilitator_duration_seconds', 'Time the facilitator took to verify or settle one payment, by step', ['step']),
   }

@@ -8,7 +8,7 @@ describe('the load bench reads the engine wait histogram', () => {
     for (let i = 0; i < 99; i++) m.engineWait.observe({ class: 'api' }, 0.0004)
     m.engineWait.observe({ class: 'api' }, 0.2)
     m.engineWait.observe({ class: 'pipeline' }, 40)
-    expect(engineWaits(await m.registry.metrics())).toBe('api 100 queries, p50 <= 0.5 ms, p99 <= 0.5 ms; pipeline 1 queries, p50 > 30 s, p99 > 30 s')
+    expect(engineWaits(await m.registry.metrics())).toBe('api 100 queries, p50 <= 1 ms, p99 <= 1 ms; pipeline 1 queries, p50 > 30 s, p99 > 30 s')
   })
 
   it('says when nothing was measured', () => {
@@ -24,7 +24,7 @@ describe('the door bench reads what was observed during its analyst query', () =
     for (let i = 0; i < 4; i++) m.engineWait.observe({ class: 'api' }, 0.0004)
     m.engineWait.observe({ class: 'pipeline' }, 0.02)
     expect(formatWaits(waitsBetween(before, waitBuckets(await m.registry.metrics())))).toBe(
-      'api 4 queries, p50 <= 0.5 ms, p99 <= 0.5 ms; pipeline 1 queries, p50 <= 25 ms, p99 <= 25 ms',
+      'api 4 queries, p50 <= 1 ms, p99 <= 1 ms; pipeline 1 queries, p50 <= 20 ms, p99 <= 20 ms',
     )
   })
 })
