@@ -1,3 +1,5 @@
+import { LruMap } from './lru-map.ts'
+
 /**
  * A cache of short-lived answers keyed by something a caller chooses (a presented key or token):
  * entries expire after `ttlMs`, and at most `maxEntries` are held, the least recently used
@@ -12,8 +14,6 @@ export interface BoundedCache<V> {
   /** Entries held now (expired ones included until they are read or evicted). */
   size(): number
 }
-
-import { LruMap } from './lru-map.ts'
 
 export function createBoundedCache<V>(maxEntries: number, ttlMs: number): BoundedCache<V> {
   if (!(maxEntries >= 1)) throw new Error(`createBoundedCache(): maxEntries must be at least 1, got ${maxEntries}`)

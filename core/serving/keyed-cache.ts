@@ -30,11 +30,9 @@ export function createKeyedCache<V>(maxEntries: number, name = 'keyed'): KeyedCa
     })
   }
 
-  const hit = (key: string): Promise<V> | undefined => entries.get(key)
-
   return {
     get(key, load) {
-      const cached = hit(key)
+      const cached = entries.get(key)
       countCacheLookup(name, cached !== undefined)
       if (cached) return cached
       const value = load()
@@ -47,7 +45,7 @@ export function createKeyedCache<V>(maxEntries: number, name = 'keyed'): KeyedCa
       const missing: string[] = []
       const pending: Array<[string, Promise<V>]> = []
       for (const k of unique) {
-        const cached = hit(k)
+        const cached = entries.get(k)
         if (cached) pending.push([k, cached])
         else missing.push(k)
       }
