@@ -16,8 +16,11 @@ export interface Watermarks {
   /** Cache version for answers that depend on this chain. */
   version(chainId: number): string
   advance(chainId: number, block: number, seq: number): void
-  /** Call `listener` after each advance of a chain (pushed in one process, polled across processes). */
-  onAdvance(listener: (chainId: number) => void): () => void
+  /**
+   * Call `listener` after each advance of a chain, or with 'social' when the social pipeline
+   * inserted rows (pushed in one process, polled across processes).
+   */
+  onAdvance(listener: (source: AdvanceSource) => void): () => void
   /** Cache version for answers that read the social data and this chain's: `<chain>/<social>`. */
   socialChainVersion(chainId: number): string
   /** Record that the social pipeline inserted rows (in-process push). */
@@ -26,11 +29,17 @@ export interface Watermarks {
   stop(): void
 }
 
+/** What advanced: a chain's served batch, or the social data. */
+export type AdvanceSource = number | 'social'
+
 export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs = 500): Watermarks {
   const current = new Map<number, { block: number; seq: number }>()
   let socialRows = 0
   let timer: NodeJS.Timeout | undefined
-  const listeners = new Set<(chainId: number) => void>()
+  const listeners = new Set<(source: AdvanceSource) => void>()
+  const tell = (source: AdvanceSource) => {
+    for (const l of listeners) l(source)
+  }
   const w: Watermarks = {
     get: (chainId) => current.get(chainId)?.block ?? null,
     seq: (chainId) => current.get(chainId)?.seq ?? 0,
@@ -38,7 +47,7 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
     advance(chainId, block, seq) {
       if (seq <= (current.get(chainId)?.seq ?? 0)) return
       current.set(chainId, { block, seq })
-      for (const l of listeners) l(chainId)
+      tell(chainId)
     },
     onAdvance(listener) {
       listeners.add(listener)
@@ -46,14 +55,20 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
     },
     socialChainVersion: (chainId) => chainSocialVersion(current.get(chainId)?.seq, socialRows),
     socialAdvanced(rows) {
+      if (rows <= 0) return
       socialRows += rows
+      tell('social')
     },
     async refresh() {
       for (const chainId of chains) {
         const b = await lastServedBatch(ch, chainId)
         if (b) w.advance(chainId, b.watermark, b.seq)
       }
-      socialRows = Math.max(socialRows, await socialRowCount(ch))
+      const rows = await socialRowCount(ch)
+      if (rows > socialRows) {
+        socialRows = rows
+        tell('social')
+      }
     },
     stop() {
       if (timer) clearInterval(timer)

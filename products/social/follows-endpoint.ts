@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
-import { Handle, IsoCursor, Limit } from '../../core/endpoint/schemas.ts'
+import { Handle, IsoCursor, Limit, LongPollWait } from '../../core/endpoint/schemas.ts'
+import { holdWhileEmpty } from '../../core/serving/long-poll.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { isoToMicros } from '../../core/serving/cursor.ts'
@@ -27,7 +28,7 @@ export const socialFollowsEndpoint = defineEndpoint<ApiDeps>()({
   description:
     "Follow and unfollow transitions of watched principal accounts, observed by polls about every 6 hours (observed_at is the poll that saw it; previous_poll the one before). Each followed handle carries its measured caller record. Edges that existed when tracking began are never reported as dated follows. since is inclusive: dedupe by id; events of one poll share a timestamp and are delivered together.",
   tags: ['social'],
-  query: z.object({ watched: Handle.optional(), event: z.enum(['follow', 'unfollow']).optional(), since: IsoCursor.optional(), limit: Limit() }),
+  query: z.object({ watched: Handle.optional(), event: z.enum(['follow', 'unfollow']).optional(), since: IsoCursor.optional(), limit: Limit(), wait: LongPollWait.optional() }),
   response: z.object({
     data: z.object({
       events: z.array(z.object({ id: z.string(), watched: z.string(), followed: z.string(), event: z.enum(['follow', 'unfollow']), observed_at: z.string(), previous_poll: z.string().nullable(), followed_record: CallerRecordView })),
@@ -37,16 +38,27 @@ export const socialFollowsEndpoint = defineEndpoint<ApiDeps>()({
   access: { kind: 'paid', price: '0.02' },
   async handler({ query, deps }) {
     const since = query.since === undefined ? null : Math.floor(isoToMicros(query.since)! / 1e6)
-    const rows = await queryRows<EventRow>(
-      deps.ch,
-      `${EVENT_COLUMNS}
-       WHERE watched = 1 AND event != 'baseline' AND observed_at >= {since:UInt32}
-         AND ({watcher:String} = '' OR watcher = {watcher:String}) AND ({event:String} = '' OR toString(event) = {event:String})
-       ORDER BY observed_at, id
-       LIMIT {cap:UInt32}`,
-      { since: since ?? 0, watcher: query.watched ?? '', event: query.event ?? '', cap: query.limit * 20 },
-    )
-    const { page, next } = inclusivePage(rows, since, query.limit, (r) => Number(r.observed_at))
+    // One read per page and data version, whoever asks: pollers at the head share it.
+    const read = () =>
+      deps.cache.get(`follow-events:${since ?? ''}:${query.watched ?? ''}:${query.event ?? ''}:${query.limit}`, deps.watermarks.socialChainVersion(4663), () =>
+        queryRows<EventRow>(
+          deps.ch,
+          `${EVENT_COLUMNS}
+           WHERE watched = 1 AND event != 'baseline' AND observed_at >= {since:UInt32}
+             AND ({watcher:String} = '' OR watcher = {watcher:String}) AND ({event:String} = '' OR toString(event) = {event:String})
+           ORDER BY observed_at, id
+           LIMIT {cap:UInt32}`,
+          { since: since ?? 0, watcher: query.watched ?? '', event: query.event ?? '', cap: query.limit * 20 },
+        ),
+      )
+    const { page, next } = await holdWhileEmpty({
+      waitSeconds: query.wait,
+      read: async () => inclusivePage(await read(), since, query.limit, (r) => Number(r.observed_at)),
+      isEmpty: (p) => p.page.length === 0,
+      watermarks: deps.watermarks,
+      // Follow events are stored by the social pipeline.
+      wakesOn: (source) => source === 'social',
+    })
     const records = await deps.social.callers(page.map((r) => r.followed))
     return {
       data: {

@@ -1,6 +1,7 @@
 import { roomsLed } from './room-lead.ts'
 import { z } from 'zod'
-import { IsoCursor, Limit } from '../../core/endpoint/schemas.ts'
+import { IsoCursor, Limit, LongPollWait } from '../../core/endpoint/schemas.ts'
+import { holdWhileEmpty } from '../../core/serving/long-poll.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { isoToMicros } from '../../core/serving/cursor.ts'
@@ -24,6 +25,7 @@ export const signalsEndpoint = defineEndpoint<ApiDeps>()({
     min_rank_score: z.coerce.number().min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').default(0.3),
     include_coordinated: bool.optional(),
     limit: Limit(),
+    wait: LongPollWait.optional(),
   }),
   response: z.object({
     data: z.object({
@@ -40,17 +42,15 @@ export const signalsEndpoint = defineEndpoint<ApiDeps>()({
   async handler({ query, deps }) {
     const since = query.since === undefined ? null : Math.floor(isoToMicros(query.since)! / 1e6)
     // Eligible callers are chosen by the engine from caller_state (see signalCalls), not here.
-    const rows = await deps.social.signalCalls(
-      { minEarlyRate: query.min_early_rate, minGraded: query.min_calls, minRankScore: query.min_rank_score, includeCoordinated: query.include_coordinated ?? false },
-      since ?? 0,
-      query.limit * 20,
-    )
-    const { page, next } = inclusivePage(
-      rows,
-      since,
-      query.limit,
-      (c) => c.capturedAt,
-    )
+    const filter = { minEarlyRate: query.min_early_rate, minGraded: query.min_calls, minRankScore: query.min_rank_score, includeCoordinated: query.include_coordinated ?? false }
+    const { page, next } = await holdWhileEmpty({
+      waitSeconds: query.wait,
+      read: async () => inclusivePage(await deps.social.signalCalls(filter, since ?? 0, query.limit * 20), since, query.limit, (c) => c.capturedAt),
+      isEmpty: (p) => p.page.length === 0,
+      watermarks: deps.watermarks,
+      // A call lands with social rows; a caller becomes eligible when the grader writes (also social).
+      wakesOn: (source) => source === 'social',
+    })
     const tokenList = [...new Set(page.map((c) => c.token))]
     const [tg, first, tokens, callers] = await Promise.all([
       tokenSocial(deps).rooms(tokenList), tokenSocial(deps).firstMentions(tokenList), deps.tokens.tokens(tokenList), deps.social.callers([...new Set(page.map((c) => c.author))]),

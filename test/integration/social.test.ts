@@ -154,6 +154,32 @@ describe('calls', () => {
     expect(card.grade).toBe(score >= 75 ? 'A' : score >= 55 ? 'B' : score >= 35 ? 'C' : 'D')
     expect(card.measured).toBe(true)
   })
+
+  it('/signals/calls with wait holds a poll at the head until the next call is served', { timeout: 60_000 }, async () => {
+    const q = (since: string | null, extra = '') => `/signals/calls?min_calls=0&min_early_rate=0&min_rank_score=0&limit=200${since ? `&since=${encodeURIComponent(since)}` : ''}${extra}`
+    // Follow next_since to the head: the first empty page.
+    let since: string | null = null
+    for (let page = (await get(q(since))).json().data; page.calls.length > 0; page = (await get(q(since))).json().data) since = page.next_since
+    expect(since).not.toBeNull()
+    const started = Date.now()
+    expect((await get(q(since, '&wait=1'))).json().data.calls).toEqual([])
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+    // busy (measured above) calls a token it never called, captured after the head.
+    const fresh = tokens[110]!.token
+    const waiting = get(q(since, '&wait=30'))
+    let answeredAt = 0
+    void waiting.then(() => (answeredAt = Date.now()))
+    await new Promise((r) => setTimeout(r, 300))
+    expect(answeredAt).toBe(0)
+    const before = await count('mentions')
+    await publish(TOPICS.socialPosts, [post('busy', chainStart + 5000, fresh)])
+    await settle('mentions', before + 1)
+    const calls = (await waiting).json().data.calls as Array<{ id: string; token: string }>
+    expect(calls.map((c) => c.id)).toEqual([`busy:${fresh}`])
+    // What the long poll answered is what a plain poll from the same cursor answers now.
+    expect((await get(q(since))).json().data.calls.map((c: { id: string }) => c.id)).toEqual([`busy:${fresh}`])
+    expect((await get(q(since, '&wait=31'))).status).toBe(400)
+  })
 })
 
 describe('follows', () => {
@@ -203,6 +229,27 @@ describe('follows', () => {
       }
     }
     expect(seen.size).toBe(published)
+  })
+
+  it('/social/follows with wait holds a poll at the head until the next poll of a watched account lands', { timeout: 60_000 }, async () => {
+    const q = (since: string | null, extra = '') => `/social/follows?watched=late${since ? `&since=${encodeURIComponent(since)}` : ''}${extra}`
+    const t0 = chainStart + 20 * 3600
+    let before = await count('follow_snapshots')
+    await publish(TOPICS.socialFollows, [{ account: 'late', observed_at: t0, following: ['x1'], watched: true }, { account: 'late', observed_at: t0 + 3600, following: ['x1', 'x2'], watched: true }])
+    await settle('follow_snapshots', before + 2)
+    let since: string | null = null
+    for (let page = (await get(q(since))).json().data; page.events.length > 0; page = (await get(q(since))).json().data) since = page.next_since
+    expect(since).not.toBeNull()
+    const waiting = get(q(since, '&wait=30'))
+    let answeredAt = 0
+    void waiting.then(() => (answeredAt = Date.now()))
+    await new Promise((r) => setTimeout(r, 300))
+    expect(answeredAt).toBe(0)
+    before = await count('follow_snapshots')
+    await publish(TOPICS.socialFollows, [{ account: 'late', observed_at: t0 + 7200, following: ['x2', 'x3'], watched: true }])
+    await settle('follow_snapshots', before + 1)
+    const events = (await waiting).json().data.events as Array<{ event: string; followed: string }>
+    expect(events.map((e) => `${e.event}:${e.followed}`).sort()).toEqual(['follow:x3', 'unfollow:x1'])
   })
 })
 

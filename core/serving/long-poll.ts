@@ -1,0 +1,47 @@
+import type { AdvanceSource, Watermarks } from './watermarks.ts'
+
+/**
+ * A feed's long poll (its `wait`, DESIGN §6): read the page after the caller's cursor; while it
+ * is empty and the wait has time left, sleep until the data the page reads advances (a served
+ * batch, social rows: pushed in one process, polled across processes), then read the page again.
+ * Nothing polls on a timer, so a waiting poller costs a listener and a timer until the data moves.
+ *
+ * The listener is armed before each read: an advance that lands while the page is being read
+ * wakes the next wait at once instead of being missed until the one after.
+ */
+export async function holdWhileEmpty<T>(opts: {
+  /** Seconds the caller allows (absent or 0: answer the first read). */
+  waitSeconds: number | undefined
+  read: () => Promise<T>
+  isEmpty: (page: T) => boolean
+  watermarks: Watermarks
+  /** Which advances can put an item on the page. */
+  wakesOn: (source: AdvanceSource) => boolean
+}): Promise<T> {
+  const deadline = Date.now() + (opts.waitSeconds ?? 0) * 1000
+  for (;;) {
+    let wake = () => {}
+    let advanced = false
+    const woken = new Promise<void>((resolve) => (wake = resolve))
+    const stopListening = opts.watermarks.onAdvance((source) => {
+      if (!opts.wakesOn(source)) return
+      advanced = true
+      wake()
+    })
+    let timer: NodeJS.Timeout | undefined
+    try {
+      const page = await opts.read()
+      const left = deadline - Date.now()
+      if (!opts.isEmpty(page) || left <= 0) return page
+      if (!advanced) {
+        const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))
+        await Promise.race([woken, expired])
+        // Out of time with nothing new: the empty page is the answer.
+        if (!advanced) return page
+      }
+    } finally {
+      clearTimeout(timer)
+      stopListening()
+    }
+  }
+}
