@@ -2,11 +2,11 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { CALL_WINDOW_SECONDS, forwardReturn, isEarlyCall, isMomentumCall } from '../../products/social/caller-grade.ts'
 import type { Logger } from '../../core/logger.ts'
 import { chainHead, databaseNow } from '../../core/records/data-clock.ts'
-import { callFacts, callsClosingIn, callsNotedSince, gradedCallsOfTokens, runsOf, tokensNotedRealSince, windowPrices, type CallFacts, type CallKey } from './grade-reads.ts'
+import { callFacts, callsClosingIn, gradedCallsOfTokens, passFacts, runsOf, windowPrices, type CallFacts, type CallKey, type PassFacts } from './grade-reads.ts'
 import { copiedAt, reorgsSince, resyncSwapsByToken, rollbackRunning, timeBefore, tokensRunFrom } from './grade-reorgs.ts'
 import { callId, currentGrades, sameGrade, writeGradeChanges, type CallGrade, type GradeChange } from './grade-store.ts'
 import { loadCheckpoint, NO_CHECKPOINT, saveCheckpoint, type GraderCheckpoint } from './grader-state.ts'
-import { refreshCallerState, type CallerStateChanges } from '../../products/social/caller-refresh.ts'
+import { keptCallerProgress, refreshCallerState, storeKeptProgress, type CallerStateChanges } from '../../products/social/caller-refresh.ts'
 
 /**
  * The call grader: grades each call once its hour has passed and stores it (call_grades,
@@ -53,6 +53,8 @@ export interface GraderPass {
   waitingForRollback?: boolean
   /** What the caller-state refresh after the pass changed. */
   callers?: CallerStateChanges
+  /** The database clock (unix ms) as the pass began reading. */
+  readAt?: number
 }
 
 export interface CallGrader {
@@ -101,6 +103,8 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
   // CHECKPOINT_EVERY_MS otherwise. A restart re-visits what came after the stored one, and a
   // regrade writes only what differs, so a later store costs repeated reads, never a grade.
   let checkpoint: { value: GraderCheckpoint | null; storedAt: number; version: number; stored: boolean } | undefined
+  // caller_state's progress, kept the same way by its one runner, this grader.
+  const callerProgress = keptCallerProgress()
   let running: Promise<GraderPass | null> = Promise.resolve(null)
   let timer: NodeJS.Timeout | undefined
   let stopped = true
@@ -137,23 +141,34 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     return written
   }
 
-  async function pass(): Promise<GraderPass | null> {
+  /** The first pass (no checkpoint): the head, the clock, the reorgs since the copy of swaps, every closed window. */
+  async function firstPassFacts(): Promise<PassFacts & { reorgsThrough: number }> {
     const head = await chainHead(ch, chainId)
-    if (!head) return null
+    const reorgsThrough = await copiedAt(ch)
+    if (!head) return { head, now: 0, reorgs: [], closing: [], noted: [], realTokens: [], reorgsThrough }
+    const now = await databaseNow(ch)
+    return { head, now, reorgs: await reorgsSince(ch, chainId, reorgsThrough), closing: await callsClosingIn(ch, 0, head.time), noted: [], realTokens: [], reorgsThrough }
+  }
+
+  async function pass(): Promise<GraderPass | null> {
     checkpoint ??= { value: await loadCheckpoint(ch, chainId), storedAt: Date.now(), version: 0, stored: true }
     const saved = checkpoint.value
     const cp = saved ?? NO_CHECKPOINT
-    // Taken before anything is read: what is stored after it is seen by the next pass.
-    const now = await databaseNow(ch)
+    // One statement for a checkpointed pass (see passFacts); its clock is taken before anything
+    // else is read, so what is stored after it is seen by the next pass.
+    const facts = saved
+      ? { ...(await passFacts(ch, chainId, { gradedThrough: cp.gradedThrough, callsNotedMs: cp.callsNoted - overlapMs, realNotedMs: cp.realNoted - overlapMs, reorgsMs: cp.reorgsThrough })), reorgsThrough: cp.reorgsThrough }
+      : await firstPassFacts()
+    const { head, now, reorgs } = facts
+    if (!head) return null
     const version = nextVersion()
     const keys = new Map<string, CallKey>()
     const visit = (ks: CallKey[]) => ks.forEach((k) => keys.set(callId(k[0], k[1]), k))
-    const revisitTokens = new Set<string>()
+    const revisitTokens = new Set<string>(facts.realTokens)
     let from = cp.gradedThrough
     // Without a checkpoint nothing is graded yet: only the copy of swaps may need mending, for
     // reorgs since it was made.
-    let reorgsThrough = saved ? cp.reorgsThrough : await copiedAt(ch)
-    const reorgs = await reorgsSince(ch, chainId, reorgsThrough)
+    let reorgsThrough = facts.reorgsThrough
     for (const [i, r] of reorgs.entries()) {
       // A later reorg means this rollback ended (the chain may even have returned to the old block).
       const last = i === reorgs.length - 1
@@ -164,12 +179,11 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
       reorgsThrough = r.detectedAt
     }
     // Windows closed up to the chain time; after a reorg the chain may be behind the last pass,
-    // and the windows between are visited to be un-graded.
-    visit(await callsClosingIn(ch, from, Math.max(head.time, cp.gradedThrough)))
-    if (saved) {
-      visit(await callsNotedSince(ch, cp.callsNoted - overlapMs, Math.max(head.time, cp.gradedThrough)))
-      for (const t of await tokensNotedRealSince(ch, chainId, cp.realNoted - overlapMs)) revisitTokens.add(t)
-    }
+    // and the windows between are visited to be un-graded (from the fork's time, when a reorg
+    // moved it before the checkpoint).
+    visit(facts.closing)
+    if (from < cp.gradedThrough) visit(await callsClosingIn(ch, from, Math.max(head.time, cp.gradedThrough)))
+    visit(facts.noted)
     visit(await gradedCallsOfTokens(ch, [...revisitTokens]))
     const written = await regrade([...keys.values()], head.time, version)
     const next = { gradedThrough: head.time, callsNoted: now, realNoted: now, reorgsThrough }
@@ -180,13 +194,14 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     } else checkpoint.stored = false
     checkpoint.value = next
     checkpoint.version = version
-    return { chainTime: head.time, visited: keys.size, written }
+    return { chainTime: head.time, visited: keys.size, written, readAt: now }
   }
 
   /** A grading pass, then the caller records it (or newly stored calls and follows) changed. */
   async function passAndCallers(): Promise<GraderPass | null> {
     const p = await pass()
-    const callers = await refreshCallerState(ch, logger)
+    // The pass's clock was read before anything it read: the callers' pass may start from it.
+    const callers = await refreshCallerState(ch, logger, { kept: callerProgress, now: p?.readAt })
     const rows = (p?.written ?? 0) + callers.callers.length + callers.clusters.length
     if (rows > 0) deps.onGraded?.(rows)
     return p ? { ...p, callers } : null
@@ -227,6 +242,7 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
         await saveCheckpoint(ch, chainId, checkpoint.value, checkpoint.version).catch((err) => logger.warn({ err }, 'grader checkpoint not stored at stop'))
         checkpoint.stored = true
       }
+      await storeKeptProgress(ch, callerProgress).catch((err) => logger.warn({ err }, 'caller-state progress not stored at stop'))
     },
   }
 }

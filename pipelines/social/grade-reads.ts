@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows, tupleParam } from '../../core/clickhouse.ts'
 import { CALL_WINDOW_SECONDS, type WindowPrice } from '../../products/social/caller-grade.ts'
+import type { Reorg } from './grade-reorgs.ts'
 
 /**
  * The grader's reads. Each names the access path it uses: every one reads by the ordering key
@@ -18,6 +19,79 @@ export interface CallFacts {
   postId: string
 }
 
+/** Where a pass starts: what `passFacts` reads in one statement. */
+export interface PassFacts {
+  /** The chain's newest block (null before the first). */
+  head: { number: number; time: number } | null
+  /** The database clock as the statement ran (unix ms). */
+  now: number
+  reorgs: Reorg[]
+  /** Calls whose window closed in (gradedThrough, max(head, gradedThrough)] of chain time, oldest first. */
+  closing: CallKey[]
+  /**
+   * Calls stored after `callsNotedMs` (database clock) whose hour had closed by the window's end:
+   * a stored mention whose own hour is still open cannot move a closed call (the call's first
+   * mention is at or before it), and its call is found when its hour closes.
+   */
+  noted: CallKey[]
+  /** Tokens noted real after `realNotedMs`. */
+  realTokens: string[]
+}
+
+/**
+ * A checkpointed pass's inputs in one statement, one branch per read (each by its table's key,
+ * as the reads below; calls_noted and token_real_noted by their time keys): the head and the database clock, the reorgs, the calls whose window
+ * closed, the calls noted and the tokens noted real since the checkpoint. An idle pass is mostly
+ * this read; a statement each cost the engine about as much again in planning and round trips.
+ */
+export async function passFacts(
+  ch: ClickHouseClient,
+  chainId: number,
+  since: { gradedThrough: number; callsNotedMs: number; realNotedMs: number; reorgsMs: number },
+): Promise<PassFacts> {
+  // The window's end: the chain time of the head, or the checkpoint's when the chain went back.
+  const through = `greatest((SELECT toUnixTimestamp(timestamp) FROM chain_blocks WHERE chain_id = {chain:UInt32} ORDER BY number DESC LIMIT 1), {gt:UInt32})`
+  const rows = await queryRows<{ kind: string; a: string; b: string; c: string }>(
+    ch,
+    `SELECT 'head' AS kind, toString(number) AS a, toString(toUnixTimestamp(timestamp)) AS b, toString(toUnixTimestamp64Milli(now64(3))) AS c
+     FROM (SELECT number, timestamp FROM chain_blocks WHERE chain_id = {chain:UInt32} ORDER BY number DESC LIMIT 1)
+     UNION ALL
+     SELECT 'reorg', toString(from_block), old_hash, toString(toUnixTimestamp64Milli(detected_at)) FROM chain_reorgs
+     WHERE chain_id = {chain:UInt32} AND detected_at > fromUnixTimestamp64Milli({reorgs:Int64})
+     UNION ALL
+     SELECT 'closing', author, token, toString(toUnixTimestamp(min(called_at))) FROM calls_by_time
+     WHERE called_at >= toDateTime({lo:UInt32}) AND called_at <= toDateTime(${through} - ${CALL_WINDOW_SECONDS})
+     GROUP BY author, token
+     UNION ALL
+     SELECT DISTINCT 'noted', author, token, '' FROM calls_noted
+     WHERE noted_at > fromUnixTimestamp64Milli({calls:Int64}) AND toUnixTimestamp(called_at) + ${CALL_WINDOW_SECONDS} <= ${through}
+     UNION ALL
+     SELECT DISTINCT 'real', token, '', '' FROM token_real_noted WHERE chain_id = {chain:UInt32} AND noted_at > fromUnixTimestamp64Milli({real:Int64})`,
+    {
+      chain: chainId, gt: since.gradedThrough, lo: Math.max(0, since.gradedThrough - CALL_WINDOW_SECONDS + 1),
+      reorgs: since.reorgsMs, calls: since.callsNotedMs, real: since.realNotedMs,
+    },
+  )
+  const facts: PassFacts = { head: null, now: 0, reorgs: [], closing: [], noted: [], realTokens: [] }
+  const closing: Array<{ key: CallKey; at: number }> = []
+  for (const r of rows) {
+    if (r.kind === 'head') {
+      facts.head = { number: Number(r.a), time: Number(r.b) }
+      facts.now = Number(r.c)
+    } else if (r.kind === 'reorg') facts.reorgs.push({ fromBlock: Number(r.a), oldHash: r.b, detectedAt: Number(r.c) })
+    else if (r.kind === 'closing') closing.push({ key: [r.a, r.b], at: Number(r.c) })
+    else if (r.kind === 'noted') facts.noted.push([r.a, r.b])
+    else facts.realTokens.push(r.a)
+  }
+  // As callsClosingIn orders them: oldest first, the grader prices calls in time order.
+  closing.sort((x, y) => x.at - y.at || cmp(x.key[0], y.key[0]) || cmp(x.key[1], y.key[1]))
+  facts.closing = closing.map((c) => c.key)
+  facts.reorgs.sort((x, y) => x.detectedAt - y.detectedAt)
+  return facts
+}
+
+const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0)
+
 /** Calls whose window closed in (from, to] of chain time: calls_by_time by its key range. */
 export async function callsClosingIn(ch: ClickHouseClient, from: number, to: number): Promise<CallKey[]> {
   const lo = Math.max(0, from - CALL_WINDOW_SECONDS + 1)
@@ -31,31 +105,6 @@ export async function callsClosingIn(ch: ClickHouseClient, from: number, to: num
     { lo, hi },
   )
   return rows.map((r) => [r.author, r.token] as const)
-}
-
-/**
- * Calls stored after `sinceMs` (database clock) whose hour had closed by `chainTime`: calls_noted
- * by its key range. A stored mention whose own hour is still open cannot move a closed call
- * (the call's first mention is at or before it), and its call is found when its hour closes.
- */
-export async function callsNotedSince(ch: ClickHouseClient, sinceMs: number, chainTime: number): Promise<CallKey[]> {
-  const rows = await queryRows<{ author: string; token: string }>(
-    ch,
-    `SELECT DISTINCT author, token FROM calls_noted
-     WHERE noted_at > fromUnixTimestamp64Milli({since:Int64}) AND toUnixTimestamp(called_at) + ${CALL_WINDOW_SECONDS} <= {t:Int64}`,
-    { since: sinceMs, t: chainTime },
-  )
-  return rows.map((r) => [r.author, r.token] as const)
-}
-
-/** Tokens noted real after `sinceMs`: token_real_noted by its key range. */
-export async function tokensNotedRealSince(ch: ClickHouseClient, chainId: number, sinceMs: number): Promise<string[]> {
-  const rows = await queryRows<{ token: string }>(
-    ch,
-    'SELECT DISTINCT token FROM token_real_noted WHERE chain_id = {chain:UInt32} AND noted_at > fromUnixTimestamp64Milli({since:Int64})',
-    { chain: chainId, since: sinceMs },
-  )
-  return rows.map((r) => r.token)
 }
 
 /** The graded calls of `tokens`, cancelled ones included: call_grades_by_token by key. */

@@ -125,11 +125,44 @@ async function* allAuthors(ch: ClickHouseClient): AsyncGenerator<string[]> {
   }
 }
 
-/** One pass (see the interface comment). Run by the call grader after each of its passes. */
-export async function refreshCallerState(ch: ClickHouseClient, logger?: Logger): Promise<CallerStateChanges> {
-  const through = await loadProgress(ch)
+/**
+ * Where caller_state's passes stand, kept between passes by their one runner (the call grader):
+ * read once, then kept, and stored when a pass changed a record, or at most every
+ * PROGRESS_EVERY_MS otherwise. A restart re-reads the inputs noted since the stored progress, and
+ * a pass writes only what differs, so a later store costs repeated reads, never a record.
+ */
+export interface KeptCallerProgress {
+  /** Database clock (unix ms) through which noted inputs were seen; null: never built. Unset: not read yet. */
+  through?: number | null
+  storedAt: number
+  /** The kept value is not stored yet (stored at the runner's stop). */
+  pending: boolean
+}
+
+/** The longest a pass that changed nothing waits to store the progress it advanced. */
+const PROGRESS_EVERY_MS = 30_000
+
+export function keptCallerProgress(): KeptCallerProgress {
+  return { storedAt: 0, pending: false }
+}
+
+/** Store the kept progress if a pass advanced it without storing (the runner's stop). */
+export async function storeKeptProgress(ch: ClickHouseClient, kept: KeptCallerProgress): Promise<void> {
+  if (!kept.pending || kept.through == null) return
+  await saveProgress(ch, kept.through, nextServingSeq())
+  kept.pending = false
+}
+
+/**
+ * One pass (see the interface comment). Run by the call grader after each of its passes, with its
+ * kept progress and the database clock its pass read (taken before anything this pass reads);
+ * without them, both are read here and the progress is stored.
+ */
+export async function refreshCallerState(ch: ClickHouseClient, logger?: Logger, opts: { kept?: KeptCallerProgress; now?: number } = {}): Promise<CallerStateChanges> {
+  const { kept } = opts
+  const through = kept && kept.through !== undefined ? kept.through : await loadProgress(ch)
   // Taken before anything is read: inputs stored after it are seen by the next pass.
-  const now = await databaseNow(ch)
+  const now = opts.now ?? (await databaseNow(ch))
   const version = nextServingSeq()
   let clusters: string[]
   let callers: string[] = []
@@ -143,9 +176,17 @@ export async function refreshCallerState(ch: ClickHouseClient, logger?: Logger):
     clusters = await refreshClusters(ch, noted.follows, version)
     callers = await refreshCallers(ch, [...new Set([...noted.callers, ...clusters])], version)
   }
-  if (clusters.length || callers.length) await writeChanges(ch, version, clusters, callers)
-  await saveProgress(ch, now, version)
-  return { clusters, callers, seq: clusters.length || callers.length ? version : 0, ...(through === null ? { built: true } : {}) }
+  const changed = clusters.length > 0 || callers.length > 0
+  if (changed) await writeChanges(ch, version, clusters, callers)
+  if (!kept || through === null || changed || Date.now() - kept.storedAt >= PROGRESS_EVERY_MS) {
+    await saveProgress(ch, now, version)
+    if (kept) {
+      kept.storedAt = Date.now()
+      kept.pending = false
+    }
+  } else kept.pending = true
+  if (kept) kept.through = now
+  return { clusters, callers, seq: changed ? version : 0, ...(through === null ? { built: true } : {}) }
 }
 
 /**
