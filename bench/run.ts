@@ -5,6 +5,7 @@ import { benchDecode } from './decode.bench.ts'
 import { benchDoor } from './door.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import { benchLoad } from './load.bench.ts'
+import { benchLongPoll } from './long-poll.bench.ts'
 import { benchLoadMix } from './load-mix.bench.ts'
 import { benchOutcomes } from './outcomes.bench.ts'
 import { benchPipeline } from './pipeline.bench.ts'
@@ -35,6 +36,7 @@ const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['callers', benchCallers],
   ['structure', benchStructure],
   ['load', benchLoad],
+  ['long-poll', benchLongPoll],
   ['pipeline', benchPipeline],
   ['load-inprocess', benchLoadMix],
   ['door', benchDoor],

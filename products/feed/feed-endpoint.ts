@@ -3,6 +3,7 @@ import { IsoCursor, Limit, LongPollWait, Measured } from '../../core/endpoint/sc
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { isoToMicros, microsToIso } from '../../core/serving/cursor.ts'
+import { createSharedAnswers, type SharedAnswers } from '../../core/serving/shared-answer.ts'
 import type { DeployerRecord, TokenRecord } from '../token/token-serving.ts'
 import { priceView, PriceView } from '../token/token-view.ts'
 import { callerSignals, CallerSignalView } from '../social/caller-signal.ts'
@@ -58,91 +59,104 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
   access: { kind: 'paid', price: '0.01', priceFor: (q) => (q.tier === 'free' ? null : q.tier === 'alpha' ? '0.02' : '0.01'), note: 'tier=free: free, delayed 10 minutes; default: 0.01; tier=alpha: 0.02' },
   tool: { name: 'svc_feed' },
   async handler({ query, deps }) {
-    const delayed = query.tier === 'free' ? FREE_FEED_DELAY_SECONDS : 0
-    const horizonUs = (Date.now() - delayed * 1000) * 1000
-    const minScore = query.min_score
-    const scores = new Map<string, DeployerRecord | undefined>()
-    const keep = async (page: TokenRecord[]) => {
-      const ds = await deps.tokens.deployers(page.map((t) => t.deployer ?? '').filter(Boolean))
-      for (const t of page) if (t.deployer) scores.set(t.deployer, ds.get(t.deployer))
-      return minScore === undefined ? page : page.filter((t) => (scores.get(t.deployer ?? '')?.score ?? -1) >= minScore)
-    }
-    // Read the feed (launch_feed, in visible_at order) a page at a time until `limit` launches pass
-    // the filter; a bounded number of pages, so the cursor says how far this call looked.
-    const pageSize = Math.min(1000, query.limit * (minScore === undefined ? 1 : 4))
-    let picked: TokenRecord[] = []
-    let cursorUs: number | null
-    if (query.since !== undefined) {
-      const pageAfter = async (sinceUs: number, throughUs: number) => {
-        let cursor = sinceUs
-        for (let pages = 0; pages < FEED_MAX_PAGES && picked.length < query.limit; pages++) {
-          const page = await deps.tokens.feedAfter(cursor, throughUs, pageSize)
-          if (page.lastUs === null) break
-          for (const t of await keep(page.tokens)) {
-            if (picked.length === query.limit) break
-            picked.push(t)
+    const answer = async () => {
+      const delayed = query.tier === 'free' ? FREE_FEED_DELAY_SECONDS : 0
+      const horizonUs = (Date.now() - delayed * 1000) * 1000
+      const minScore = query.min_score
+      const scores = new Map<string, DeployerRecord | undefined>()
+      const keep = async (page: TokenRecord[]) => {
+        const ds = await deps.tokens.deployers(page.map((t) => t.deployer ?? '').filter(Boolean))
+        for (const t of page) if (t.deployer) scores.set(t.deployer, ds.get(t.deployer))
+        return minScore === undefined ? page : page.filter((t) => (scores.get(t.deployer ?? '')?.score ?? -1) >= minScore)
+      }
+      // Read the feed (launch_feed, in visible_at order) a page at a time until `limit` launches pass
+      // the filter; a bounded number of pages, so the cursor says how far this call looked.
+      const pageSize = Math.min(1000, query.limit * (minScore === undefined ? 1 : 4))
+      let picked: TokenRecord[] = []
+      let cursorUs: number | null
+      if (query.since !== undefined) {
+        const pageAfter = async (sinceUs: number, throughUs: number) => {
+          let cursor = sinceUs
+          for (let pages = 0; pages < FEED_MAX_PAGES && picked.length < query.limit; pages++) {
+            const page = await deps.tokens.feedAfter(cursor, throughUs, pageSize)
+            if (page.lastUs === null) break
+            for (const t of await keep(page.tokens)) {
+              if (picked.length === query.limit) break
+              picked.push(t)
+            }
+            // The cursor stops at the last launch taken when the page was not used up.
+            cursor = picked.length === query.limit ? picked[picked.length - 1]!.launch!.visibleUs : page.lastUs
+            if (page.tokens.length < pageSize) break
           }
-          // The cursor stops at the last launch taken when the page was not used up.
-          cursor = picked.length === query.limit ? picked[picked.length - 1]!.launch!.visibleUs : page.lastUs
+          return cursor
+        }
+        cursorUs = await pageAfter(isoToMicros(query.since)!, horizonUs)
+        // A long poll at the head: wait for the batch that serves the next launch, then read again.
+        const deadline = Date.now() + (query.wait ?? 0) * 1000
+        while (picked.length === 0 && Date.now() < deadline) {
+          if (!(await deps.tokens.waitForLaunch(cursorUs, deadline - Date.now()))) break
+          const before: number | null = cursorUs
+          cursorUs = await pageAfter(cursorUs, (Date.now() - delayed * 1000) * 1000)
+          // Served but not yet visible to this tier (the free delay): no spinning until it is.
+          if (picked.length === 0 && cursorUs === before) break
+        }
+      } else {
+        // The cursor is the newest launch of the first page read: a launch served after that read
+        // is after the cursor and not on the page, so the next poll sees it exactly once.
+        cursorUs = null
+        let before: number | undefined
+        for (let pages = 0; pages < FEED_MAX_PAGES && picked.length < query.limit; pages++) {
+          const page = await deps.tokens.feedBefore(horizonUs, pageSize, before)
+          if (pages === 0) cursorUs = page.firstUs
+          if (page.lastUs === null) break
+          picked.push(...(await keep(page.tokens)).slice(0, query.limit - picked.length))
+          before = page.lastUs
           if (page.tokens.length < pageSize) break
         }
-        return cursor
+        picked = picked.reverse()
       }
-      cursorUs = await pageAfter(isoToMicros(query.since)!, horizonUs)
-      // A long poll at the head: wait for the batch that serves the next launch, then read again.
-      const deadline = Date.now() + (query.wait ?? 0) * 1000
-      while (picked.length === 0 && Date.now() < deadline) {
-        if (!(await deps.tokens.waitForLaunch(cursorUs, deadline - Date.now()))) break
-        const before: number | null = cursorUs
-        cursorUs = await pageAfter(cursorUs, (Date.now() - delayed * 1000) * 1000)
-        // Served but not yet visible to this tier (the free delay): no spinning until it is.
-        if (picked.length === 0 && cursorUs === before) break
+      const signals = query.tier === 'alpha' ? await callerSignals(deps, picked.map((t) => ({ token: t.token, launchedAt: Date.parse(t.launch!.launchedAt) / 1000 }))) : undefined
+      return {
+        data: {
+          launches: picked.map((t) => {
+            const d = t.deployer ? scores.get(t.deployer) : undefined
+            return {
+              token: t.token,
+              symbol: t.symbol || null,
+              name: t.name || null,
+              deployer: t.deployer,
+              deployer_score: d?.score ?? null,
+              deployer_band: d?.band ?? null,
+              pool: t.launch!.pool,
+              protocol: t.launch!.protocol,
+              launch_block: t.launch!.block,
+              launched_at: t.launch!.launchedAt,
+              visible_at: microsToIso(t.launch!.visibleUs),
+              swaps: t.swaps,
+              weth_volume_wei: t.wethVolumeWei.toString(),
+              is_real: t.realBlock !== null,
+              price: priceView(t),
+              ...(signals ? { caller_signal: signals.get(t.token)! } : {}),
+            }
+          }),
+          next_since: cursorUs === null ? null : microsToIso(cursorUs),
+          tier: query.tier ?? ('realtime' as const),
+          delayed_seconds: delayed,
+        },
+        chain_id: deps.tokens.chainId,
+        measured_through_block: deps.tokens.measuredThrough(),
       }
-    } else {
-      // The cursor is the newest launch of the first page read: a launch served after that read
-      // is after the cursor and not on the page, so the next poll sees it exactly once.
-      cursorUs = null
-      let before: number | undefined
-      for (let pages = 0; pages < FEED_MAX_PAGES && picked.length < query.limit; pages++) {
-        const page = await deps.tokens.feedBefore(horizonUs, pageSize, before)
-        if (pages === 0) cursorUs = page.firstUs
-        if (page.lastUs === null) break
-        picked.push(...(await keep(page.tokens)).slice(0, query.limit - picked.length))
-        before = page.lastUs
-        if (page.tokens.length < pageSize) break
-      }
-      picked = picked.reverse()
     }
-    const signals = query.tier === 'alpha' ? await callerSignals(deps, picked.map((t) => ({ token: t.token, launchedAt: Date.parse(t.launch!.launchedAt) / 1000 }))) : undefined
-    return {
-      data: {
-        launches: picked.map((t) => {
-          const d = t.deployer ? scores.get(t.deployer) : undefined
-          return {
-            token: t.token,
-            symbol: t.symbol || null,
-            name: t.name || null,
-            deployer: t.deployer,
-            deployer_score: d?.score ?? null,
-            deployer_band: d?.band ?? null,
-            pool: t.launch!.pool,
-            protocol: t.launch!.protocol,
-            launch_block: t.launch!.block,
-            launched_at: t.launch!.launchedAt,
-            visible_at: microsToIso(t.launch!.visibleUs),
-            swaps: t.swaps,
-            weth_volume_wei: t.wethVolumeWei.toString(),
-            is_real: t.realBlock !== null,
-            price: priceView(t),
-            ...(signals ? { caller_signal: signals.get(t.token)! } : {}),
-          }
-        }),
-        next_since: cursorUs === null ? null : microsToIso(cursorUs),
-        tier: query.tier ?? ('realtime' as const),
-        delayed_seconds: delayed,
-      },
-      chain_id: deps.tokens.chainId,
-      measured_through_block: deps.tokens.measuredThrough(),
-    }
+    // Realtime pages after a cursor depend on the query and the served block only: pollers at the
+    // head, woken together by the batch that serves a launch, share one answer (and its JSON).
+    if (query.since === undefined || query.tier !== undefined) return answer()
+    const key = `${query.since}|${query.limit}|${query.min_score ?? ''}|${query.wait ?? 0}|${deps.tokens.measuredThrough()}`
+    // A poll that joins one in flight gets its answer, waited for from up to a batch interval earlier.
+    let shared = sharedPages.get(deps.tokens)
+    if (!shared) sharedPages.set(deps.tokens, (shared = createSharedAnswers()))
+    return shared(key, answer) as ReturnType<typeof answer>
   },
 })
+
+/** Per token serving (one per API in a process): realtime pages in flight, shared by identical polls. */
+const sharedPages = new WeakMap<object, SharedAnswers<object>>()

@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
+import type { Answer, LongPollPlan, LongPollReport } from './long-poll-driver.ts'
+import type { BenchResult } from './result.ts'
+import { idleCpuShare, waitLive } from './live-service.ts'
+
+const ADMIN = 'bench-admin-token-0123456789abcdef'
+const POLLERS = Number(process.env.LONG_POLL_POLLERS ?? 1000)
+/** Seconds the pollers wait: the default world launches about one token every 40 s. */
+const SECONDS = Number(process.env.LONG_POLL_SECONDS ?? 180)
+/** Seconds of the idle reading without pollers (the baseline of the pollers' cost). */
+const IDLE_SECONDS = 30
+
+/**
+ * The long-poll bench (`npm run bench -- long-poll`): `svc start` on the default world as its own
+ * process, both chains live; then, from a separate process (bench/long-poll-driver.ts), 1,000
+ * callers each hold `GET /feed/new?since=<head>&wait=30` and follow next_since, beside one plain
+ * poller asking once a second (the baseline). Printed:
+ *  - how long after the batch that served a launch committed each answer carrying it arrived
+ *    (the commit's time is the service's own 'batch inserted' log line, written when the
+ *    watermark moves), for the long polls and for the plain poller;
+ *  - what the waiting pollers cost: the CPU share of the service's process tree while they wait,
+ *    against the same service idle without them just before.
+ */
+export async function benchLongPoll(): Promise<BenchResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-long-poll-'))
+  // The pollers all come from this host: its connection cap per address (64) is raised as if they
+  // came from as many addresses (the total cap, 4,000, stays).
+  const env = { DATA_DIR: join(dir, 'data'), SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', HTTP_MAX_CONNECTIONS_PER_IP: String(POLLERS + 64) }
+  const svc = await startSvcServer(['start'], await freePort(), env, 600_000)
+  // Batch commits of chain 4663: [unix ms, block served through], from the service's log.
+  const commits: Array<[number, number]> = []
+  let partial = ''
+  svc.child.stdout!.on('data', (d: Buffer) => {
+    const lines = (partial + d.toString()).split('\n')
+    partial = lines.pop()!
+    for (const line of lines) {
+      if (!line.includes('"batch inserted"') || !line.includes('"chain-4663"')) continue
+      const r = JSON.parse(line) as { time: number; through: number }
+      commits.push([r.time, r.through])
+    }
+  })
+  try {
+    const base = svc.base
+    await waitLive(base)
+    const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }
+    const key = ((await (await fetch(`${base}/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ plan: 'desk' }) })).json()) as { key: string }).key
+    const idle = await idleCpuShare(svc.child.pid!, IDLE_SECONDS)
+
+    const plan: LongPollPlan = { base, key, pollers: POLLERS, seconds: SECONDS }
+    const planFile = join(dir, 'plan.json')
+    writeFileSync(planFile, JSON.stringify(plan))
+    const driving = runDriver(planFile)
+    // The reading starts once every poller has sent its first request and waits.
+    await new Promise((r) => setTimeout(r, 5_000))
+    const held = await idleCpuShare(svc.child.pid!, SECONDS - 10)
+    const report = await driving
+
+    const heldDelays = delaysAfterCommit(report.held, commits)
+    const plainDelays = delaysAfterCommit(report.plain, commits)
+    const launches = new Set(report.plain.concat(report.held).flatMap((a) => a.blocks)).size
+    const statuses = Object.entries(report.statuses).map(([code, s]) => `${s.n} x ${code} (${s.body})`).join(', ')
+    const counts = `${report.requests} requests, ${report.non2xx} non-2xx${statuses ? `: ${statuses}` : ''}, ${report.errors} errors; ${launches} launch blocks in ${SECONDS} s`
+    return [
+      {
+        name: `long poll: /feed/new with wait=30 answers ${fmtDelays(heldDelays)} after the batch that served the launch committed (${POLLERS} pollers, from a separate process)`,
+        baseline: 'one plain poller asking once a second, same run',
+        ours: { value: quantile(heldDelays, 0.99), unit: 'ms, p99, batch commit to answer' },
+        base: { value: quantile(plainDelays, 0.99), unit: `ms, p99 of the plain poller (${fmtDelays(plainDelays)})` },
+        ratio: quantile(plainDelays, 0.99) / Math.max(1, quantile(heldDelays, 0.99)),
+        notes: counts,
+      },
+      {
+        name: `long poll: ${POLLERS} pollers waiting at the head cost the service ${((held - idle) * 100).toFixed(1)}% of a core (${(held * 100).toFixed(1)}% with them, ${(idle * 100).toFixed(1)}% idle without)`,
+        baseline: 'the same service idle without pollers, just before',
+        ours: { value: Math.round(held * 1000) / 10, unit: `% of a core with ${POLLERS} pollers waiting (process tree, engine included, over ${SECONDS - 10} s)` },
+        base: { value: Math.round(idle * 1000) / 10, unit: `% of a core without them (over ${IDLE_SECONDS} s)` },
+        ratio: held / Math.max(0.001, idle),
+        notes: counts,
+      },
+    ]
+  } finally {
+    await svc.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Per answer: ms from the first commit serving through its newest launch's block to its arrival. */
+function delaysAfterCommit(answers: Answer[], commits: Array<[number, number]>): number[] {
+  const out: number[] = []
+  for (const a of answers) {
+    const block = Math.max(...a.blocks)
+    const commit = commits.find(([, through]) => through >= block)
+    if (commit) out.push(a.at - commit[0])
+  }
+  return out.sort((x, y) => x - y)
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+}
+
+function fmtDelays(sorted: number[]): string {
+  return sorted.length === 0 ? 'no launch in the window' : `p50 ${quantile(sorted, 0.5)} ms, p99 ${quantile(sorted, 0.99)} ms, max ${sorted.at(-1)} ms over ${sorted.length} answers`
+}
+
+function runDriver(planFile: string): Promise<LongPollReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'long-poll-driver.ts'), planFile], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!) as LongPollReport) : reject(new Error(`long-poll driver exited with ${code}`))))
+  })
+}
