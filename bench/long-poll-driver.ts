@@ -1,9 +1,11 @@
+import { setMaxListeners } from 'node:events'
 import { readFileSync } from 'node:fs'
 
 /**
  * The long-poll bench's pollers (`bench/long-poll.bench.ts` starts them in their own process):
  * `pollers` callers each follow `/feed/new`'s next_since with `wait=30`, and one plain poller asks
- * the same page once a second without waiting (the baseline), for `seconds`. Every answer that
+ * the same page once a second without waiting (the baseline; in one driver process of several),
+ * for `seconds`. Every answer that
  * carries launches is recorded with the time it arrived and the launches' blocks.
  * Usage: node --import tsx bench/long-poll-driver.ts <plan.json>; prints one JSON line.
  */
@@ -12,6 +14,8 @@ export interface LongPollPlan {
   key: string
   pollers: number
   seconds: number
+  /** Whether this process also runs the plain poller (one of the driver processes does). */
+  plain: boolean
 }
 
 export interface Answer {
@@ -36,6 +40,8 @@ const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LongPollPlan
 const headers = { 'x-svc-key': plan.key }
 const end = Date.now() + plan.seconds * 1000
 const stop = new AbortController()
+// Every request in flight listens to the one stop signal.
+setMaxListeners(0, stop.signal)
 const report: LongPollReport = { held: [], plain: [], requests: 0, non2xx: 0, statuses: {}, errors: 0 }
 
 type Page = { data: { launches: Array<{ launch_block: number }>; next_since: string | null } }
@@ -71,7 +77,7 @@ async function follow(since: string | null, wait: number, into: Answer[]): Promi
 
 // The head: the cursor of the newest launch served now.
 const head = (await page(null, 0))?.data.next_since ?? null
-const done = Promise.all([follow(head, 0, report.plain), ...Array.from({ length: plan.pollers }, () => follow(head, 30, report.held))])
+const done = Promise.all([...(plan.plain ? [follow(head, 0, report.plain)] : []), ...Array.from({ length: plan.pollers }, () => follow(head, 30, report.held))])
 setTimeout(() => stop.abort(), plan.seconds * 1000).unref()
 await done
 console.log(JSON.stringify(report))
