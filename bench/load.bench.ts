@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
 import type { ClassFigures, LoadClass, LoadPlan, LoadReport } from './load-plan.ts'
 import type { BenchResult } from './result.ts'
+import { runDriverProcess } from './driver-process.ts'
 import { engineWaits, waitLive } from './live-service.ts'
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 8)
@@ -82,12 +83,4 @@ export async function benchLoad(): Promise<BenchResult[]> {
 }
 
 
-function runDriver(planFile: string): Promise<LoadReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load-driver.ts'), planFile], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!) as LoadReport) : reject(new Error(`load driver exited with ${code}`))))
-  })
-}
+const runDriver = (planFile: string) => runDriverProcess<LoadReport>('load-driver.ts', planFile)

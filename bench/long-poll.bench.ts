@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
 import type { Answer, LongPollPlan, LongPollReport } from './long-poll-driver.ts'
 import type { BenchResult } from './result.ts'
+import { runDriverProcess } from './driver-process.ts'
 import { idleCpuShare, waitLive } from './live-service.ts'
 
 const ADMIN = 'bench-admin-token-0123456789abcdef'
@@ -123,12 +123,4 @@ function merged(reports: LongPollReport[]): LongPollReport {
   return { held: reports.flatMap((r) => r.held), plain: reports.flatMap((r) => r.plain), requests: sum((r) => r.requests), non2xx: sum((r) => r.non2xx), errors: sum((r) => r.errors), statuses }
 }
 
-function runDriver(planFile: string): Promise<LongPollReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'long-poll-driver.ts'), planFile], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!) as LongPollReport) : reject(new Error(`long-poll driver exited with ${code}`))))
-  })
-}
+const runDriver = (planFile: string) => runDriverProcess<LongPollReport>('long-poll-driver.ts', planFile)
