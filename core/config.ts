@@ -89,6 +89,11 @@ const EnvSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(100, '>= 100').max(600_000, '<= 600000').default(10_000),
   /** Longest silence on a connection (ms), either way, before it is closed: bounds a request's whole exchange. */
   HTTP_IDLE_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(1_000, '>= 1000').max(3_600_000, '<= 3600000').default(60_000),
+  /**
+   * The longest a feed's long poll (`wait`) holds a request, whatever it asks (seconds, at most the
+   * contract's 30): lower it behind a proxy that closes quieter connections sooner.
+   */
+  LONG_POLL_HOLD_SECONDS: z.coerce.number({ error: 'seconds' }).int('seconds').min(0, '>= 0').max(30, '<= 30').default(30),
   /** How long an idle keep-alive connection is kept open between requests (ms). */
   HTTP_KEEPALIVE_TIMEOUT_MS: z.coerce.number({ error: 'milliseconds' }).int('milliseconds').min(100, '>= 100').max(600_000, '<= 600000').default(5_000),
   /** Open connections the API accepts in total; past it a new one is answered 503 with Retry-After and closed. */

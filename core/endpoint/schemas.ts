@@ -38,7 +38,7 @@ export const LongPollWait = z.coerce
   .min(0, `expected an integer from 0 to ${MAX_WAIT_SECONDS}`)
   .max(MAX_WAIT_SECONDS, `expected an integer from 0 to ${MAX_WAIT_SECONDS}`)
   .meta({
-    description: `Long poll: when the page after \`since\` is empty, hold the request up to this many seconds (at most ${MAX_WAIT_SECONDS}) and answer the moment the next item is served; an empty page when none came. Counted and priced as one call.`,
+    description: `Long poll: when the page after \`since\` is empty, hold the request up to this many seconds (at most ${MAX_WAIT_SECONDS}, or less where the operator set LONG_POLL_HOLD_SECONDS lower) and answer the moment the next item is served; an empty page when none came. Counted and priced as one call.`,
   })
 
 export const IsoCursor = z

@@ -1,4 +1,10 @@
+import type { Config } from '../config.ts'
 import type { AdvanceSource, Watermarks } from './watermarks.ts'
+
+/** Seconds a long poll asking `wait` is held: at most LONG_POLL_HOLD_SECONDS. */
+export function heldSeconds(wait: number | undefined, config: Pick<Config, 'LONG_POLL_HOLD_SECONDS'>): number {
+  return Math.min(wait ?? 0, config.LONG_POLL_HOLD_SECONDS)
+}
 
 /**
  * A feed's long poll (its `wait`, DESIGN §6): read the page after the caller's cursor; while it

@@ -4,6 +4,7 @@ import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { isoToMicros, microsToIso } from '../../core/serving/cursor.ts'
 import { createSharedAnswers, type SharedAnswers } from '../../core/serving/shared-answer.ts'
+import { heldSeconds } from '../../core/serving/long-poll.ts'
 import type { DeployerRecord, TokenRecord } from '../token/token-serving.ts'
 import { priceView, PriceView } from '../token/token-view.ts'
 import { callerSignals, CallerSignalView } from '../social/caller-signal.ts'
@@ -33,7 +34,7 @@ const FeedItem = z.object({
   caller_signal: CallerSignalView.optional(),
 })
 
-export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
+export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'config'>>()({
   method: 'GET',
   path: '/feed/new',
   summary: 'Launch feed',
@@ -92,7 +93,7 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
         }
         cursorUs = await pageAfter(isoToMicros(query.since)!, horizonUs)
         // A long poll at the head: wait for the batch that serves the next launch, then read again.
-        const deadline = Date.now() + (query.wait ?? 0) * 1000
+        const deadline = Date.now() + heldSeconds(query.wait, deps.config) * 1000
         while (picked.length === 0 && Date.now() < deadline) {
           if (!(await deps.tokens.waitForLaunch(cursorUs, deadline - Date.now()))) break
           const before: number | null = cursorUs

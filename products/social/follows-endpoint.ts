@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { Handle, IsoCursor, Limit, LongPollWait } from '../../core/endpoint/schemas.ts'
-import { holdWhileEmpty } from '../../core/serving/long-poll.ts'
+import { heldSeconds, holdWhileEmpty } from '../../core/serving/long-poll.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { isoToMicros } from '../../core/serving/cursor.ts'
@@ -52,7 +52,7 @@ export const socialFollowsEndpoint = defineEndpoint<ApiDeps>()({
         ),
       )
     const { page, next } = await holdWhileEmpty({
-      waitSeconds: query.wait,
+      waitSeconds: heldSeconds(query.wait, deps.config),
       read: async () => inclusivePage(await read(), since, query.limit, (r) => Number(r.observed_at)),
       isEmpty: (p) => p.page.length === 0,
       watermarks: deps.watermarks,

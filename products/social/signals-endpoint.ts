@@ -1,7 +1,7 @@
 import { roomsLed } from './room-lead.ts'
 import { z } from 'zod'
 import { IsoCursor, Limit, LongPollWait } from '../../core/endpoint/schemas.ts'
-import { holdWhileEmpty } from '../../core/serving/long-poll.ts'
+import { heldSeconds, holdWhileEmpty } from '../../core/serving/long-poll.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { isoToMicros } from '../../core/serving/cursor.ts'
@@ -44,7 +44,7 @@ export const signalsEndpoint = defineEndpoint<ApiDeps>()({
     // Eligible callers are chosen by the engine from caller_state (see signalCalls), not here.
     const filter = { minEarlyRate: query.min_early_rate, minGraded: query.min_calls, minRankScore: query.min_rank_score, includeCoordinated: query.include_coordinated ?? false }
     const { page, next } = await holdWhileEmpty({
-      waitSeconds: query.wait,
+      waitSeconds: heldSeconds(query.wait, deps.config),
       read: async () => inclusivePage(await deps.social.signalCalls(filter, since ?? 0, query.limit * 20), since, query.limit, (c) => c.capturedAt),
       isEmpty: (p) => p.page.length === 0,
       watermarks: deps.watermarks,

@@ -31,6 +31,9 @@ beforeAll(async () => {
     DATA_DIR: dir.path, SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', KAFKA_BROKERS: '', REDIS_URL: '', X402_LOCAL_CHAIN: 'off',
     // A short history: the fuzzing exercises the contract, not the backfill (which would take the CPU).
     SIMULATOR_BACKFILL_BLOCKS: '300',
+    // A generated `wait` on a feed with nothing after its cursor is held that long: at most 1 s
+    // here, or the fuzzer's cases would each hold up to its 30 s request timeout.
+    LONG_POLL_HOLD_SECONDS: '1',
   }, 120_000)
 })
 

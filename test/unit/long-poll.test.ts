@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { holdWhileEmpty } from '../../core/serving/long-poll.ts'
+import { heldSeconds, holdWhileEmpty } from '../../core/serving/long-poll.ts'
+import { loadConfig } from '../../core/config.ts'
 import { createWatermarks } from '../../core/serving/watermarks.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 
@@ -68,5 +69,13 @@ describe('holdWhileEmpty (a feed long poll)', () => {
     expect(page).toEqual([])
     expect(Date.now() - started).toBeGreaterThanOrEqual(950)
     expect(listening).toBe(0)
+  })
+
+  it('holds at most LONG_POLL_HOLD_SECONDS, whatever the request asks', () => {
+    expect(heldSeconds(30, loadConfig({}))).toBe(30)
+    expect(heldSeconds(undefined, loadConfig({}))).toBe(0)
+    expect(heldSeconds(30, loadConfig({ LONG_POLL_HOLD_SECONDS: '5' }))).toBe(5)
+    expect(heldSeconds(2, loadConfig({ LONG_POLL_HOLD_SECONDS: '5' }))).toBe(2)
+    expect(() => loadConfig({ LONG_POLL_HOLD_SECONDS: '31' })).toThrow(/LONG_POLL_HOLD_SECONDS/)
   })
 })
