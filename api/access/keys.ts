@@ -116,6 +116,16 @@ export function createKeyRegistry(ch: ClickHouseClient, store?: Store, opts: { c
       return looksLikeKey(key) ? byHash(hashKey(key)) : null
     },
     byHash,
+    /**
+     * The live record of a key verified within the last CACHE_MS, from memory, or undefined (not
+     * held, or held as unknown): what the gate serves without a lookup.
+     */
+    held(key: string): KeyRecord | undefined {
+      if (!looksLikeKey(key)) return undefined
+      const hit = cache.get(hashKey(key))
+      if (hit) countCacheLookup('api_keys', true)
+      return hit ?? undefined
+    },
     /** Lookups held in memory now (at most `cacheEntries`). */
     cacheSize: () => cache.size(),
   }

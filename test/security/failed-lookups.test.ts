@@ -55,9 +55,14 @@ describe('failed key and token lookups are capped per client address', () => {
     expect(limited.json().error.code).toBe('rate_limited')
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1)
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60)
-    // The address is refused until the minute ends, even with a real key; another address is not.
+    // The address's lookups are refused until the minute ends, a real key's too; another address is served.
     expect((await get('/watchlist', { 'x-svc-key': key }, '203.0.113.5')).statusCode).toBe(429)
     expect((await get('/watchlist', { 'x-svc-key': key }, '203.0.113.6')).statusCode).toBe(200)
+    // A key verified moments ago is answered from memory, with no lookup to refuse: also from the
+    // exhausted address (the cap guards lookups, and a key held is not guessed).
+    const missed = await misses('api_keys')
+    expect((await get('/watchlist', { 'x-svc-key': key }, '203.0.113.5')).statusCode).toBe(200)
+    expect(await misses('api_keys')).toBe(missed)
   })
 
   it('malformed credentials are refused at once and not counted: they are never looked up and can never succeed', async () => {
