@@ -7,7 +7,7 @@ import { ADDRESS_MESSAGE } from '../core/endpoint/schemas.ts'
 import type { AnyEndpoint, RequestInfo } from '../core/endpoint/types.ts'
 import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
 import { ApiError } from '../core/endpoint/errors.ts'
-import { renderResponse } from '../core/serving/rendered-json.ts'
+import { responseBytes } from '../core/serving/rendered-json.ts'
 import { API_CONSUMER, inEngineContext } from '../core/engine-accounting.ts'
 
 /** Query parameter names that look like a credential: keys go in headers only. */
@@ -131,8 +131,8 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
           if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)
           return reply.type(String(result.contentType)).send(result.raw)
         }
-        // The body as JSON text, kept parts' text reused (core/serving/rendered-json.ts).
-        return reply.type('application/json; charset=utf-8').send(renderResponse(result))
+        // The body as JSON bytes, kept parts' bytes reused (core/serving/rendered-json.ts).
+        return reply.type('application/json; charset=utf-8').send(responseBytes(result))
       },
     })
   }

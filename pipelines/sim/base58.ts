@@ -1,4 +1,5 @@
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
+const ALPHABET_CODES = Buffer.from(ALPHABET, 'latin1')
 
 /** Bytes as base58 (Bitcoin alphabet, as Solana addresses and signatures): leading zero bytes become '1'. */
 export function base58(bytes: Uint8Array): string {
@@ -17,8 +18,12 @@ export function base58(bytes: Uint8Array): string {
       carry = (carry / 58) | 0
     }
   }
-  let out = ''
-  for (let i = 0; i < bytes.length && bytes[i] === 0; i++) out += '1'
-  for (let i = length - 1; i >= 0; i--) out += ALPHABET[digits[i]!]
-  return out
+  // The characters gathered first and made into one flat string: appending one at a time leaves
+  // a chain of a string object per character, kept as long as the result is (the simulated
+  // Solana world holds tens of thousands of addresses and signatures).
+  let zeros = 0
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++
+  const chars = Buffer.alloc(zeros + length, ALPHABET_CODES[0])
+  for (let i = 0; i < length; i++) chars[zeros + i] = ALPHABET_CODES[digits[length - 1 - i]!]!
+  return chars.toString('latin1')
 }

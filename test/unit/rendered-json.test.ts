@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderOnce, renderResponse } from '../../core/serving/rendered-json.ts'
+import { renderOnce, renderResponse, responseBytes } from '../../core/serving/rendered-json.ts'
 
 describe('responses rendered with kept parts', () => {
   it('writes exactly what JSON.stringify writes, marked parts or not', () => {
@@ -24,5 +24,33 @@ describe('responses rendered with kept parts', () => {
     renderResponse({ data: unmarked })
     unmarked.v = 2
     expect(renderResponse({ data: unmarked })).toBe('{"data":{"v":2}}')
+  })
+})
+
+describe('response bytes', () => {
+  it('are the JSON text as UTF-8, made once per kept part and envelope values', () => {
+    const part = renderOnce({ token: 'é\u2028', n: 1 })
+    const a = responseBytes({ data: part, chain_id: 4663, measured_through_block: 12 })
+    expect(a.toString('utf8')).toBe(JSON.stringify({ data: part, chain_id: 4663, measured_through_block: 12 }))
+    expect(responseBytes({ data: part, chain_id: 4663, measured_through_block: 12 })).toBe(a)
+    // Another envelope value (the next batch's block) is another body.
+    const b = responseBytes({ data: part, chain_id: 4663, measured_through_block: 13 })
+    expect(b).not.toBe(a)
+    expect(JSON.parse(b.toString('utf8')).measured_through_block).toBe(13)
+    // The key tells a string from a number with the same text, and undefined from absent.
+    expect(JSON.parse(responseBytes({ data: part, cursor: '13' }).toString()).cursor).toBe('13')
+    expect(JSON.parse(responseBytes({ data: part, cursor: 13 }).toString()).cursor).toBe(13)
+    expect(responseBytes({ data: part, cursor: undefined }).toString()).toBe(JSON.stringify({ data: part }))
+  })
+
+  it('are made afresh for anything but one kept part with plain values beside it', () => {
+    const part = renderOnce({ v: 1 })
+    for (const c of [{ data: { v: 1 }, chain_id: 1 }, { data: part, other: part }, { data: part, list: [1] }, [part], null, 'x']) {
+      expect(responseBytes(c).toString('utf8')).toBe(JSON.stringify(c))
+    }
+    const unmarked = { v: 1 }
+    responseBytes({ data: unmarked })
+    unmarked.v = 2
+    expect(responseBytes({ data: unmarked }).toString()).toBe('{"data":{"v":2}}')
   })
 })
