@@ -38,6 +38,7 @@ import { commandVerify } from './verify.ts'
 import { startAuditSchedule } from '../pipelines/verify/audit-schedule.ts'
 import { createApiServer } from './serve-api.ts'
 import { faultHooks } from './fault-hooks.ts'
+import { SERVICE_NODE_FLAGS, startedWithServiceFlags } from './node-flags.ts'
 import { onTaskFailure } from './stop-role.ts'
 import { simCommandStart } from './sim-start.ts'
 import { refusePrivateEngine } from './shared-engine.ts'
@@ -274,6 +275,12 @@ async function commandStart(config: Config): Promise<void> {
   onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => audit?.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
+  warnWithoutServiceFlags(rt)
+}
+
+/** Said once at start when the process lacks the service's V8 flags (started as plain `node bin/svc.js`). */
+function warnWithoutServiceFlags(rt: Runtime): void {
+  if (!startedWithServiceFlags()) rt.logger.warn({ flags: SERVICE_NODE_FLAGS.join(' ') }, 'started without the service V8 flags: serving under load is slower (npm start and bin/svc.js pass them)')
 }
 
 /**
@@ -302,6 +309,7 @@ async function commandApi(config: Config): Promise<void> {
   onShutdown(rt, [() => api.close()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address }, 'api listening')
+  warnWithoutServiceFlags(rt)
 }
 
 async function commandPipeline(config: Config, args: string[]): Promise<void> {

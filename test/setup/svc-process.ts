@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { SERVICE_NODE_FLAGS } from '../../bin/node-flags.ts'
 
 const SVC = join(import.meta.dirname, '../../bin/svc.js')
 
@@ -20,8 +21,8 @@ export function runSvc(args: string[], env: Record<string, string>, timeoutMs = 
     const options = { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'] }
     const child =
       opts.nofile === undefined
-        ? spawn(process.execPath, [SVC, ...args], options)
-        : spawn('bash', ['-c', `ulimit -n ${opts.nofile} && exec "$0" "$@"`, process.execPath, SVC, ...args], options)
+        ? spawn(process.execPath, [...SERVICE_NODE_FLAGS, SVC, ...args], options)
+        : spawn('bash', ['-c', `ulimit -n ${opts.nofile} && exec "$0" "$@"`, process.execPath, ...SERVICE_NODE_FLAGS, SVC, ...args], options)
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -134,7 +135,7 @@ export function spawnSvc(args: string[], env: Record<string, string>): SvcChild 
 function spawnKept(args: string[], env: Record<string, string>): { child: ChildProcess; output(): string } {
   // SVC_NODE_ARGS: node flags for the service process, e.g. `--cpu-prof` to profile it under a bench.
   const nodeArgs = (process.env.SVC_NODE_ARGS ?? '').split(' ').filter(Boolean)
-  const child = spawn(process.execPath, [...nodeArgs, SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let tail = ''
   const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-8000))
   child.stdout!.on('data', keep)
