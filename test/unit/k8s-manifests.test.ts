@@ -45,7 +45,8 @@ describe('infra/k8s manifests', () => {
 
   it('run every role (api, each pipeline, sim) with resources and /health probes, and autoscale the api', () => {
     const deployments = resources.filter((r) => r.kind === 'Deployment')
-    const commands = deployments.map((d) => d.spec.template!.spec.containers[0]!.command.slice(2).join(' '))
+    // `node <flags> bin/svc.js <role...>`: the role after the entry point.
+    const commands = deployments.map((d) => { const c = d.spec.template!.spec.containers[0]!.command; return c.slice(c.indexOf('bin/svc.js') + 1).join(' ') })
     expect(commands.sort()).toEqual(['api', 'pipeline alerts', 'pipeline chain-4663', 'pipeline prices', 'pipeline social', 'sim'])
     for (const d of deployments) {
       const c = d.spec.template!.spec.containers[0]!
