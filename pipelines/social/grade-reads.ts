@@ -59,16 +59,14 @@ export async function passFacts(
      SELECT 'reorg', toString(from_block), old_hash, toString(toUnixTimestamp64Milli(detected_at)) FROM chain_reorgs
      WHERE chain_id = {chain:UInt32} AND detected_at > fromUnixTimestamp64Milli({reorgs:Int64})
      UNION ALL
-     SELECT 'closing', author, token, toString(toUnixTimestamp(min(called_at))) FROM calls_by_time
-     WHERE called_at >= toDateTime({lo:UInt32}) AND called_at <= toDateTime(${through} - ${CALL_WINDOW_SECONDS})
-     GROUP BY author, token
+     SELECT 'closing', author, token, toString(toUnixTimestamp(first_called_at)) FROM (${closingCalls(`${through} - ${CALL_WINDOW_SECONDS}`)})
      UNION ALL
      SELECT DISTINCT 'noted', author, token, '' FROM calls_noted
      WHERE noted_at > fromUnixTimestamp64Milli({calls:Int64}) AND toUnixTimestamp(called_at) + ${CALL_WINDOW_SECONDS} <= ${through}
      UNION ALL
      SELECT DISTINCT 'real', token, '', '' FROM token_real_noted WHERE chain_id = {chain:UInt32} AND noted_at > fromUnixTimestamp64Milli({real:Int64})`,
     {
-      chain: chainId, gt: since.gradedThrough, lo: Math.max(0, since.gradedThrough - CALL_WINDOW_SECONDS + 1),
+      chain: chainId, gt: since.gradedThrough, lo: closingFrom(since.gradedThrough),
       reorgs: since.reorgsMs, calls: since.callsNotedMs, real: since.realNotedMs,
     },
   )
@@ -92,18 +90,26 @@ export async function passFacts(
 
 const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0)
 
+/** The first call time whose window closing after chain time `from` is graded: the `lo` of closingCalls. */
+const closingFrom = (from: number) => Math.max(0, from - CALL_WINDOW_SECONDS + 1)
+
+/**
+ * Each (author, token) called from `{lo:UInt32}` through `hiSql` (a chain time, SQL), with its first
+ * call time: calls_by_time by its key range. The calls whose window closes after `lo`'s and by
+ * `hiSql` + the window.
+ */
+function closingCalls(hiSql: string): string {
+  return `SELECT author, token, min(called_at) AS first_called_at FROM calls_by_time
+          WHERE called_at >= toDateTime({lo:UInt32}) AND called_at <= toDateTime(${hiSql}) GROUP BY author, token`
+}
+
 /** Calls whose window closed in (from, to] of chain time: calls_by_time by its key range. */
 export async function callsClosingIn(ch: ClickHouseClient, from: number, to: number): Promise<CallKey[]> {
-  const lo = Math.max(0, from - CALL_WINDOW_SECONDS + 1)
+  const lo = closingFrom(from)
   const hi = to - CALL_WINDOW_SECONDS
   if (hi < lo) return []
   // Oldest first: the grader prices calls in time order, each batch over a short span of swaps.
-  const rows = await queryRows<{ author: string; token: string }>(
-    ch,
-    `SELECT author, token FROM calls_by_time WHERE called_at >= toDateTime({lo:UInt32}) AND called_at <= toDateTime({hi:UInt32})
-     GROUP BY author, token ORDER BY min(called_at), author, token`,
-    { lo, hi },
-  )
+  const rows = await queryRows<{ author: string; token: string }>(ch, `${closingCalls('{hi:UInt32}')} ORDER BY first_called_at, author, token`, { lo, hi })
   return rows.map((r) => [r.author, r.token] as const)
 }
 
