@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { SQL_LIMITS } from '../../core/plans.ts'
-import { ENGINE_PRIORITY } from '../../core/engine-priority.ts'
+import { ENGINE_PRIORITY, ENGINE_SERVICE_MAX_THREADS } from '../../core/engine-priority.ts'
 import { analystGrantStatements } from '../../sql/analyst-access.ts'
 
 /** The users the engine serves over HTTP, each with a password kept in credentials.json. */
@@ -111,7 +111,7 @@ function usersXml(credentials: EngineCredentials, database: string): string {
   return `<clickhouse>
   <profiles>
     <default>${HTTP_LIMITS}</default>
-    <service>${HTTP_LIMITS}<priority>${ENGINE_PRIORITY.service}</priority></service>
+    <service>${HTTP_LIMITS}<priority>${ENGINE_PRIORITY.service}</priority><max_threads>${ENGINE_SERVICE_MAX_THREADS}</max_threads></service>
     <analyst_limits>${profile}<constraints>${constraints}</constraints></analyst_limits>
   </profiles>
   <quotas>

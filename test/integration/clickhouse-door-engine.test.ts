@@ -3,7 +3,7 @@ import { createClient } from '@clickhouse/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import { SQL_LIMITS } from '../../core/plans.ts'
-import { ENGINE_PRIORITY } from '../../core/engine-priority.ts'
+import { ENGINE_PRIORITY, ENGINE_SERVICE_MAX_THREADS } from '../../core/engine-priority.ts'
 import { CompressedBodyError, decompressClickHouseBody } from '../../api/clickhouse-compressed-body.ts'
 import { ANALYST_TABLES, SECRET_TABLES } from '../../sql/table-access.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
@@ -90,9 +90,13 @@ describe('the ClickHouse JDBC driver through /clickhouse', () => {
   it('runs analysts\' queries after the service\'s own statements on the shared engine (ClickHouse priorities)', async () => {
     const through = await fetch(`${base}/clickhouse?query=${encodeURIComponent("SELECT getSetting('priority'), currentUser()")}`, { headers: { 'x-clickhouse-key': analyst } })
     expect((await through.text()).trim().split('\t')).toEqual([String(SQL_LIMITS.priority), 'analyst'])
-    const [own] = await queryRows<{ p: string }>(env.rt.ch, "SELECT toString(getSetting('priority')) AS p")
+    const [own] = await queryRows<{ p: string; threads: string }>(env.rt.ch, "SELECT toString(getSetting('priority')) AS p, toString(getSetting('max_threads')) AS threads")
     expect(Number(own!.p)).toBe(ENGINE_PRIORITY.service)
     expect(ENGINE_PRIORITY.service).toBeLessThan(SQL_LIMITS.priority)
+    // The service's statements run on one thread each; analysts' keep the engine's default.
+    expect(Number(own!.threads)).toBe(ENGINE_SERVICE_MAX_THREADS)
+    const analystThreads = await fetch(`${base}/clickhouse?query=${encodeURIComponent("SELECT toString(getSetting('max_threads'))")}`, { headers: { 'x-clickhouse-key': analyst } })
+    expect((await analystThreads.text()).trim()).not.toBe(String(ENGINE_SERVICE_MAX_THREADS))
   })
 })
 
