@@ -151,11 +151,11 @@ export function createAccessGate(deps: GateDeps): AccessGate {
       // Only a well-formed credential is looked up, so only its failure counts (a malformed one
       // costs nothing and can never succeed: it is refused at once).
       const lookedUp = connection ? looksLikeConnectionToken(presented) : looksLikeKey(presented)
-      // A key verified moments ago is served from memory: it costs no lookup, so the failed-lookup
-      // cap (which guards lookups) is not read for it.
-      const held = connection ? undefined : keys.held(presented)
-      if (lookedUp && !held) await failures.refuseIfExhausted(request.ip)
-      const record = held ?? (connection ? await byConnection(presented) : await keys.verify(presented))
+      // The cap is read before a lookup only: a key verified moments ago is served from memory
+      // without one (keys.verify decides), so a busy caller's key costs no store read per call.
+      const beforeLookup = () => failures.refuseIfExhausted(request.ip)
+      if (connection && lookedUp) await beforeLookup()
+      const record = connection ? await byConnection(presented) : await keys.verify(presented, beforeLookup)
       if (!record) {
         if (lookedUp) await failures.failed(request.ip)
         throw new ApiError('invalid_key', connection ? 'The connection token is not valid (unknown, expired, or its key was revoked).' : undefined)

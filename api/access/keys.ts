@@ -111,21 +111,23 @@ export function createKeyRegistry(ch: ClickHouseClient, store?: Store, opts: { c
       for (const r of live) cache.delete(r.keyHash)
       return live.length
     },
-    /** The live record of a key, or null. */
-    async verify(key: string): Promise<KeyRecord | null> {
-      return looksLikeKey(key) ? byHash(hashKey(key)) : null
+    /**
+     * The live record of a key, or null. A key verified within the last CACHE_MS is answered from
+     * memory; otherwise it is looked up, after `beforeLookup` (the gate's failed-lookup cap, which
+     * guards lookups only) has let it.
+     */
+    async verify(key: string, beforeLookup?: () => Promise<void>): Promise<KeyRecord | null> {
+      if (!looksLikeKey(key)) return null
+      const h = hashKey(key)
+      const held = cache.get(h)
+      if (held) {
+        countCacheLookup('api_keys', true)
+        return held
+      }
+      await beforeLookup?.()
+      return byHash(h)
     },
     byHash,
-    /**
-     * The live record of a key verified within the last CACHE_MS, from memory, or undefined (not
-     * held, or held as unknown): what the gate serves without a lookup.
-     */
-    held(key: string): KeyRecord | undefined {
-      if (!looksLikeKey(key)) return undefined
-      const hit = cache.get(hashKey(key))
-      if (hit) countCacheLookup('api_keys', true)
-      return hit ?? undefined
-    },
     /** Lookups held in memory now (at most `cacheEntries`). */
     cacheSize: () => cache.size(),
   }
