@@ -47,6 +47,8 @@ export interface KafkaBusOptions {
 
 const DEFAULT_RECORDS_PER_SEND = 10_000
 const HEARTBEAT_MS = 1_000
+/** The longest pause between attempts to start a replacement consumer. */
+const REVIVE_MAX_DELAY_MS = 10_000
 
 /**
  * The bus over Kafka. Each subscription is one kafkajs consumer; offsets are committed
@@ -121,30 +123,76 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     if (closed) throw new Error('kafka bus: subscribe() after close()')
     await ensureTopics(opts.topics)
     const maxBatch = Math.max(1, opts.maxBatchSize ?? DEFAULT_MAX_BATCH)
-    const consumer = kafka.consumer({
-      groupId: opts.groupId,
-      sessionTimeout: 10_000,
-      rebalanceTimeout: 10_000,
-      heartbeatInterval: HEARTBEAT_MS,
-      maxBytesPerPartition: 16 * 1024 * 1024,
-      maxBytes: 64 * 1024 * 1024,
-      // The fetch long-poll bounds how long stop() waits; data present returns at once.
-      maxWaitTimeInMs: 500,
-      allowAutoTopicCreation: true,
-    })
     let stopping = false
     let wakeStop: () => void = () => {}
     const stopped = new Promise<void>((r) => (wakeStop = r))
     let assigned: Record<string, number[]> | null = null
+    // The kafkajs consumer in use: replaced when one stops on an error kafkajs does not restart from.
+    let consumer: Consumer
+    // 'starting' until the first join (a failure then is subscribe()'s to throw), then 'running';
+    // 'reviving' while a replacement is being started (its own failures are the loop's to retry).
+    let state: 'starting' | 'running' | 'reviving' = 'starting'
+    let revival: Promise<void> = Promise.resolve()
 
-    consumer.on(consumer.events.GROUP_JOIN, (e) => {
-      assigned = e.payload.memberAssignment
-    })
-    consumer.on(consumer.events.CRASH, (e) => {
-      if (!e.payload.restart) {
-        options.logger?.error({ err: e.payload.error, groupId: opts.groupId }, 'kafka consumer crashed for good')
+    function createConsumer(): Consumer {
+      const c = kafka.consumer({
+        groupId: opts.groupId,
+        sessionTimeout: 10_000,
+        rebalanceTimeout: 10_000,
+        heartbeatInterval: HEARTBEAT_MS,
+        maxBytesPerPartition: 16 * 1024 * 1024,
+        maxBytes: 64 * 1024 * 1024,
+        // The fetch long-poll bounds how long stop() waits; data present returns at once.
+        maxWaitTimeInMs: 500,
+        allowAutoTopicCreation: true,
+      })
+      c.on(c.events.GROUP_JOIN, (e) => {
+        assigned = e.payload.memberAssignment
+      })
+      c.on(c.events.CRASH, (e) => {
+        // kafkajs restarts after a retriable error by itself. Some errors it does not restart from
+        // are only the broker being away: a consumer (re)joining while it is down fails with
+        // "Failed to find group coordinator", which kafkajs counts as final. Once running, this
+        // subscription outlives that: a new consumer joins the group from its committed offsets.
+        if (e.payload.restart || stopping || c !== consumer || state !== 'running') return
+        state = 'reviving'
+        options.logger?.warn({ err: e.payload.error, groupId: opts.groupId }, 'kafka consumer stopped on an error kafkajs does not restart from; starting a new one')
+        revival = revive(c)
+      })
+      return c
+    }
+
+    // Joined and fetched once, or thrown (the consumer disconnected again).
+    async function start(c: Consumer): Promise<void> {
+      const joined = waitForFirstFetch(c, options.joinTimeoutMs ?? 60_000)
+      joined.catch(() => {}) // awaited below; this only keeps an early failure from going unhandled
+      try {
+        await c.connect()
+        await c.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning ?? true })
+        await c.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 1, eachBatch })
+        await joined
+      } catch (err) {
+        await c.disconnect().catch(() => {})
+        throw err
       }
-    })
+    }
+
+    async function revive(dead: Consumer): Promise<void> {
+      await dead.disconnect().catch(() => {})
+      for (let attempt = 1; !stopping; attempt++) {
+        await pause(Math.min(REVIVE_MAX_DELAY_MS, retryDelayMs * 2 ** attempt))
+        if (stopping) return
+        consumer = createConsumer()
+        try {
+          await start(consumer)
+          options.logger?.warn({ groupId: opts.groupId, attempt }, 'kafka consumer started again')
+          state = 'running'
+          return
+        } catch (err) {
+          options.logger?.warn({ err: err instanceof Error ? err.message : String(err), groupId: opts.groupId, attempt }, 'kafka consumer could not start again yet')
+        }
+      }
+    }
 
     const pause = (ms: number) => Promise.race([stopped, new Promise<void>((r) => setTimeout(r, ms).unref())])
 
@@ -202,22 +250,9 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       }
     }
 
-    const joined = waitForFirstFetch(consumer, options.joinTimeoutMs ?? 60_000)
-    joined.catch(() => {}) // awaited below; this only keeps an early failure from going unhandled
-    try {
-      await consumer.connect()
-      await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning ?? true })
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 1,
-        eachBatch,
-      })
-      await joined
-    } catch (err) {
-      await consumer.disconnect().catch(() => {})
-      throw err
-    }
+    consumer = createConsumer()
+    await start(consumer)
+    state = 'running'
 
     let stopPromise: Promise<void> | null = null
     const subscription: Subscription = {
@@ -227,7 +262,11 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
           wakeStop()
           // disconnect() waits for the running eachBatch (which commits what was done), then
           // leaves the group so the partitions move to another member at once.
-          stopPromise = consumer.disconnect().finally(() => subscriptions.delete(subscription))
+          // A replacement being started finishes (or fails) first, so the one disconnected is the last.
+          stopPromise = (async () => {
+            await revival
+            await consumer.disconnect()
+          })().finally(() => subscriptions.delete(subscription))
         }
         return stopPromise
       },

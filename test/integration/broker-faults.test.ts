@@ -229,7 +229,11 @@ describe('Kafka broker faults with svc sim, svc pipeline and svc api', () => {
       const r = await fetch(`${base}/admin/sql`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'SELECT count() AS v FROM price_candles' }) })
       return Number(((await r.json()) as { rows: Array<{ v: string }> }).rows[0]!.v)
     }
-    if (minutes > 0) await until(`the ${minutes} price candles ingested`, async () => ((await candles()) >= minutes ? true : undefined), 60_000)
+    if (minutes > 0) {
+      await until(`the ${minutes} price candles ingested`, async () => ((await candles()) >= minutes ? true : undefined), 60_000).catch(async (err: Error) => {
+        throw new Error(`${err.message} (${await candles()} in)\n--- svc start:\n${svc!.output().slice(-6000)}`)
+      })
+    }
 
     await svc.stop()
     svc = undefined

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -129,7 +130,7 @@ export function spawnSvc(args: string[], env: Record<string, string>): SvcChild 
 
 /**
  * `svc <args>` as a child whose pipes are drained for its whole life (a full pipe would block it),
- * keeping the last 8000 characters printed, and killed if the test process exits first (a test
+ * keeping the last 8000 characters printed (and all of it under SVC_TEST_LOG_DIR), and killed if the test process exits first (a test
  * that times out never runs its cleanup).
  */
 function spawnKept(args: string[], env: Record<string, string>): { child: ChildProcess; output(): string } {
@@ -137,7 +138,12 @@ function spawnKept(args: string[], env: Record<string, string>): { child: ChildP
   const nodeArgs = (process.env.SVC_NODE_ARGS ?? '').split(' ').filter(Boolean)
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let tail = ''
-  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-8000))
+  // SVC_TEST_LOG_DIR: keep each child's whole output there too (the tail is all a failure prints).
+  const logFile = process.env.SVC_TEST_LOG_DIR ? `${process.env.SVC_TEST_LOG_DIR}/${args.join('-')}-${child.pid}.log` : undefined
+  const keep = (d: Buffer) => {
+    tail = (tail + d.toString()).slice(-8000)
+    if (logFile) appendFileSync(logFile, d)
+  }
   child.stdout!.on('data', keep)
   child.stderr!.on('data', keep)
   const killOnExit = () => child.kill('SIGKILL')
