@@ -1,4 +1,5 @@
-import { type AbiEvent, type AbiParameter, encodeAbiParameters, encodeEventTopics, type Hex } from 'viem'
+import { type AbiEvent, type AbiParameter, encodeEventTopics, type Hex } from 'viem'
+import { abiWord, encodeStatic } from './abi-words.ts'
 import { erc20Abi } from '../decode/erc20.ts'
 import type { DecodedEvent, MalformedLog } from '../decode/types.ts'
 import { uniswapV2FactoryAbi } from '../decode/uniswap-v2-factory.ts'
@@ -10,8 +11,9 @@ import { uniswapV4PoolManagerAbi } from '../decode/uniswap-v4-pool-manager.ts'
 /**
  * A log the world emits, before ABI encoding: the event the decoders would read back from it
  * (any `DecodedEvent` but a malformed one). The world decides what happens; this file turns
- * it into the topics and data a node would return, with viem's encoder, so the production
- * decoders are tested against an independent implementation.
+ * it into the topics and data a node would return: topic0 by viem's encoder, the words by our
+ * static encoder (abi-words.ts), which a test holds equal to viem's, so the production decoders
+ * are tested against an independent implementation.
  */
 export type LogSpec = Exclude<DecodedEvent, MalformedLog>
 
@@ -47,7 +49,7 @@ const v4ModifyLiquidityData = dataParams(v4ModifyLiquidityEvent)
 
 // encodeEventTopics re-hashes the event signature on every call (about 40 us here), so
 // topic0 is encoded once per event and each indexed argument is encoded the way
-// encodeEventTopics encodes it: encodeAbiParameters of that one parameter.
+// encodeEventTopics encodes it: the ABI word of that one parameter.
 const topic0 = (abi: readonly AbiEvent[], eventName: string) =>
   (encodeEventTopics({ abi, eventName } as Parameters<typeof encodeEventTopics>[0]) as Hex[])[0]
 const TRANSFER = topic0(erc20Abi, 'Transfer')
@@ -64,12 +66,9 @@ const V4_INITIALIZE = topic0(uniswapV4PoolManagerAbi, 'Initialize')
 const V4_SWAP = topic0(uniswapV4PoolManagerAbi, 'Swap')
 const V4_MODIFY_LIQUIDITY = topic0(uniswapV4PoolManagerAbi, 'ModifyLiquidity')
 
-const ADDRESS_PARAM = [{ type: 'address' }] as const
-const INT24_PARAM = [{ type: 'int24' }] as const
-const UINT24_PARAM = [{ type: 'uint24' }] as const
-const addressTopic = (address: string) => encodeAbiParameters(ADDRESS_PARAM, [address as Hex])
-const int24Topic = (value: number) => encodeAbiParameters(INT24_PARAM, [value])
-const uint24Topic = (value: number) => encodeAbiParameters(UINT24_PARAM, [value])
+const addressTopic = (address: string) => `0x${abiWord('address', address)}`
+const int24Topic = (value: number) => `0x${abiWord('int24', value)}`
+const uint24Topic = (value: number) => `0x${abiWord('uint24', value)}`
 
 /** ABI-encode one world log. */
 export function encodeLog(spec: LogSpec): EncodedLog {
@@ -78,79 +77,79 @@ export function encodeLog(spec: LogSpec): EncodedLog {
       return {
         address: spec.address,
         topics: [TRANSFER, addressTopic(spec.from), addressTopic(spec.to)],
-        data: encodeAbiParameters(transferData, [spec.value]),
+        data: encodeStatic(transferData, [spec.value]),
       }
     case 'v2_pair_created':
       return {
         address: spec.address,
         topics: [PAIR_CREATED, addressTopic(spec.token0), addressTopic(spec.token1)],
-        data: encodeAbiParameters(pairCreatedData, [spec.pair, spec.allPairsLength]),
+        data: encodeStatic(pairCreatedData, [spec.pair, spec.allPairsLength]),
       }
     case 'v2_swap':
       return {
         address: spec.address,
         topics: [SWAP, addressTopic(spec.sender), addressTopic(spec.to)],
-        data: encodeAbiParameters(swapData, [spec.amount0In, spec.amount1In, spec.amount0Out, spec.amount1Out]),
+        data: encodeStatic(swapData, [spec.amount0In, spec.amount1In, spec.amount0Out, spec.amount1Out]),
       }
     case 'v2_sync':
       return {
         address: spec.address,
         topics: [SYNC],
-        data: encodeAbiParameters(syncData, [spec.reserve0, spec.reserve1]),
+        data: encodeStatic(syncData, [spec.reserve0, spec.reserve1]),
       }
     case 'v2_mint':
       return {
         address: spec.address,
         topics: [MINT, addressTopic(spec.sender)],
-        data: encodeAbiParameters(mintData, [spec.amount0, spec.amount1]),
+        data: encodeStatic(mintData, [spec.amount0, spec.amount1]),
       }
     case 'v2_burn':
       return {
         address: spec.address,
         topics: [BURN, addressTopic(spec.sender), addressTopic(spec.to)],
-        data: encodeAbiParameters(burnData, [spec.amount0, spec.amount1]),
+        data: encodeStatic(burnData, [spec.amount0, spec.amount1]),
       }
     case 'v3_pool_created':
       return {
         address: spec.address,
         topics: [V3_POOL_CREATED, addressTopic(spec.token0), addressTopic(spec.token1), uint24Topic(spec.fee)],
-        data: encodeAbiParameters(v3PoolCreatedData, [spec.tickSpacing, spec.pool]),
+        data: encodeStatic(v3PoolCreatedData, [spec.tickSpacing, spec.pool]),
       }
     case 'v3_swap':
       return {
         address: spec.address,
         topics: [V3_SWAP, addressTopic(spec.sender), addressTopic(spec.recipient)],
-        data: encodeAbiParameters(v3SwapData, [spec.amount0, spec.amount1, spec.sqrtPriceX96, spec.liquidity, spec.tick]),
+        data: encodeStatic(v3SwapData, [spec.amount0, spec.amount1, spec.sqrtPriceX96, spec.liquidity, spec.tick]),
       }
     case 'v3_mint':
       return {
         address: spec.address,
         topics: [V3_MINT, addressTopic(spec.owner), int24Topic(spec.tickLower), int24Topic(spec.tickUpper)],
-        data: encodeAbiParameters(v3MintData, [spec.sender, spec.amount, spec.amount0, spec.amount1]),
+        data: encodeStatic(v3MintData, [spec.sender, spec.amount, spec.amount0, spec.amount1]),
       }
     case 'v3_burn':
       return {
         address: spec.address,
         topics: [V3_BURN, addressTopic(spec.owner), int24Topic(spec.tickLower), int24Topic(spec.tickUpper)],
-        data: encodeAbiParameters(v3BurnData, [spec.amount, spec.amount0, spec.amount1]),
+        data: encodeStatic(v3BurnData, [spec.amount, spec.amount0, spec.amount1]),
       }
     case 'v4_initialize':
       return {
         address: spec.address,
         topics: [V4_INITIALIZE, spec.poolId, addressTopic(spec.currency0), addressTopic(spec.currency1)],
-        data: encodeAbiParameters(v4InitializeData, [spec.fee, spec.tickSpacing, spec.hooks, spec.sqrtPriceX96, spec.tick]),
+        data: encodeStatic(v4InitializeData, [spec.fee, spec.tickSpacing, spec.hooks, spec.sqrtPriceX96, spec.tick]),
       }
     case 'v4_swap':
       return {
         address: spec.address,
         topics: [V4_SWAP, spec.poolId, addressTopic(spec.sender)],
-        data: encodeAbiParameters(v4SwapData, [spec.amount0, spec.amount1, spec.sqrtPriceX96, spec.liquidity, spec.tick, spec.fee]),
+        data: encodeStatic(v4SwapData, [spec.amount0, spec.amount1, spec.sqrtPriceX96, spec.liquidity, spec.tick, spec.fee]),
       }
     case 'v4_modify_liquidity':
       return {
         address: spec.address,
         topics: [V4_MODIFY_LIQUIDITY, spec.poolId, addressTopic(spec.sender)],
-        data: encodeAbiParameters(v4ModifyLiquidityData, [spec.tickLower, spec.tickUpper, spec.liquidityDelta, spec.salt]),
+        data: encodeStatic(v4ModifyLiquidityData, [spec.tickLower, spec.tickUpper, spec.liquidityDelta, spec.salt]),
       }
   }
 }
