@@ -23,8 +23,6 @@ export interface SinkContext {
   partition: number
   /** Dead-letter something found while writing (e.g. one undecodable log of a block). */
   deadLetter(letter: { message: BusMessage; reason: string; value?: string }): void
-  /** The partition held records after this batch when it was fetched: the consumer is behind. */
-  behind: boolean
 }
 
 /**
@@ -146,12 +144,11 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
   /** The sink over `items`, retried; refused for good, it is tried record by record and the poison ones dead-lettered. */
   async function write(batch: BusBatch, items: SinkItem<T>[], letters: DeadLetter[]): Promise<string | null> {
     const token = offsetRangeToken(topic, batch.partition, items.map((i) => i.message))
-    const behind = BigInt(batch.highWatermark) > BigInt(batch.messages.at(-1)!.offset) + 1n
     const t0 = performance.now()
     const r = await attempt(async () => {
       // Dead letters found by an attempt count only if that attempt succeeds: a retry finds them again.
       const found: DeadLetter[] = []
-      const ctx: SinkContext = { token, topic, partition: batch.partition, deadLetter: (l) => found.push({ ...l, step: opts.sink.name }), behind }
+      const ctx: SinkContext = { token, topic, partition: batch.partition, deadLetter: (l) => found.push({ ...l, step: opts.sink.name }) }
       const acked = await inEngineContext(consumer, opts.sink.name, () => opts.sink.write(items, ctx))
       letters.push(...found)
       return acked

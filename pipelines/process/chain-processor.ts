@@ -15,7 +15,7 @@ import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, recountChainTotals } from '../../products/token/chain-totals.ts'
-import { blockAt, catchUpServingState, MAX_UNSERVED_BLOCKS, mergeTouch, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
+import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { createLaunchOutcomes } from '../../products/verdict/launch-verdicts.ts'
 import { catchUpFifo } from '../../products/wallet/fifo-refresh.ts'
@@ -47,9 +47,6 @@ export interface ChainProcessor {
   lag(): Promise<number>
 }
 
-/** The longest a batch's refresh waits for later batches' while the consumer is behind. */
-const DEFER_MS = 5_000
-
 /**
  * The chain processor: consumes `chain.<id>.logs` through the consumer framework (parse, chain
  * id, then the block writer below), and inserts each batch of blocks with an exactly-once effect:
@@ -75,12 +72,6 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let servedChainTime: number | undefined
   /** The same, kept for svc_served_block_age_seconds (once a batch was served since the start). */
   let servedBlockTime: number | undefined
-  /**
-   * Batches inserted while the consumer is behind (a backfill, a catch-up after downtime) whose
-   * refresh waits for the next: one refresh over what several batches touched instead of one
-   * each, as the batches are ingested and answers would move past them within seconds anyway.
-   */
-  let deferred: { touch: ServingTouch; fromBlock: number; since: number } | null = null
 
   /** Tokens traded in blocks [from, to]: whose "real" status a restart must re-check. */
   async function tokensTradedIn(from: number, to: number): Promise<string[]> {
@@ -109,33 +100,10 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     return r.seq
   }
 
-  /**
-   * Whether a batch's refresh may wait for the next batch's: only while records wait behind it,
-   * for at most DEFER_MS since the first unserved batch (answers keep moving during a backfill),
-   * and while the unserved blocks plus one more batch stay within what a restart refreshes as one
-   * batch (MAX_UNSERVED_BLOCKS), so a crash meanwhile never turns into a rebuild.
-   */
-  function mayDefer(behind: boolean, fromBlock: number, lastBlock: number): boolean {
-    if (!behind) return false
-    if (deferred && Date.now() - deferred.since >= DEFER_MS) return false
-    return lastBlock - fromBlock + 1 + maxBatchBlocks <= MAX_UNSERVED_BLOCKS
-  }
-
-  /** Serve what deferred batches touched (before a rollback, and at stop). */
-  async function serveDeferred(): Promise<void> {
-    if (!deferred) return
-    const d = deferred
-    const seq = await refreshServing(d.touch, { kind: 'batch', fromBlock: d.fromBlock }, state.watermark)
-    deferred = null
-    deps.onAdvance?.(state.watermark, seq)
-  }
-
   /** A block at or below the watermark with a hash we did not ingest: the chain reorganized. */
   async function rollback(block: ChainBlock): Promise<void> {
     const old = state.hashOf(block.number) ?? ''
     logger.warn({ consumer, fromBlock: block.number, old, new: block.hash }, 'reorg: rolling back orphaned blocks')
-    // What was inserted is served first: the rollback's refresh then starts from a served state.
-    await serveDeferred()
     const { tokens, touched, wallets } = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() })
     state = await loadChainState(ch, chainId, deps.follow)
     await refreshTokenReal(ch, chainId, tokens)
@@ -208,24 +176,11 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const { tables, rejected, commit } = chainRows(chainId, blocks, state)
       let rows: number
       let seq: number
-      let served: boolean
       try {
         rows = await engineStep('insert', () => sink.insertBatch(token, tables))
         commit()
-        const batchTouch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
-        const touch = deferred ? mergeTouch(deferred.touch, batchTouch) : batchTouch
-        const fromBlock = deferred?.fromBlock ?? blocks[0]!.number
-        const lastBlock = blocks[blocks.length - 1]!
-        // More blocks waiting: in this delivery beyond the batch, or on the topic behind it.
-        const behind = ctx.behind || doneThrough !== parsed[parsed.length - 1]!.message.offset
-        served = !mayDefer(behind, fromBlock, lastBlock.number)
-        // Kept until served: a batch retried after a failed refresh merges the same keys again.
-        deferred = { touch, fromBlock, since: deferred?.since ?? Date.now() }
-        seq = 0
-        if (served) {
-          seq = await engineStep('refresh', () => refreshServing(touch, { kind: 'batch', fromBlock }, lastBlock))
-          deferred = null
-        }
+        const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
+        seq = await engineStep('refresh', () => refreshServing(touch, { kind: 'batch', fromBlock: blocks[0]!.number }, blocks[blocks.length - 1]!))
       } catch (err) {
         // The consumer retries this batch (an infrastructure fault is retried until it clears):
         // chainRows marked the batch's launches as seen, so forget them, or the retry would form
@@ -234,7 +189,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         for (const [, launch] of tables.filter(([t]) => t === 'launches')) for (const r of launch) state.launched.delete(r.token as string)
         throw err
       }
-      // The watermark moves once the batch is in; answers move once it is served (onAdvance).
+      // The watermark moves once the batch is served: whoever waits for it sees its answers.
       state.advance(blocks)
       for (const r of rejected) {
         const from = selected.find((x) => x.value.number === r.block)!
@@ -242,12 +197,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       }
       metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       rowsWindow.push([Date.now(), rows])
-      if (served) {
-        deps.onAdvance?.(state.watermark, seq)
-        logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
-      } else {
-        logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, unservedFrom: deferred!.fromBlock, ms: Math.round(performance.now() - started) }, 'batch inserted; its refresh joins the next batch')
-      }
+      deps.onAdvance?.(state.watermark, seq)
+      logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
     }
     return { through: doneThrough }
   }
@@ -307,8 +258,6 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     },
     async stop() {
       await running?.stop()
-      // Serve what the last batches inserted (a restart would, but then answers lag until it does).
-      await serveDeferred().catch((err) => logger.warn({ consumer, err: (err as Error).message }, 'serving deferred batches at stop failed; the next start serves them'))
     },
     watermark: () => state?.watermark ?? -1,
     lag: async () => (running ? running.lag() : 0),

@@ -185,12 +185,8 @@ export async function catchUpServingState(
   return result ?? refreshServingState(ch, chainId, { tokens: new Set(), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { ...at, scope: { kind: 'rebuild' } })
 }
 
-/**
- * The most blocks a restart refreshes as one batch (PIPELINE_BATCH_BLOCKS' upper bound): a larger
- * gap between the watermark and the last served batch is rebuilt. A processor that defers
- * refreshes while behind keeps its unserved blocks within this.
- */
-export const MAX_UNSERVED_BLOCKS = 10_000
+/** The most blocks one batch can hold (PIPELINE_BATCH_BLOCKS' upper bound). */
+const MAX_UNSERVED_BLOCKS = 10_000
 
 /** Tokens per page of the one-time build. */
 const BUILD_PAGE = 2_000
@@ -203,24 +199,6 @@ export async function blockAt(ch: ClickHouseClient, chainId: number, n: number):
     { chain: chainId, n },
   )
   return { time: Number(b?.t ?? 0), hash: b?.hash ?? '' }
-}
-
-/**
- * What two consecutive batches touched, as one: the union of their keys. Their wallet-token pairs
- * are united too, with the sum of both batches' most legs per pair as the bound (a pair may
- * trade in both); without both batches' pairs, the refresh reads them back by block range.
- */
-export function mergeTouch(a: ServingTouch, b: ServingTouch): ServingTouch {
-  const union = <T>(x: Set<T> | undefined, y: Set<T> | undefined) => new Set([...(x ?? []), ...(y ?? [])])
-  const pairs = a.tradedPairs && b.tradedPairs ? new Map([...a.tradedPairs.pairs, ...b.tradedPairs.pairs].map((p) => [`${p[0]}/${p[1]}`, p])) : null
-  return {
-    tokens: union(a.tokens, b.tokens),
-    launched: union(a.launched, b.launched),
-    traders: union(a.traders, b.traders),
-    tradedTokens: union(a.tradedTokens, b.tradedTokens),
-    ...(a.wallets || b.wallets ? { wallets: union(a.wallets, b.wallets) } : {}),
-    ...(pairs ? { tradedPairs: { pairs: [...pairs.values()], maxLegs: a.tradedPairs!.maxLegs + b.tradedPairs!.maxLegs } } : {}),
-  }
 }
 
 /** The keys a batch's rows touch (the tables chainRows returns); a pool's liquidity touches both its tokens. */

@@ -5,7 +5,7 @@ import { DEAD_AFTER_IDLE_SECONDS } from '../../products/token/real-token.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
 import { createTokenServing } from '../../products/token/token-serving.ts'
 import { liquidityProviders } from '../../pipelines/alerts/producers.ts'
-import { MAX_UNSERVED_BLOCKS, refreshServingState } from '../../pipelines/process/serving-refresh.ts'
+import { refreshServingState } from '../../pipelines/process/serving-refresh.ts'
 import { refreshDeployerStates, refreshTokenStates } from '../../products/token/token-refresh.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import { requireRedisUrl } from '../setup/services.ts'
@@ -17,9 +17,6 @@ let env: Embedded
 
 beforeAll(async () => {
   env = await startEmbedded({ PIPELINE_BATCH_BLOCKS: '50' })
-  // In two parts: the first 550 blocks arrive at once (their batches share refreshes while more
-  // wait), the last 50 alone (one batch, served by itself).
-  await env.ingestThrough(550)
   await env.ingestThrough(600)
 }, 180_000)
 afterAll(async () => env?.close())
@@ -134,25 +131,9 @@ describe('serving state kept by key', () => {
     expect([...served].flatMap(([pool, ps]) => ps.map((provider) => ({ pool, provider })))).toEqual(recount)
   })
 
-  it('batches inserted while more blocks waited share refreshes: fewer served batches than inserted ones, within the restart bound', async () => {
-    const served = await queryRows<{ w: string }>(env.rt.ch, `SELECT watermark AS w FROM serving_changes WHERE chain_id = 4663 AND kind = 'batch' AND watermark <= 550 ORDER BY seq`)
-    const marks = served.map((r) => Number(r.w))
-    // 550 blocks in batches of 50: eleven inserts, served in fewer refreshes, the last at 550.
-    expect(marks.length).toBeGreaterThan(0)
-    expect(marks.length).toBeLessThan(11)
-    expect(marks.at(-1)).toBe(550)
-    // Each refresh served at most MAX_UNSERVED_BLOCKS blocks since the one before (what a restart catches up as one batch).
-    for (let i = 1; i < marks.length; i++) expect(marks[i]! - marks[i - 1]!).toBeLessThanOrEqual(MAX_UNSERVED_BLOCKS)
-  })
-
   it('a batch names exactly the tokens its blocks touched, and their deployers', async () => {
     const last = (await lastServedBatch(env.rt.ch, 4663))!
     expect(last.watermark).toBe(600)
-    // The blocks the last refresh served: after the one before (batches inserted while more waited
-    // share one refresh, chain-processor.ts).
-    const [prev] = await queryRows<{ w: string }>(env.rt.ch, `SELECT max(watermark) AS w FROM serving_changes WHERE chain_id = 4663 AND kind = 'batch' AND seq < {seq:UInt64}`, { seq: last.seq })
-    const range = { from: Number(prev!.w) + 1, to: 600 }
-    expect(range).toEqual({ from: 551, to: 600 })
     const named = await queryRows<{ kind: string; key: string }>(
       env.rt.ch,
       `SELECT kind, key FROM serving_changes WHERE chain_id = 4663 AND seq = {seq:UInt64} AND kind != 'batch' ORDER BY kind, key`,
@@ -161,14 +142,13 @@ describe('serving state kept by key', () => {
     const touched = await queryRows<{ token: string }>(
       env.rt.ch,
       `SELECT DISTINCT token FROM (
-         SELECT token FROM swaps WHERE block_number BETWEEN {from:UInt64} AND {to:UInt64}
-         UNION ALL SELECT token FROM erc20_transfers WHERE block_number BETWEEN {from:UInt64} AND {to:UInt64}
-         UNION ALL SELECT address AS token FROM contract_creations WHERE block_number BETWEEN {from:UInt64} AND {to:UInt64}
-         UNION ALL SELECT l.token FROM liquidity_events AS e INNER JOIN launches AS l ON l.pool = e.pool WHERE e.block_number BETWEEN {from:UInt64} AND {to:UInt64}
-         UNION ALL SELECT p.token0 FROM liquidity_events AS e INNER JOIN pools AS p ON p.pool = e.pool WHERE e.block_number BETWEEN {from:UInt64} AND {to:UInt64}
-         UNION ALL SELECT p.token1 FROM liquidity_events AS e INNER JOIN pools AS p ON p.pool = e.pool WHERE e.block_number BETWEEN {from:UInt64} AND {to:UInt64})
+         SELECT token FROM swaps WHERE block_number BETWEEN 551 AND 600
+         UNION ALL SELECT token FROM erc20_transfers WHERE block_number BETWEEN 551 AND 600
+         UNION ALL SELECT address AS token FROM contract_creations WHERE block_number BETWEEN 551 AND 600
+         UNION ALL SELECT l.token FROM liquidity_events AS e INNER JOIN launches AS l ON l.pool = e.pool WHERE e.block_number BETWEEN 551 AND 600
+         UNION ALL SELECT p.token0 FROM liquidity_events AS e INNER JOIN pools AS p ON p.pool = e.pool WHERE e.block_number BETWEEN 551 AND 600
+         UNION ALL SELECT p.token1 FROM liquidity_events AS e INNER JOIN pools AS p ON p.pool = e.pool WHERE e.block_number BETWEEN 551 AND 600)
        ORDER BY token`,
-      range,
     )
     const tokens = named.filter((n) => n.kind === 'token').map((n) => n.key)
     expect(tokens).toEqual(touched.map((t) => t.token))
