@@ -9,6 +9,8 @@ import type { AbiParameter } from 'viem'
  * decoders still read logs encoded as an independent implementation encodes them.
  */
 
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/
 const ZEROS = '0'.repeat(64)
 const FS = 'f'.repeat(64)
 
@@ -16,12 +18,12 @@ const FS = 'f'.repeat(64)
 export function abiWord(type: string, value: unknown): string {
   if (type === 'address') {
     const a = value as string
-    if (typeof a !== 'string' || a.length !== 42 || !isHex(a, 2)) throw new Error(`abi: not an address: ${String(value)}`)
+    if (typeof a !== 'string' || !ADDRESS.test(a)) throw new Error(`abi: not an address: ${String(value)}`)
     return '000000000000000000000000' + a.slice(2).toLowerCase()
   }
   if (type === 'bytes32') {
     const b = value as string
-    if (typeof b !== 'string' || b.length !== 66 || !isHex(b, 2)) throw new Error(`abi: not a bytes32: ${String(value)}`)
+    if (typeof b !== 'string' || !BYTES32.test(b)) throw new Error(`abi: not a bytes32: ${String(value)}`)
     return b.slice(2)
   }
   if (type === 'bool') {
@@ -51,12 +53,4 @@ export function encodeStatic(params: readonly AbiParameter[], values: readonly u
   let out = '0x'
   for (let i = 0; i < params.length; i++) out += abiWord(params[i]!.type, values[i])
   return out as `0x${string}`
-}
-
-function isHex(s: string, from: number): boolean {
-  for (let i = from; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false
-  }
-  return true
 }
