@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClickHouse, forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { post } from '../../infra/engine/engine-process.ts'
+import { MERGE_SELECTOR_BASE } from '../../infra/engine/engine-files.ts'
 import { accountEngine, API_CONSUMER, inEngineContext } from '../../core/engine-accounting.ts'
 import { createMetrics } from '../../core/metrics.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
@@ -39,6 +40,16 @@ describe('svc engine', () => {
     // `default` (no password: clickhouse-local runs its own statement as it) may read no data.
     await asSvc('CREATE TABLE probe (x UInt8) ENGINE = MergeTree ORDER BY x')
     await expect(post(svc().url, 'SELECT count() FROM probe', '', 'default')).rejects.toThrow(/ACCESS_DENIED/)
+  })
+
+  it('lets a dozen small parts of a table gather before it merges them (merge_selector_base)', async () => {
+    expect((await asSvc("SELECT value FROM system.merge_tree_settings WHERE name = 'merge_selector_base'")).trim()).toBe(String(MERGE_SELECTOR_BASE))
+    // Eight one-row parts, as eight batches leave them: ClickHouse's default (5) merges them
+    // within a second or two; here they stay apart.
+    await asSvc('CREATE TABLE parts_probe (x UInt32) ENGINE = MergeTree ORDER BY x')
+    for (let i = 0; i < 8; i++) await asSvc(`INSERT INTO parts_probe VALUES (${i})`)
+    await new Promise((r) => setTimeout(r, 3_000))
+    expect(Number(await asSvc("SELECT count() FROM system.parts WHERE database = currentDatabase() AND table = 'parts_probe' AND active"))).toBe(8)
   })
 
   it('applies the migrations over HTTP (svc migrate with CLICKHOUSE_URL)', async () => {
