@@ -197,6 +197,9 @@ describe('chain 4663 end to end on a hardhat node (Uniswap v2, WETH9, ERC20)', (
     await runScenario(node, { v2, seed: 1 }) // blocks the service ingests, then loses
     const orphanHead = await caughtUp()
     expect(orphanHead).toBeGreaterThan(before)
+    // The feed's window (kept in memory) holds the launches about to be orphaned.
+    const feedPage = async () => ((await get('/feed/new?limit=200')).data.launches as Array<{ token: string; visible_at: string }>).map((l) => `${l.token}@${l.visible_at}`)
+    const orphanFeed = await feedPage()
     await node.revert(snap)
     const replacement = await runScenario(node, { v2, seed: 2 })
     await node.mine(3) // the new chain outgrows the orphaned one
@@ -272,6 +275,15 @@ describe('chain 4663 end to end on a hardhat node (Uniswap v2, WETH9, ERC20)', (
       expect(data.weth_volume_wei, token).toBe(e.wethVolume.toString())
     }
     expect(replacement.tokens.length).toBeGreaterThan(0)
+    // The feed window dropped the orphaned launches and holds the new chain's (the same tokens may
+    // launch again, at a later visible_at): the same page as launch_feed gives (the newest 200, oldest first).
+    const current = (await queryRows<{ token: string; at: string }>(
+      rt.ch,
+      `SELECT token, formatDateTime(visible_at, '%Y-%m-%dT%H:%i:%S.%fZ') AS at
+       FROM (SELECT token, visible_at FROM launch_feed GROUP BY token, visible_at ORDER BY visible_at DESC LIMIT 200) ORDER BY visible_at`,
+    )).map((r) => `${r.token}@${r.at}`)
+    expect(orphanFeed.some((l) => !current.includes(l)), 'the orphaned launches left the feed').toBe(true)
+    expect(await feedPage()).toEqual(current)
   })
 
   it('bad input answers 400 naming the parameter', async () => {
