@@ -217,7 +217,7 @@ async function commandStart(config: Config): Promise<void> {
   const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS, onTrades: (n) => api.deps.solana.advanced(n) })
   await solana.start()
   const alerts = await startAlertsWorker({
-    ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, social: api.deps.social,
+    ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, social: api.deps.social, watermarks: api.watermarks,
   })
   const scans = await startScansRole(rt, api.deps.scans)
   // A data dir from before caller_state: build it once before the grader's passes keep it.
@@ -356,7 +356,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     const watermarks = createWatermarks(rt.ch, [4663])
     await watermarks.refresh()
     const alerts = await startAlertsWorker({
-      ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE,
+      ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, watermarks,
       tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
       social: createSocialServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
     })

@@ -136,6 +136,7 @@ export function createMetrics(options: MetricsOptions = {}) {
     requestLatency: new Histogram(r, 'svc_http_request_duration_seconds', 'HTTP request latency, by route', ['route']),
     x402: new Counter(r, 'svc_x402_payments_total', 'x402 payments by step (verify, settle) and outcome (valid, settled, a refusal reason, error)', ['step', 'outcome']),
     auditKeysChecked: new Counter(r, 'svc_audit_keys_checked_total', 'Keys of kept views the scheduled audit compared with raw rows, by view', ['view']),
+    alertProducerPasses: new Counter(r, 'svc_alert_producer_passes_total', 'Passes of the alert producers, by part (launches: woken by a served batch; calls: by social rows; both on the safety timer)', ['part']),
     auditDrift: new Counter(r, 'svc_audit_drift_total', 'Keys the scheduled audit found drifted from raw rows (confirmed by a second look), by view', ['view']),
     engineStatements: new Counter(r, 'svc_engine_statements_total', 'Statements sent to the ClickHouse engine, by consumer and step (api: requests, by path; other: scans, audits, background passes)', ['consumer', 'step']),
     engineSeconds: new Counter(r, 'svc_engine_seconds_total', 'Seconds from sending a statement to its answer, by consumer and step', ['consumer', 'step']),

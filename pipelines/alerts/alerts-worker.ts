@@ -7,6 +7,7 @@ import { loopbackAllowedByEnv } from '../../products/alerts/webhook-url.ts'
 import type { SocialServing } from '../../products/social/social-serving.ts'
 import type { TokenServing } from '../../products/token/token-serving.ts'
 import type { Bus } from '../../core/bus/types.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
 import { createAlertDelivery, type AlertDelivery } from './delivery.ts'
 import { createAlertProducers, type AlertProducers } from './producers.ts'
 import { publishAlert } from './publish.ts'
@@ -19,7 +20,7 @@ export interface AlertOptions {
   ca?: string
   /** First retry wait in ms (default 1000, doubling). */
   backoffMs?: number
-  /** Producer pass interval in ms (default 2000). */
+  /** The producers' safety-net pass interval in ms (default a minute; they are woken by what changed). */
   producerIntervalMs?: number
 }
 
@@ -35,7 +36,7 @@ export interface AlertsWorker {
  * `alerts.events` and delivers each alert to the webhooks. The API only publishes (test alerts).
  */
 export async function startAlertsWorker(
-  deps: { ch: ClickHouseClient; bus: Bus; store: Store; logger: Logger; metrics: Metrics; namespace?: string; tokens: TokenServing; social: SocialServing },
+  deps: { ch: ClickHouseClient; bus: Bus; store: Store; logger: Logger; metrics: Metrics; namespace?: string; tokens: TokenServing; social: SocialServing; watermarks: Pick<Watermarks, 'onAdvance'> },
   opts: AlertOptions = {},
 ): Promise<AlertsWorker> {
   const webhooks = createWebhookStore(deps.ch)
@@ -46,7 +47,7 @@ export async function startAlertsWorker(
   })
   await delivery.start()
   const producers = createAlertProducers({
-    ch: deps.ch, store: deps.store, tokens: deps.tokens, social: deps.social, logger: deps.logger, intervalMs: opts.producerIntervalMs,
+    ch: deps.ch, store: deps.store, tokens: deps.tokens, social: deps.social, watermarks: deps.watermarks, metrics: deps.metrics, logger: deps.logger, intervalMs: opts.producerIntervalMs,
     publish: (e) => publishAlert(deps.bus, e, deps.namespace),
   })
   producers.start()

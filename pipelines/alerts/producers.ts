@@ -3,6 +3,8 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import { PROVEN_MIN_SCORE } from '../../products/token/deployer-score.ts'
 import type { Store } from '../../core/store/types.ts'
+import type { Metrics } from '../../core/metrics.ts'
+import type { Watermarks } from '../../core/serving/watermarks.ts'
 import type { AlertEvent } from '../../products/alerts/alert.ts'
 import type { CallerRecord, SocialServing } from '../../products/social/social-serving.ts'
 import type { DeployerHistory, TokenRecord, TokenServing } from '../../products/token/token-serving.ts'
@@ -155,46 +157,64 @@ export async function liquidityProviders(ch: ClickHouseClient, chainId: number, 
 }
 
 export interface AlertProducers {
-  /** One pass (also what the timer runs); the first pass only sets the watermarks. */
+  /** One pass over both kinds of alert (also what the safety timer runs); the first pass only sets the cursors. */
   tick(): Promise<void>
   start(): void
   stop(): Promise<void>
 }
 
+/** What a pass looks at: the launches (new with a chain's served batch) or the calls (new with social rows). */
+export type ProducerPart = 'launches' | 'calls'
+
 /**
- * The producers of the alerts role: every `intervalMs` they compare the token and caller serving
- * state with what they last saw and publish alerts for what is new. History before the first pass is
- * not alerted.
+ * The producers of the alerts role: they compare the token and caller serving state with what
+ * they last saw and publish alerts for what is new. They are woken by what changed (issue 23): a
+ * served batch of their chain looks at the launches, social rows inserted look at the calls,
+ * through the watermarks' advances (pushed in one process, polled across processes). A timer
+ * (`intervalMs`, a minute) runs both parts too, as a safety net should an advance be missed.
+ * History before the first pass is not alerted.
  */
 export function createAlertProducers(deps: {
   ch: ClickHouseClient
   store: Store
   tokens: TokenServing
   social: SocialServing
+  watermarks: Pick<Watermarks, 'onAdvance'>
+  metrics: Pick<Metrics, 'alertProducerPasses'>
   publish: (e: AlertEvent) => Promise<void>
   logger: Logger
   intervalMs?: number
 }): AlertProducers {
   let lastVisibleUs: number | null = null
   let callsSince: number | null = null
+  // The (author/token) calls captured in second `callsSince` that a pass already examined.
+  const examined = new Set<string>()
   let timer: NodeJS.Timeout | undefined
+  let stopListening: (() => void) | undefined
   let running: Promise<void> | undefined
+  // Parts asked for while a pass runs: one more pass takes them all.
+  const due = new Set<ProducerPart>()
 
-  async function pass() {
+  async function launchesPass() {
     const nowUs = Date.now() * 1000
-    if (lastVisibleUs === null) lastVisibleUs = (await deps.tokens.feedBefore(nowUs, 1)).lastUs ?? 0
-    else {
-      const { launches, lastUs } = await provenLaunches(deps.tokens, lastVisibleUs, nowUs)
-      for (const e of await provenDeployerAlerts(launches, deps.tokens.chainId, deps.store)) await deps.publish(e)
-      if (lastUs !== null) lastVisibleUs = lastUs
+    if (lastVisibleUs === null) {
+      lastVisibleUs = (await deps.tokens.feedBefore(nowUs, 1)).lastUs ?? 0
+      return
     }
+    const { launches, lastUs } = await provenLaunches(deps.tokens, lastVisibleUs, nowUs)
+    for (const e of await provenDeployerAlerts(launches, deps.tokens.chainId, deps.store)) await deps.publish(e)
+    if (lastUs !== null) lastVisibleUs = lastUs
+  }
 
+  async function callsPass() {
     if (callsSince === null) {
       const [r] = await queryRows<{ t: string }>(deps.ch, 'SELECT toUnixTimestamp(captured_at) AS t FROM mentions_by_capture ORDER BY captured_at DESC LIMIT 1')
       callsSince = Number(r?.t ?? 0) + 1
       return
     }
-    const calls = await freshCalls(deps.ch, callsSince)
+    // A pass starts at the second the last one ended in (same-second captures may still arrive):
+    // the calls it already examined there are not read about again.
+    const calls = (await freshCalls(deps.ch, callsSince)).filter((c) => !examined.has(`${c.author}/${c.token}`))
     if (!calls.length) return
     // The callers of these calls only, by key (cached until the pipeline changes them).
     const callers = await deps.social.callers([...new Set(calls.map((c) => c.author))])
@@ -202,27 +222,49 @@ export function createAlertProducers(deps: {
     const pools = [...new Set(calls.map((c) => tokens.get(c.token)?.launch?.pool).filter((p): p is string => !!p))]
     const lp = await liquidityProviders(deps.ch, deps.tokens.chainId, pools)
     for (const e of await measuredCallAlerts(calls, callers, tokens, lp, deps.store)) await deps.publish(e)
-    // Same-second captures may still arrive: the next pass starts at this second again and
-    // the store's setIfAbsent drops the repeats.
-    callsSince = Math.max(callsSince, ...calls.map((c) => c.capturedAt))
+    // Same-second captures may still arrive: the next pass starts at this second again (the
+    // store's setIfAbsent drops a repeat that another process's producers published).
+    const last = Math.max(callsSince, ...calls.map((c) => c.capturedAt))
+    if (last > callsSince) examined.clear()
+    for (const c of calls) if (c.capturedAt === last) examined.add(`${c.author}/${c.token}`)
+    callsSince = last
   }
 
-  function tick(): Promise<void> {
-    running ??= pass()
-      .catch((err) => deps.logger.error({ err }, 'alert producers pass failed'))
-      .finally(() => (running = undefined))
+  const PASSES: Record<ProducerPart, () => Promise<void>> = { launches: launchesPass, calls: callsPass }
+
+  function wake(parts: ProducerPart[]): Promise<void> {
+    for (const p of parts) due.add(p)
+    running ??= (async () => {
+      while (due.size) {
+        const now = [...due]
+        due.clear()
+        for (const part of now) {
+          deps.metrics.alertProducerPasses.inc({ part })
+          await PASSES[part]().catch((err) => deps.logger.error({ err, part }, 'alert producers pass failed'))
+        }
+      }
+    })().finally(() => (running = undefined))
     return running
   }
 
   return {
-    tick,
+    tick: () => wake(['launches', 'calls']),
     start() {
-      timer ??= setInterval(() => void tick(), deps.intervalMs ?? 2_000)
+      stopListening ??= deps.watermarks.onAdvance((source) => {
+        if (source === 'social') void wake(['calls'])
+        else if (source === deps.tokens.chainId) void wake(['launches'])
+      })
+      timer ??= setInterval(() => void wake(['launches', 'calls']), deps.intervalMs ?? 60_000)
       timer.unref()
+      // The first pass sets the cursors: what is older is not alerted.
+      void wake(['launches', 'calls'])
     },
     async stop() {
+      stopListening?.()
+      stopListening = undefined
       if (timer) clearInterval(timer)
       timer = undefined
+      due.clear()
       await running
     },
   }

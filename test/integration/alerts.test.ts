@@ -136,3 +136,22 @@ describe('/alerts/webhook', () => {
     expect(res.json().error.code).toBe('conflict')
   })
 })
+
+describe('the alert producers', () => {
+  const passes = (part: 'launches' | 'calls') => env.rt.metrics.alertProducerPasses.get({ part })
+
+  it('look at the launches when a batch is served and at the calls when social rows land, and at nothing while nothing changes', { timeout: 60_000 }, async () => {
+    // Their safety-net timer is an hour here: every pass below was woken by a change.
+    await until('the first pass', async () => ((await passes('launches')) >= 1 && (await passes('calls')) >= 1 ? true : undefined), 10_000)
+    const quiet = { launches: await passes('launches'), calls: await passes('calls') }
+    await new Promise((r) => setTimeout(r, 3_000))
+    expect({ launches: await passes('launches'), calls: await passes('calls') }).toEqual(quiet)
+
+    await env.ingestThrough(env.processor.watermark() + 3)
+    await until('a launches pass after the served batch', async () => ((await passes('launches')) > quiet.launches ? true : undefined), 10_000)
+
+    // What the social processor does after it inserted rows (in one process).
+    env.api.watermarks.socialAdvanced(1)
+    await until('a calls pass after social rows', async () => ((await passes('calls')) > quiet.calls ? true : undefined), 10_000)
+  })
+})

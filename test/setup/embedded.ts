@@ -43,7 +43,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
   const rt = await createRuntime(config, 'test')
   const api = await createApiServer(rt, { pollMs: 0, alerts: { allowLoopback: opts.alerts?.allowLoopback }, catalog: opts.catalog })
   const alerts = await startAlertsWorker(
-    { ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, tokens: api.deps.tokens, social: api.deps.social },
+    { ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, tokens: api.deps.tokens, social: api.deps.social, watermarks: api.watermarks },
     opts.alerts,
   )
   const scans = await startScansRole(rt, api.deps.scans, opts.scans)
