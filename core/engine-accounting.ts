@@ -26,6 +26,14 @@ export function engineStep<T>(step: string, f: () => Promise<T>): Promise<T> {
   return current.run({ consumer: outer?.consumer ?? 'other', step: outer ? `${outer.step}/${step}` : step }, f)
 }
 
+/**
+ * Run `f` outside any engine context: work it starts (a pass woken by a served batch, a long poll's
+ * page) counts as its own (`consumer="other"`, or the request's), not as the batch's that woke it.
+ */
+export function outsideEngineContext<T>(f: () => T): T {
+  return current.exit(f)
+}
+
 const STATEMENTS = new Set(['query', 'exec', 'insert', 'command'])
 
 /** The class a consumer's statements wait in: API requests, the pipeline's consumers, or the rest. */

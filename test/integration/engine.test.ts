@@ -8,6 +8,7 @@ import { post } from '../../infra/engine/engine-process.ts'
 import { MERGE_SELECTOR_BASE } from '../../infra/engine/engine-files.ts'
 import { accountEngine, API_CONSUMER, inEngineContext } from '../../core/engine-accounting.ts'
 import { createMetrics } from '../../core/metrics.ts'
+import { createWatermarks } from '../../core/serving/watermarks.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
 import { runSvc } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
@@ -94,6 +95,26 @@ describe('svc engine', () => {
       const api = await metrics.engineWait.totals({ class: 'api' })
       expect(api.count).toBe(1)
       expect(api.sum).toBeGreaterThan(0.3) // it queued behind the pipeline's statement
+    } finally {
+      await ch.close()
+    }
+  })
+
+  it('counts what a served batch wakes (a watermark listener) as its own statements, not the batch\'s', async () => {
+    const metrics = createMetrics({ processMetrics: false })
+    const ch = accountEngine(createClient({ url: engine.env.CLICKHOUSE_URL, username: engine.env.CLICKHOUSE_USER, password: engine.env.CLICKHOUSE_PASSWORD, database: 'default' }), metrics)
+    try {
+      const watermarks = createWatermarks(ch, [4663], 0)
+      const woken: Array<Promise<unknown>> = []
+      watermarks.onAdvance(() => woken.push(queryRows(ch, 'SELECT 1 AS one')))
+      await inEngineContext('chain-4663', 'chain-writer', async () => {
+        await queryRows(ch, 'SELECT 2 AS two')
+        watermarks.advance(4663, 10, 1)
+      })
+      await Promise.all(woken)
+      expect(woken).toHaveLength(1)
+      expect(await metrics.engineStatements.get({ consumer: 'chain-4663', step: 'chain-writer' })).toBe(1)
+      expect(await metrics.engineStatements.get({ consumer: 'other', step: 'other' })).toBe(1)
     } finally {
       await ch.close()
     }
