@@ -5,7 +5,7 @@ import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
 import { engineByConsumer, idleCpuShare, livePerBatch, scrape, waitLive } from './live-service.ts'
 import type { BenchResult } from './result.ts'
 
-const IDLE_SECONDS = Number(process.env.PIPELINE_IDLE_SECONDS ?? 20)
+const IDLE_SECONDS = Number(process.env.PIPELINE_IDLE_SECONDS ?? 60)
 const FRESH_SECONDS = Number(process.env.PIPELINE_FRESH_SECONDS ?? 40)
 /** The simulated chain's block interval: what a live batch's time and a block's freshness are measured against. */
 const BLOCK_MS = 2_000
