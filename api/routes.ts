@@ -8,7 +8,7 @@ import type { AnyEndpoint, RequestInfo } from '../core/endpoint/types.ts'
 import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
 import { ApiError } from '../core/endpoint/errors.ts'
 import { responseBytes } from '../core/serving/rendered-json.ts'
-import { API_CONSUMER, inEngineContext } from '../core/engine-accounting.ts'
+import { API_CONSUMER, engineFor } from '../core/engine-accounting.ts'
 
 /** Query parameter names that look like a credential: keys go in headers only. */
 const KEY_PARAMS = new Set(['key', 'api_key', 'apikey', 'x-svc-key', 'access_token', 'token_key'])
@@ -78,7 +78,7 @@ export const originOf = (info: RequestInfo) => (info.url ? new URL(info.url).ori
 
 /**
  * Run one catalog endpoint for an already-parsed request, through the access gate; the engine
- * statements it runs count as the API's (core/engine-accounting.ts), by path.
+ * statements its handler runs count as the API's (core/engine-accounting.ts), by path.
  */
 export function invokeEndpoint(
   e: ServedEndpoint,
@@ -87,7 +87,19 @@ export function invokeEndpoint(
   deps: ApiDeps,
   gate: AccessGate,
 ) {
-  return inEngineContext(API_CONSUMER, e.path, () => invokeGated(e, input, info, deps, gate))
+  return invokeGated(e, input, info, depsOf(e, deps), gate)
+}
+
+const endpointDeps = new WeakMap<ApiDeps, Map<string, ApiDeps>>()
+
+/** `deps` with an engine client that counts the handler's statements under the endpoint's path (made once per endpoint). */
+function depsOf(e: ServedEndpoint, deps: ApiDeps): ApiDeps {
+  let byPath = endpointDeps.get(deps)
+  if (!byPath) endpointDeps.set(deps, (byPath = new Map()))
+  const key = `${e.method} ${e.path}`
+  let d = byPath.get(key)
+  if (!d) byPath.set(key, (d = { ...deps, ch: engineFor(deps.ch, API_CONSUMER, e.path) }))
+  return d
 }
 
 async function invokeGated(

@@ -1,3 +1,4 @@
+import { API_CONSUMER, engineFor } from '../core/engine-accounting.ts'
 import type { FastifyInstance } from 'fastify'
 import { createAccessGate } from '../api/access/gate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
@@ -63,35 +64,39 @@ export async function createApiServer(
     if (!isDependencyUnavailable(err)) throw err
   })
   const namespace = rt.config.BUS_NAMESPACE
-  const webhooks = createWebhookStore(rt.ch)
   const policy = { allowLoopback: opts.alerts?.allowLoopback ?? loopbackAllowedByEnv() }
   const publish = (e: Parameters<typeof publishAlert>[1]) => publishAlert(rt.bus, e, namespace)
   const cache = createServingCache({ store: rt.config.REDIS_URL ? rt.store : undefined })
   const attribution = followed5042(rt.config).attribution!
+  // What the API reads from the engine (its kept state's misses, keys, webhooks) counts as the
+  // API's (svc_engine_*{consumer="api"}: API reads wait in their own class); a handler's own
+  // statements count under its path (api/routes.ts).
+  const ch = engineFor(rt.ch, API_CONSUMER, 'kept')
+  const webhooks = createWebhookStore(ch)
   const deps: ApiDeps = {
     config: rt.config,
-    ch: rt.ch,
+    ch,
     quoteTokens: followed4663(rt.config).weth,
     store: rt.store,
     cache,
-    arc: createArcServing({ ch: rt.ch, cache, watermarks, venues: { pads: [...attribution.pads].sort(), factories: [...attribution.factories].sort() } }),
+    arc: createArcServing({ ch, cache, watermarks, venues: { pads: [...attribution.pads].sort(), factories: [...attribution.factories].sort() } }),
     watermarks,
-    keys: createKeyRegistry(rt.ch, rt.store),
-    tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES, store: rt.config.REDIS_URL ? rt.store : undefined }),
-    social: createSocialServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
-    solana: createSolanaServing({ ch: rt.ch, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
-    receipts: createReceiptServing({ ch: rt.ch, watermarks, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    keys: createKeyRegistry(ch, rt.store),
+    tokens: createTokenServing({ ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES, store: rt.config.REDIS_URL ? rt.store : undefined }),
+    social: createSocialServing({ ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    solana: createSolanaServing({ ch, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    receipts: createReceiptServing({ ch, watermarks, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
     roster: { publish: (claims) => publishClaims(rt.bus, namespace, claims) },
     logger: rt.logger,
     metrics: rt.metrics,
     catalog,
     alerts: { webhooks, policy, publish },
-    scans: createScanQueue({ ch: rt.ch, bus: rt.bus, namespace, maxRequested: rt.config.SCAN_QUEUE_MAX }),
+    scans: createScanQueue({ ch, bus: rt.bus, namespace, maxRequested: rt.config.SCAN_QUEUE_MAX }),
     faucet: opts.faucet,
     audit: opts.audit,
-    verify: (o) => runVerify(rt.ch, o),
+    verify: (o) => runVerify(ch, o),
     textReader: createTextReader(rt.logger),
-    connector: createMcpConnector(rt.ch, rt.store),
+    connector: createMcpConnector(ch, rt.store),
     readiness: {
       clickhouse: async () => void (await rt.ch.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json(),
       bus: () => rt.bus.ping(),

@@ -1,38 +1,32 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { longStatementsLike, type ClickHouseClient } from './clickhouse.ts'
 import type { Metrics } from './metrics.ts'
 
 /**
- * Who is running a statement on the engine: the consumer (or role part) and its step. Set around
- * a consumer's steps and sink, and narrowed inside a step (the serving refresh names its parts),
- * so `svc_engine_statements_total` and `svc_engine_seconds_total` say what each batch costs.
- * Statements outside any consumer (API reads, scans, the audit) count as `consumer="other"`.
+ * Who is running a statement on the engine: the consumer (or role part) and its step, so
+ * `svc_engine_statements_total` and `svc_engine_seconds_total` say what each batch costs.
+ * Statements outside any consumer (scans, audits, background passes) count as `consumer="other"`.
+ *
+ * The label travels with the client, not with the async context: a consumer's steps run through
+ * its own client (`engineFor`), whose step the consumer framework sets before each step
+ * (`setEngineStep`: a consumer runs one step at a time), and a step names its parts with
+ * derived clients (`engineStep`). No AsyncLocalStorage: its hooks ran on every promise of the
+ * process, requests included (about a tenth of a `/token` request's time).
  */
-interface EngineContext {
-  consumer: string
-  step: string
+type EngineLabel = { consumer: string; step: string }
+
+const OTHER: EngineLabel = { consumer: 'other', step: 'other' }
+
+interface Accounting {
+  raw: ClickHouseClient
+  metrics: EngineMetrics
+  label: () => EngineLabel
+  /** Set for a consumer's client: the step its framework is running. */
+  current?: { step: string }
 }
 
-const current = new AsyncLocalStorage<EngineContext>()
+type EngineMetrics = Pick<Metrics, 'engineStatements' | 'engineSeconds' | 'engineWait'>
 
-/** Run `f` with its engine statements counted under `consumer` and `step`. */
-export function inEngineContext<T>(consumer: string, step: string, f: () => Promise<T>): Promise<T> {
-  return current.run({ consumer, step }, f)
-}
-
-/** Run `f` with its engine statements counted under `step`, within the current consumer. */
-export function engineStep<T>(step: string, f: () => Promise<T>): Promise<T> {
-  const outer = current.getStore()
-  return current.run({ consumer: outer?.consumer ?? 'other', step: outer ? `${outer.step}/${step}` : step }, f)
-}
-
-/**
- * Run `f` outside any engine context: work it starts (a pass woken by a served batch, a long poll's
- * page) counts as its own (`consumer="other"`, or the request's), not as the batch's that woke it.
- */
-export function outsideEngineContext<T>(f: () => T): T {
-  return current.exit(f)
-}
+const accounts = new WeakMap<ClickHouseClient, Accounting>()
 
 const STATEMENTS = new Set(['query', 'exec', 'insert', 'command'])
 
@@ -41,7 +35,7 @@ export function engineClass(consumer: string): 'api' | 'pipeline' | 'other' {
   return consumer === API_CONSUMER ? 'api' : consumer === 'other' ? 'other' : 'pipeline'
 }
 
-/** The consumer label of statements an API request runs (routes set it around the handler). */
+/** The consumer label of statements the API runs (its kept state's reads and its handlers'). */
 export const API_CONSUMER = 'api'
 
 /**
@@ -57,32 +51,65 @@ function waitedSeconds(result: unknown, sinceMs: number): number | undefined {
   return Math.max(0, (performance.now() - sinceMs) / 1000 - elapsedNs / 1e9)
 }
 
-/** The client, each statement counted with its time under the caller's engine context. */
-export function accountEngine(ch: ClickHouseClient, metrics: Pick<Metrics, 'engineStatements' | 'engineSeconds' | 'engineWait'>): ClickHouseClient {
-  const accounted = new Proxy(ch, {
+/** `raw`, each statement counted with its time under `label()` (read when the statement is sent). */
+function labeled(a: Omit<Accounting, 'label' | 'current'>, label: () => EngineLabel, current?: { step: string }): ClickHouseClient {
+  const client = new Proxy(a.raw, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver)
       if (typeof prop !== 'string' || !STATEMENTS.has(prop) || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value
       return (...args: unknown[]) => {
-        const { consumer, step } = current.getStore() ?? { consumer: 'other', step: 'other' }
-        const labels = { consumer, step }
+        const labels = label()
         const t0 = performance.now()
         const done = () => {
-          metrics.engineStatements.inc(labels)
-          metrics.engineSeconds.inc(labels, (performance.now() - t0) / 1000)
+          a.metrics.engineStatements.inc(labels)
+          a.metrics.engineSeconds.inc(labels, (performance.now() - t0) / 1000)
         }
-        const result = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)
+        const result = (value as (...x: unknown[]) => Promise<unknown>).apply(target, args)
         result.then(done, done)
         if (prop === 'query') {
           result.then((r) => {
             const waited = waitedSeconds(r, t0)
-            if (waited !== undefined) metrics.engineWait.observe({ class: engineClass(consumer) }, waited)
+            if (waited !== undefined) a.metrics.engineWait.observe({ class: engineClass(labels.consumer) }, waited)
           }, () => {})
         }
         return result
       }
     },
   })
-  longStatementsLike(accounted, ch, (long) => accountEngine(long, metrics))
-  return accounted
+  accounts.set(client, { ...a, label, current })
+  longStatementsLike(client, a.raw, (long) => labeled({ ...a, raw: long }, label, current))
+  return client
+}
+
+/** The client, each statement counted with its time (as `consumer="other"` until labeled). */
+export function accountEngine(ch: ClickHouseClient, metrics: EngineMetrics): ClickHouseClient {
+  return labeled({ raw: ch, metrics }, () => OTHER)
+}
+
+/**
+ * The same engine, its statements counted under `consumer` and `step` (a consumer's client: the
+ * consumer framework moves its step with `setEngineStep`). A client not accounted is returned as is.
+ */
+export function engineFor(ch: ClickHouseClient, consumer: string, step = 'other'): ClickHouseClient {
+  const a = accounts.get(ch)
+  if (!a) return ch
+  const current = { step }
+  return labeled(a, () => ({ consumer, step: current.step }), current)
+}
+
+/** The step a consumer's client (`engineFor`) counts its statements under from now on. */
+export function setEngineStep(ch: ClickHouseClient, step: string): void {
+  const current = accounts.get(ch)?.current
+  if (current) current.step = step
+}
+
+/** The same engine, its statements counted under `step` within `ch`'s step (`<step of ch>/<step>`). */
+export function engineStep(ch: ClickHouseClient, step: string): ClickHouseClient {
+  const a = accounts.get(ch)
+  if (!a) return ch
+  const outer = a.label
+  return labeled(a, () => {
+    const o = outer()
+    return { consumer: o.consumer, step: o.consumer === OTHER.consumer ? step : `${o.step}/${step}` }
+  })
 }

@@ -1,5 +1,4 @@
 import type { ClickHouseClient } from '../clickhouse.ts'
-import { outsideEngineContext } from '../engine-accounting.ts'
 import { chainSocialVersion, chainVersion, socialRowCount } from '../records/data-clock.ts'
 import { lastServedBatch } from '../records/serving-changes.ts'
 
@@ -38,12 +37,9 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
   let socialRows = 0
   let timer: NodeJS.Timeout | undefined
   const listeners = new Set<(source: AdvanceSource) => void>()
-  // Listeners are told from inside the batch that advanced (the pipeline pushes in one process):
-  // what they start is theirs, not the batch's, in the engine's accounting.
-  const tell = (source: AdvanceSource) =>
-    outsideEngineContext(() => {
-      for (const l of listeners) l(source)
-    })
+  const tell = (source: AdvanceSource) => {
+    for (const l of listeners) l(source)
+  }
   const w: Watermarks = {
     get: (chainId) => current.get(chainId)?.block ?? null,
     seq: (chainId) => current.get(chainId)?.seq ?? 0,

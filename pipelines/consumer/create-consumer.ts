@@ -1,4 +1,5 @@
-import { inEngineContext } from '../../core/engine-accounting.ts'
+import { setEngineStep } from '../../core/engine-accounting.ts'
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { z } from 'zod'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
@@ -51,6 +52,12 @@ export interface ConsumerOptions<S extends z.ZodType, T = z.output<S>> {
   /** Steps after parsing, in order; the first receives the parsed record, the sink the last one's output. */
   steps?: Array<Step<any, any>>
   sink: Sink<T>
+  /**
+   * The consumer's engine client (`engineFor(ch, name)`), which its steps and sink write through:
+   * before each step and the sink it is told the step, so their statements count under it
+   * (svc_engine_statements_total{consumer,step}).
+   */
+  engine?: ClickHouseClient
   maxBatchSize?: number
   /**
    * Batch by time: after a batch that did not fill `maxBatchSize`, wait this long before taking
@@ -126,12 +133,20 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
     },
   })
 
+  // One batch at a time, a step at a time: the engine client's step is the running one's.
+  const inStep = (step: string) => {
+    if (opts.engine) setEngineStep(opts.engine, step)
+  }
+
   /** Every step over one record; the first answer other than ok ends it. */
   async function runRecord(m: BusMessage, seconds: Map<string, number>): Promise<{ result: StepResult<T>; step: string }> {
     let value: unknown = m.value
     for (const step of steps) {
       const t0 = performance.now()
-      const r = await attempt(() => inEngineContext(consumer, step.name, async () => step.run(value, m)), policy, retryHooks(step.name))
+      const r = await attempt(async () => {
+        inStep(step.name)
+        return step.run(value, m)
+      }, policy, retryHooks(step.name))
       seconds.set(step.name, (seconds.get(step.name) ?? 0) + (performance.now() - t0) / 1000)
       const result: StepResult<unknown> = r.ok ? r.value : { kind: 'dlq', reason: `failed: ${r.error}` }
       metrics.stepResults.inc({ consumer, step: step.name, result: r.ok ? result.kind : 'failed' })
@@ -149,7 +164,8 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
       // Dead letters found by an attempt count only if that attempt succeeds: a retry finds them again.
       const found: DeadLetter[] = []
       const ctx: SinkContext = { token, topic, partition: batch.partition, deadLetter: (l) => found.push({ ...l, step: opts.sink.name }) }
-      const acked = await inEngineContext(consumer, opts.sink.name, () => opts.sink.write(items, ctx))
+      inStep(opts.sink.name)
+      const acked = await opts.sink.write(items, ctx)
       letters.push(...found)
       return acked
     }, policy, retryHooks(opts.sink.name))
@@ -177,7 +193,10 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
     const seconds = new Map<string, number>()
     for (const step of steps) {
       if (!step.beforeBatch) continue
-      const r = await attempt(() => inEngineContext(consumer, step.name, async () => step.beforeBatch!()), policy, retryHooks(step.name))
+      const r = await attempt(async () => {
+        inStep(step.name)
+        return step.beforeBatch!()
+      }, policy, retryHooks(step.name))
       if (!r.ok) throw new Error(`${step.name}: ${r.error}`)
     }
     const items: SinkItem<T>[] = []

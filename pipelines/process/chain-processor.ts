@@ -1,4 +1,4 @@
-import { engineStep } from '../../core/engine-accounting.ts'
+import { engineFor, engineStep } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
@@ -58,16 +58,20 @@ export interface ChainProcessor {
  *  - bus offsets are committed only after the inserts are acknowledged.
  */
 export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
-  const { ch, logger, metrics, chainId } = deps
+  const { logger, metrics, chainId } = deps
   const consumer = `chain-${chainId}`
+  // Every statement of this processor counts under its consumer, by step (the framework's, then
+  // the parts named below: insert, refresh and refresh's own).
+  const ch = engineFor(deps.ch, consumer)
+  const refreshing = engineStep(ch, 'refresh')
   const maxBatchBlocks = deps.maxBatchBlocks ?? 500
   const journal = createBatchJournal(ch, consumer)
-  const sink = createClickHouseSink(ch, metrics, deps.sinkHooks)
+  const sink = createClickHouseSink(engineStep(ch, 'insert'), metrics, deps.sinkHooks)
   let state: ChainState
   let pending: PlannedBatch | null = null
   let running: Consumer | undefined
   let rowsWindow: Array<[number, number]> = []
-  const outcomes = createLaunchOutcomes(ch, chainId)
+  const outcomes = createLaunchOutcomes(engineStep(refreshing, 'outcomes'), chainId)
   /** The chain time of the last batch this processor served (unknown after a start or a failed refresh). */
   let servedChainTime: number | undefined
   /** The same, kept for svc_served_block_age_seconds (once a batch was served since the start). */
@@ -86,15 +90,15 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
   async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number): Promise<number> {
     const started = performance.now()
-    const head = typeof to === 'number' ? { number: to, ...(await blockAt(ch, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
+    const head = typeof to === 'number' ? { number: to, ...(await blockAt(refreshing, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
     // A rollback, and a refresh after a failed one, read what was served last from serving_changes.
     const served = scope.kind === 'batch' ? servedChainTime : undefined
     servedChainTime = undefined
-    const r = await refreshServingState(ch, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served })
+    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served })
     servedChainTime = head.time
     servedBlockTime = head.time
     // The +15 min verdicts and forward marks that fell due by this served block (issue 13).
-    await engineStep('outcomes', () => outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 }))
+    await outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 })
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
     logger.debug({ consumer, ...r, ms: Math.round(performance.now() - started) }, 'serving state refreshed')
     return r.seq
@@ -177,10 +181,10 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       let rows: number
       let seq: number
       try {
-        rows = await engineStep('insert', () => sink.insertBatch(token, tables))
+        rows = await sink.insertBatch(token, tables)
         commit()
         const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
-        seq = await engineStep('refresh', () => refreshServing(touch, { kind: 'batch', fromBlock: blocks[0]!.number }, blocks[blocks.length - 1]!))
+        seq = await refreshServing(touch, { kind: 'batch', fromBlock: blocks[0]!.number }, blocks[blocks.length - 1]!)
       } catch (err) {
         // The consumer retries this batch (an infrastructure fault is retried until it clears):
         // chainRows marked the batch's launches as seen, so forget them, or the retry would form
@@ -248,6 +252,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         schema: ChainBlock,
         steps: [createChainIdStep(chainId)],
         sink: { name: 'chain-writer', write: writeBlocks },
+        engine: ch,
         // One message per block on the chain topic: the lag in messages is the lag in blocks.
         onLag: (messages) => metrics.ingestLagBlocks.set({ chain: String(chainId) }, messages),
         maxBatchSize: Math.max(maxBatchBlocks, pending ? pending.lastBlock - pending.firstBlock + 1 : 0) * 2,

@@ -1,3 +1,4 @@
+import { engineFor } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
@@ -13,13 +14,16 @@ import { namespaced, TOPICS } from '../../core/bus/topics.ts'
  * batch token also drops an identical retry.
  */
 export function createClaimsProcessor(deps: { ch: ClickHouseClient; bus: Bus; logger: Logger; metrics: Metrics; namespace?: string; onInserted?(rows: number): void }) {
+  const name = 'leaderboard-claims'
+  const engine = engineFor(deps.ch, name)
   return createConsumer({
     ...deps,
-    name: 'leaderboard-claims',
+    name,
+    engine,
     topic: TOPICS.leaderboardClaims,
     schema: LeaderboardClaim,
     maxBatchSize: 1000,
-    sink: createTableSink<LeaderboardClaim>({ name: 'claims-writer', ch: deps.ch, metrics: deps.metrics, tables: (v) => [['leaderboard_claims', v.map(claimRow)]], onInserted: deps.onInserted }),
+    sink: createTableSink<LeaderboardClaim>({ name: 'claims-writer', ch: engine, metrics: deps.metrics, tables: (v) => [['leaderboard_claims', v.map(claimRow)]], onInserted: deps.onInserted }),
   })
 }
 

@@ -1,3 +1,4 @@
+import { engineFor } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
@@ -13,12 +14,15 @@ import { TOPICS } from '../../core/bus/topics.ts'
  * double-count, and the batch token (its offset range) also drops an identical retry.
  */
 export function createPriceProcessor(deps: { ch: ClickHouseClient; bus: Bus; logger: Logger; metrics: Metrics; namespace?: string; flushEveryMs?: number }) {
+  const name = 'prices-eth-usd'
+  const engine = engineFor(deps.ch, name)
   return createConsumer({
     ...deps,
-    name: 'prices-eth-usd',
+    name,
+    engine,
     topic: TOPICS.pricesEthUsd,
     schema: PriceCandle,
     maxBatchSize: 5000,
-    sink: createTableSink<PriceCandle>({ name: 'candles-writer', ch: deps.ch, metrics: deps.metrics, tables: (v) => [['price_candles', v.map((c) => ({ ...c }))]] }),
+    sink: createTableSink<PriceCandle>({ name: 'candles-writer', ch: engine, metrics: deps.metrics, tables: (v) => [['price_candles', v.map((c) => ({ ...c }))]] }),
   })
 }

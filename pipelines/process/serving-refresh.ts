@@ -107,17 +107,17 @@ export async function refreshServingState(
   // traded (a batch from block 0 too; a rollback names the wallets it refolded, a rebuild leaves
   // the FIFO to catchUpFifo). Each is idempotent, and a failure is rethrown once all have settled.
   const [, deployers, leftWindow, folded] = await sideBySide([
-    batch ? engineStep('traders', () => countNewTraders(ch, chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` })) : Promise.resolve(),
+    batch ? countNewTraders(engineStep(ch, 'traders'), chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }) : Promise.resolve(),
     (async () => {
       // The tokens the batch traded that may have turned real: before their records, which read it.
-      if (batch) await engineStep('token_real', () => refreshTokenReal(ch, chainId, touch.tradedTokens))
+      if (batch) await refreshTokenReal(engineStep(ch, 'token_real'), chainId, touch.tradedTokens)
       await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version })
       return refreshDeployerStates(ch, chainId, { tokens, idleSince: since, chainTime: at.chainTime, version })
     })(),
     // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
     // holder diffs changed although the batch may not touch them (kept /structure answers drop them).
-    since !== null ? engineStep('window', () => tokensLeavingWindow(ch, chainId, since, at.chainTime)) : Promise.resolve([]),
-    batch ? engineStep('fifo', () => foldBlocks(ch, chainId, batch.fromBlock, at.watermark, touch.tradedPairs)) : Promise.resolve(new Set<string>()),
+    since !== null ? tokensLeavingWindow(engineStep(ch, 'window'), chainId, since, at.chainTime) : Promise.resolve([]),
+    batch ? foldBlocks(engineStep(ch, 'fifo'), chainId, batch.fromBlock, at.watermark, touch.tradedPairs) : Promise.resolve(new Set<string>()),
   ] as const)
   const wallets = new Set([...(touch.wallets ?? []), ...folded])
 

@@ -1,3 +1,4 @@
+import { engineFor } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
@@ -43,10 +44,17 @@ function namedChanges(kind: 'mention' | 'sighting' | 'author', keys: string[]): 
  * after the insert, and a redelivered record changes nothing.
  */
 export function createSocialProcessor(deps: SocialProcessorDeps) {
-  const { ch, bus, logger, metrics } = deps
-  const tokens = createTokenDirectory(ch)
+  const { bus, logger, metrics } = deps
+  // Each consumer's statements count under it (core/engine-accounting.ts).
+  const engine = {
+    posts: engineFor(deps.ch, 'social-posts'),
+    follows: engineFor(deps.ch, 'social-follows'),
+    sightings: engineFor(deps.ch, 'social-sightings'),
+    mirrors: engineFor(deps.ch, 'social-mirrors'),
+  }
+  const tokens = createTokenDirectory(engine.posts)
   const common = { bus, logger, metrics, namespace: deps.namespace, maxBatchSize: 2000, flushEveryMs: deps.flushEveryMs }
-  const table = <T>(name: string, tables: (values: T[]) => Array<[string, Row[]]>) =>
+  const table = <T>(ch: ClickHouseClient, name: string, tables: (values: T[]) => Array<[string, Row[]]>) =>
     createTableSink<T>({ name, ch, metrics, tables, onInserted: deps.onInserted })
 
   // Group ids are the ones the hand-written consumers used, so a deployment keeps its offsets.
@@ -54,12 +62,13 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
     createConsumer({
       ...common,
       name: 'social-posts',
+      engine: engine.posts,
       groupId: `social-${TOPICS.socialPosts}`,
       topic: TOPICS.socialPosts,
       schema: SocialPost,
       steps: [createChainClockStep({ tokens }), createMentionsStep({ tokens })],
       // The mentioned tokens are named in caller_changes after the rows, so API processes drop what they keep per token.
-      sink: table<MentionRow[]>('mentions-writer', (posts) => {
+      sink: table<MentionRow[]>(engine.posts, 'mentions-writer', (posts) => {
         const rows = posts.flat()
         const resolved = rows.filter((r) => r.token)
         return [['mentions', rows], ['caller_changes', [...namedChanges('mention', resolved.map((r) => r.token as string)), ...namedChanges('author', resolved.map((r) => r.author as string))]]]
@@ -68,28 +77,31 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
     createConsumer({
       ...common,
       name: 'social-follows',
+      engine: engine.follows,
       groupId: `social-${TOPICS.socialFollows}`,
       topic: TOPICS.socialFollows,
       schema: FollowSnapshot,
-      steps: [createFollowDiffStep({ ch })],
+      steps: [createFollowDiffStep({ ch: engine.follows })],
       // Events first: a snapshot row marks its transitions as recorded.
-      sink: table<FollowRows>('follows-writer', (v) => [['follow_events', v.flatMap((x) => x.events)], ['follow_snapshots', v.map((x) => x.snapshot)]]),
+      sink: table<FollowRows>(engine.follows, 'follows-writer', (v) => [['follow_events', v.flatMap((x) => x.events)], ['follow_snapshots', v.map((x) => x.snapshot)]]),
     }),
     createConsumer({
       ...common,
       name: 'social-sightings',
+      engine: engine.sightings,
       groupId: `social-${TOPICS.tgSightings}`,
       topic: TOPICS.tgSightings,
       schema: TgSighting,
-      sink: table<TgSighting>('sightings-writer', (v) => [['tg_sightings', v.map((s) => ({ ...s }))], ['caller_changes', namedChanges('sighting', v.map((s) => s.token))]]),
+      sink: table<TgSighting>(engine.sightings, 'sightings-writer', (v) => [['tg_sightings', v.map((s) => ({ ...s }))], ['caller_changes', namedChanges('sighting', v.map((s) => s.token))]]),
     }),
     createConsumer({
       ...common,
       name: 'social-mirrors',
+      engine: engine.mirrors,
       groupId: `social-${TOPICS.callerMirrors}`,
       topic: TOPICS.callerMirrors,
       schema: CallerMirror,
-      sink: table<CallerMirror>('mirrors-writer', (v) => [['caller_mirrors', v.map((m) => ({ ...m }))]]),
+      sink: table<CallerMirror>(engine.mirrors, 'mirrors-writer', (v) => [['caller_mirrors', v.map((m) => ({ ...m }))]]),
     }),
   ]
 

@@ -1,3 +1,4 @@
+import { engineFor } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
@@ -34,7 +35,11 @@ export interface SolanaProcessorDeps {
  * keeps a deduplication window (migration 022), so a redelivered batch changes nothing.
  */
 export function createSolanaProcessor(deps: SolanaProcessorDeps) {
-  const { ch, bus, logger, metrics } = deps
+  const { bus, logger, metrics } = deps
+  // Each consumer's statements count under it (core/engine-accounting.ts); `ch` is the trades'.
+  const universeEngine = engineFor(deps.ch, 'solana-universe')
+  const candlesEngine = engineFor(deps.ch, 'prices-sol-usd')
+  const ch = engineFor(deps.ch, 'solana-trades')
   const common = { bus, logger, metrics, namespace: deps.namespace, flushEveryMs: deps.flushEveryMs }
   const tradeRows = createTableSink<SolanaTradeRow>({ name: 'solana-trades-writer', ch, metrics, tables: (v) => [['solana_trades', v.map((r) => ({ ...r }))]], hooks: deps.tradeSinkHooks })
   // The touched pairs' states looked up (late legs found), the trades in, then the pairs' FIFO
@@ -54,25 +59,28 @@ export function createSolanaProcessor(deps: SolanaProcessorDeps) {
     createConsumer({
       ...common,
       name: 'solana-universe',
+      engine: universeEngine,
       topic: TOPICS.solanaUniverse,
       schema: SolanaUniverseMember,
       maxBatchSize: 10_000,
-      sink: createTableSink<SolanaUniverseMember>({ name: 'universe-writer', ch, metrics, tables: (v) => [['solana_universe', v.map((m) => ({ ...m }))]] }),
+      sink: createTableSink<SolanaUniverseMember>({ name: 'universe-writer', ch: universeEngine, metrics, tables: (v) => [['solana_universe', v.map((m) => ({ ...m }))]] }),
     }),
     createConsumer({
       ...common,
       name: 'prices-sol-usd',
+      engine: candlesEngine,
       topic: TOPICS.pricesSolUsd,
       schema: SolUsdCandle,
       maxBatchSize: 5_000,
       sink: createTableSink<SolUsdCandle>({
-        name: 'sol-candles-writer', ch, metrics,
+        name: 'sol-candles-writer', ch: candlesEngine, metrics,
         tables: (v) => [['sol_usd_candles', v.map(({ start, open, high, low, close }) => ({ start, open, high, low, close }))]],
       }),
     }),
     createConsumer({
       ...common,
       name: 'solana-trades',
+      engine: ch,
       topic: TOPICS.solanaTrades,
       schema: SolanaTrade,
       steps: [createUsdLegStep({ ch })],

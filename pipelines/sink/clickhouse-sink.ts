@@ -26,7 +26,7 @@ export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hoo
       const insertOne = async ([table, rows]: TableRows[number]) => {
         if (rows.length === 0) return 0
         // Counted per table: an insert's cost is mostly its table's materialized views.
-        await engineStep(table, () => ch.insert({
+        await engineStep(ch, table).insert({
           table,
           values: rows,
           format: 'JSONEachRow',
@@ -43,7 +43,7 @@ export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hoo
             min_insert_block_size_rows: '0',
             min_insert_block_size_bytes: '0',
           },
-        }))
+        })
         metrics.ingestRows.inc({ table }, rows.length)
         hooks.afterInsert?.(table, rows.length)
         return rows.length

@@ -25,7 +25,7 @@ export async function refreshTokenStates(
   for (const part of chunks(batch.tokens, CHUNK)) {
     // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
     const launched = part.filter((t) => batch.launched.has(t))
-    const sources = await engineStep('token_state', async () => (await ch.query({
+    const sources = await (await engineStep(ch, 'token_state').query({
       query: launched.length
         ? `${sqlFile(SOURCES)}\nUNION ALL\n${sqlFile(PRELAUNCH_SOURCE)}`
         : sqlFile(SOURCES),
@@ -33,15 +33,15 @@ export async function refreshTokenStates(
       format: 'JSONEachRow',
       // The fields' 64-bit and wider integers as strings, whatever the client's defaults.
       clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
-    })).json<TokenSourceRow>())
+    })).json<TokenSourceRow>()
     const rows = tokenStateInputs(part, new Set(launched), sources)
     // The rows travel as a query parameter (the same statement for the embedded engine and a
     // server; a server takes it in the URL), a bounded size per statement.
     for (const piece of jsonLinesUpTo(rows, INSERT_BYTES)) {
-      await engineStep('token_state', () => ch.command({
+      await engineStep(ch, 'token_state').command({
         query: sqlFile(INSERT),
         query_params: { chain: chainId, version: batch.version, rows: piece.text, ...quotedRange(piece.rows) },
-      }))
+      })
     }
   }
 }

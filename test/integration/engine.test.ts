@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClickHouse, forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { post } from '../../infra/engine/engine-process.ts'
 import { MERGE_SELECTOR_BASE } from '../../infra/engine/engine-files.ts'
-import { accountEngine, API_CONSUMER, inEngineContext } from '../../core/engine-accounting.ts'
+import { accountEngine, API_CONSUMER, engineFor, engineStep, setEngineStep } from '../../core/engine-accounting.ts'
 import { createMetrics } from '../../core/metrics.ts'
 import { createWatermarks } from '../../core/serving/watermarks.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
@@ -83,13 +83,14 @@ describe('svc engine', () => {
       metrics,
     )
     try {
-      await inEngineContext('chain-4663', 'insert', () => queryRows(ch, 'SELECT sleep(0.5) AS s'))
+      const pipelineCh = engineFor(ch, 'chain-4663', 'insert')
+      await queryRows(pipelineCh, 'SELECT sleep(0.5) AS s')
       const pipeline = await metrics.engineWait.totals({ class: 'pipeline' })
       expect(pipeline.count).toBe(1)
       expect(pipeline.sum).toBeLessThan(0.3) // its half second of work is not waiting
       const [, waited] = await Promise.all([
-        inEngineContext('chain-4663', 'insert', () => queryRows(ch, 'SELECT sleep(0.5) AS s')),
-        new Promise((r) => setTimeout(r, 50)).then(() => inEngineContext(API_CONSUMER, '/token/{address}', () => queryRows(ch, 'SELECT 1 AS one'))),
+        queryRows(pipelineCh, 'SELECT sleep(0.5) AS s'),
+        new Promise((r) => setTimeout(r, 50)).then(() => queryRows(engineFor(ch, API_CONSUMER, '/token/{address}'), 'SELECT 1 AS one')),
       ])
       expect(waited).toEqual([{ one: 1 }])
       const api = await metrics.engineWait.totals({ class: 'api' })
@@ -100,21 +101,34 @@ describe('svc engine', () => {
     }
   })
 
-  it('counts what a served batch wakes (a watermark listener) as its own statements, not the batch\'s', async () => {
+  it('counts each statement under the consumer and step of the client it went through, while consumers run at once', async () => {
     const metrics = createMetrics({ processMetrics: false })
     const ch = accountEngine(createClient({ url: engine.env.CLICKHOUSE_URL, username: engine.env.CLICKHOUSE_USER, password: engine.env.CLICKHOUSE_PASSWORD, database: 'default' }), metrics)
     try {
+      const chain = engineFor(ch, 'chain-4663')
+      const social = engineFor(ch, 'social-posts')
+      // A served batch wakes a listener that reads through its own client: not counted as the batch's.
       const watermarks = createWatermarks(ch, [4663], 0)
       const woken: Array<Promise<unknown>> = []
       watermarks.onAdvance(() => woken.push(queryRows(ch, 'SELECT 1 AS one')))
-      await inEngineContext('chain-4663', 'chain-writer', async () => {
-        await queryRows(ch, 'SELECT 2 AS two')
-        watermarks.advance(4663, 10, 1)
-      })
+      setEngineStep(chain, 'chain-writer')
+      setEngineStep(social, 'mentions-writer')
+      await Promise.all([
+        queryRows(chain, 'SELECT sleep(0.2) AS s').then(() => watermarks.advance(4663, 10, 1)),
+        Promise.all([queryRows(engineStep(chain, 'refresh'), 'SELECT 2 AS two'), queryRows(engineStep(engineStep(chain, 'refresh'), 'fifo'), 'SELECT 3 AS three')]),
+        queryRows(social, 'SELECT 4 AS four'),
+      ])
+      setEngineStep(chain, 'chain-id')
+      await queryRows(chain, 'SELECT 5 AS five')
       await Promise.all(woken)
-      expect(woken).toHaveLength(1)
-      expect(await metrics.engineStatements.get({ consumer: 'chain-4663', step: 'chain-writer' })).toBe(1)
-      expect(await metrics.engineStatements.get({ consumer: 'other', step: 'other' })).toBe(1)
+      const count = (consumer: string, step: string) => metrics.engineStatements.get({ consumer, step })
+      expect(await count('chain-4663', 'chain-writer')).toBe(1)
+      expect(await count('chain-4663', 'chain-writer/refresh')).toBe(1)
+      expect(await count('chain-4663', 'chain-writer/refresh/fifo')).toBe(1)
+      expect(await count('chain-4663', 'chain-id')).toBe(1)
+      expect(await count('social-posts', 'mentions-writer')).toBe(1)
+      expect(await count('other', 'other')).toBe(1)
+      expect(await count('other', 'refresh')).toBe(0)
     } finally {
       await ch.close()
     }
