@@ -92,13 +92,27 @@ export function invokeEndpoint(
 
 const endpointDeps = new WeakMap<ApiDeps, Map<string, ApiDeps>>()
 
-/** `deps` with an engine client that counts the handler's statements under the endpoint's path (made once per endpoint). */
+/**
+ * `deps` as an endpoint's handler sees it (made once per endpoint): every field is `deps`' own, as
+ * it is now (a view on it, not a copy), but `ch` counts the handler's statements under the
+ * endpoint's path.
+ */
 function depsOf(e: ServedEndpoint, deps: ApiDeps): ApiDeps {
   let byPath = endpointDeps.get(deps)
   if (!byPath) endpointDeps.set(deps, (byPath = new Map()))
-  const key = `${e.method} ${e.path}`
-  let d = byPath.get(key)
-  if (!d) byPath.set(key, (d = { ...deps, ch: engineFor(deps.ch, API_CONSUMER, e.path) }))
+  let d = byPath.get(e.path)
+  if (!d) {
+    let labeled: { of: ApiDeps['ch']; ch: ApiDeps['ch'] } | undefined
+    d = Object.create(deps, {
+      ch: {
+        get: () => {
+          if (labeled?.of !== deps.ch) labeled = { of: deps.ch, ch: engineFor(deps.ch, API_CONSUMER, e.path) }
+          return labeled.ch
+        },
+      },
+    }) as ApiDeps
+    byPath.set(e.path, d)
+  }
   return d
 }
 
