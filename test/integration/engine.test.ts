@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClickHouse, forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { post } from '../../infra/engine/engine-process.ts'
-import { MERGE_SELECTOR_BASE } from '../../infra/engine/engine-files.ts'
+import { ENGINE_SERVER_SETTINGS, MERGE_SELECTOR_BASE } from '../../infra/engine/engine-files.ts'
 import { accountEngine, API_CONSUMER, engineFor, engineStep, setEngineStep } from '../../core/engine-accounting.ts'
 import { createMetrics } from '../../core/metrics.ts'
 import { createWatermarks } from '../../core/serving/watermarks.ts'
@@ -51,6 +51,12 @@ describe('svc engine', () => {
     for (let i = 0; i < 8; i++) await asSvc(`INSERT INTO parts_probe VALUES (${i})`)
     await new Promise((r) => setTimeout(r, 3_000))
     expect(Number(await asSvc("SELECT count() FROM system.parts WHERE database = currentDatabase() AND table = 'parts_probe' AND active"))).toBe(8)
+  })
+
+  it('runs with the server settings that keep it quiet while idle (asynchronous metrics, schedule pool)', async () => {
+    const names = Object.keys(ENGINE_SERVER_SETTINGS).map((n) => `'${n}'`).join(', ')
+    const rows = (await asSvc(`SELECT name, value FROM system.server_settings WHERE name IN (${names}) ORDER BY name FORMAT TSV`)).trim().split('\n').map((l) => l.split('\t'))
+    expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(Object.entries(ENGINE_SERVER_SETTINGS).map(([k, v]) => [k, String(v)])))
   })
 
   it('applies the migrations over HTTP (svc migrate with CLICKHOUSE_URL)', async () => {
