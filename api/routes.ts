@@ -8,6 +8,7 @@ import type { AnyEndpoint, RequestInfo } from '../core/endpoint/types.ts'
 import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
 import { ApiError } from '../core/endpoint/errors.ts'
 import { responseBytes } from '../core/serving/rendered-json.ts'
+import { keepParse, keptParse } from '../core/endpoint/parsed-inputs.ts'
 import { API_CONSUMER, engineFor } from '../core/engine-accounting.ts'
 
 /** Query parameter names that look like a credential: keys go in headers only. */
@@ -54,6 +55,10 @@ function numericKeys(schema: z.ZodType): Set<string> {
 /** Parse one part of a request with its zod schema, turning failures into our 400 errors. */
 export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.output<S> {
   if (!schema) return {} as z.output<S>
+  // A path or query is parsed once per distinct text (core/endpoint/parsed-inputs.ts); bodies are not kept.
+  const text = where === 'body' ? undefined : JSON.stringify(value ?? {})
+  const kept = text === undefined ? undefined : keptParse(schema, text)
+  if (kept !== undefined) return kept as z.output<S>
   // `?limit=` is not a number (zod's coercion would read it as 0).
   if (where === 'query' && value && typeof value === 'object') {
     const numeric = numericKeys(schema)
@@ -61,7 +66,7 @@ export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unk
     if (empty) throw new ApiError('invalid_parameter', `${empty[0]}: expected a number, got an empty value.`, { parameter: empty[0], in: where, expected: 'a number' })
   }
   const r = schema.safeParse(value ?? {})
-  if (r.success) return r.data
+  if (r.success) return text === undefined ? r.data : keepParse(schema, text, r.data)
   const issue = r.error.issues[0]!
   const parameter = issue.path.length ? issue.path.join('.') : where
   const details = { parameter, in: where, expected: issue.message }

@@ -14,26 +14,56 @@ export function renderOnce<T extends object>(part: T): T {
   return part
 }
 
-function textOf(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object' || !once.has(value)) return JSON.stringify(value)
+/**
+ * Levels below the envelope whose objects are walked for kept parts: a response's `data` and its
+ * lists (a feed page's `data.launches`, items kept per record). Deeper, or in a list whose first
+ * element is not kept, JSON.stringify writes the rest in one call.
+ */
+const KEPT_DEPTH = 2
+
+function textOf(value: unknown, depth: number): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value)
+  if (!once.has(value)) return walkedText(value, depth)
   let text = texts.get(value)
-  if (text === undefined) texts.set(value, (text = JSON.stringify(value)))
+  // A kept part is written once, itself from the kept text of its own kept items.
+  if (text === undefined) texts.set(value, (text = walkedText(value, depth)))
   return text
 }
 
-/**
- * A response body as JSON.stringify would write it, with the text of marked parts reused (one
- * level: the envelope's own fields).
- */
-export function renderResponse(result: unknown): string {
-  if (result === null || typeof result !== 'object' || Array.isArray(result)) return JSON.stringify(result)
+/** An object or list as JSON.stringify writes it, walked for kept parts down to `depth` levels. */
+function walkedText(value: object, depth: number): string {
+  if (depth <= 0) return JSON.stringify(value)
+  if (Array.isArray(value)) {
+    const first: unknown = value[0]
+    if (first === null || typeof first !== 'object' || !once.has(first)) return JSON.stringify(value)
+    // As JSON.stringify: an element with no JSON form (or a hole) is written as null.
+    const items: string[] = []
+    for (let i = 0; i < value.length; i++) items.push(textOf(value[i], depth - 1) ?? 'null')
+    return `[${items.join(',')}]`
+  }
+  const proto = Object.getPrototypeOf(value)
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(value)
+  return fieldsText(value as Record<string, unknown>, depth - 1)
+}
+
+/** An object's own fields as JSON.stringify writes them, each value through textOf. */
+function fieldsText(value: Record<string, unknown>, depth: number): string {
   const fields: string[] = []
-  for (const [k, v] of Object.entries(result)) {
-    const text = textOf(v)
+  for (const [k, v] of Object.entries(value)) {
+    const text = textOf(v, depth)
     // As JSON.stringify: fields whose value has no JSON form (undefined, functions) are left out.
     if (text !== undefined) fields.push(`${JSON.stringify(k)}:${text}`)
   }
   return `{${fields.join(',')}}`
+}
+
+/**
+ * A response body as JSON.stringify would write it, with the text of marked parts reused: the
+ * envelope's own fields, and the objects and lists of kept items down to KEPT_DEPTH below them.
+ */
+export function renderResponse(result: unknown): string {
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) return JSON.stringify(result)
+  return fieldsText(result as Record<string, unknown>, KEPT_DEPTH)
 }
 
 /** A kept part's whole response as bytes, with the envelope it was rendered in. */

@@ -4,6 +4,7 @@ import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { isoToMicros, microsToIso } from '../../core/serving/cursor.ts'
 import { createSharedAnswers, type SharedAnswers } from '../../core/serving/shared-answer.ts'
+import { renderOnce } from '../../core/serving/rendered-json.ts'
 import { heldSeconds } from '../../core/serving/long-poll.ts'
 import type { DeployerRecord, TokenRecord } from '../token/token-serving.ts'
 import { priceView, PriceView } from '../token/token-view.ts'
@@ -121,24 +122,8 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'co
         data: {
           launches: picked.map((t) => {
             const d = t.deployer ? scores.get(t.deployer) : undefined
-            return {
-              token: t.token,
-              symbol: t.symbol || null,
-              name: t.name || null,
-              deployer: t.deployer,
-              deployer_score: d?.score ?? null,
-              deployer_band: d?.band ?? null,
-              pool: t.launch!.pool,
-              protocol: t.launch!.protocol,
-              launch_block: t.launch!.block,
-              launched_at: t.launch!.launchedAt,
-              visible_at: microsToIso(t.launch!.visibleUs),
-              swaps: t.swaps,
-              weth_volume_wei: t.wethVolumeWei.toString(),
-              is_real: t.realBlock !== null,
-              price: priceView(t),
-              ...(signals ? { caller_signal: signals.get(t.token)! } : {}),
-            }
+            const item = feedItemOf(t, d)
+            return signals ? { ...item, caller_signal: signals.get(t.token)! } : item
           }),
           next_since: cursorUs === null ? null : microsToIso(cursorUs),
           tier: query.tier ?? ('realtime' as const),
@@ -158,6 +143,37 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'co
     return shared(key, answer) as ReturnType<typeof answer>
   },
 })
+
+/**
+ * A launch's feed item, made once per token record and deployer record (a new record replaces
+ * the old object when it changes) and its JSON text with it: pages after different cursors
+ * share their items, so a page is its items' kept text joined.
+ */
+function feedItemOf(t: TokenRecord, d: DeployerRecord | undefined): z.infer<typeof FeedItem> {
+  const kept = feedItems.get(t)
+  if (kept && kept.deployer === d) return kept.item
+  const item = renderOnce({
+    token: t.token,
+    symbol: t.symbol || null,
+    name: t.name || null,
+    deployer: t.deployer,
+    deployer_score: d?.score ?? null,
+    deployer_band: d?.band ?? null,
+    pool: t.launch!.pool,
+    protocol: t.launch!.protocol,
+    launch_block: t.launch!.block,
+    launched_at: t.launch!.launchedAt,
+    visible_at: microsToIso(t.launch!.visibleUs),
+    swaps: t.swaps,
+    weth_volume_wei: t.wethVolumeWei.toString(),
+    is_real: t.realBlock !== null,
+    price: priceView(t),
+  })
+  feedItems.set(t, { deployer: d, item })
+  return item
+}
+
+const feedItems = new WeakMap<TokenRecord, { deployer: DeployerRecord | undefined; item: z.infer<typeof FeedItem> }>()
 
 /** Per token serving (one per API in a process): realtime pages in flight, shared by identical polls. */
 const sharedPages = new WeakMap<object, SharedAnswers<object>>()

@@ -11,8 +11,27 @@ describe('responses rendered with kept parts', () => {
       [part],
       'text',
       null,
+      // Below the envelope: a data object and its lists of kept items (a feed page).
+      { data: { launches: [part, part, undefined, () => 1, null, 3], next: null, gone: undefined }, chain_id: 1 },
+      { data: { list: [part, , part] } },
+      { data: { list: [1, part], deep: { deeper: { part }, when: new Date(0), map: new Map([[1, 2]]) } } },
+      { data: { withJson: { toJSON: () => 'x', part }, proto: Object.assign(Object.create({ inherited: 1 }), { own: part }) } },
+      { data: Object.assign(Object.create(null), { bare: part }) },
     ]
     for (const c of cases) expect(renderResponse(c)).toBe(JSON.stringify(c))
+  })
+
+  it("reuses the text of kept items in a data object's list, and of a list's later kept items", () => {
+    const a = renderOnce({ v: 1 })
+    const b = renderOnce({ v: 2 })
+    const first = renderResponse({ data: { items: [a, b], next: 'x' } })
+    a.v = 10
+    b.v = 20
+    expect(renderResponse({ data: { items: [a, b], next: 'x' } })).toBe(first)
+    // A kept data object (a shared answer) is written once from its items' kept text too.
+    expect(renderResponse({ data: renderOnce({ items: [b, a] }) })).toBe('{"data":{"items":[{"v":2},{"v":1}]}}')
+    // A list whose first element is not kept is written afresh, whole.
+    expect(renderResponse({ data: { items: [{ v: 0 }, a] } })).toBe('{"data":{"items":[{"v":0},{"v":10}]}}')
   })
 
   it("reuses a marked part's text: a change after marking is not seen (parts are kept, never changed)", () => {

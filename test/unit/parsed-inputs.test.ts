@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { parsePart } from '../../api/routes.ts'
+import { ApiError } from '../../core/endpoint/errors.ts'
+import { IsoCursor, Limit } from '../../core/endpoint/schemas.ts'
+
+/** api/routes.ts parsePart with core/endpoint/parsed-inputs.ts: a path or query parsed once per text. */
+describe('parsed request inputs', () => {
+  const query = z.object({ since: IsoCursor.optional(), limit: Limit(), tier: z.enum(['free', 'alpha']).optional() })
+
+  it('answers the same query text with the one parse it kept, frozen', () => {
+    const a = parsePart(query, { since: '2026-11-27T10:00:00.000001Z', limit: '20' }, 'query')
+    const b = parsePart(query, { since: '2026-11-27T10:00:00.000001Z', limit: '20' }, 'query')
+    expect(b).toBe(a)
+    expect(a).toEqual({ since: '2026-11-27T10:00:00.000001Z', limit: 20 })
+    expect(Object.isFrozen(a)).toBe(true)
+    // Another text is parsed on its own.
+    const c = parsePart(query, { since: '2026-11-27T10:00:00.000002Z', limit: '20' }, 'query')
+    expect(c).not.toBe(a)
+    expect(c.since).toBe('2026-11-27T10:00:00.000002Z')
+  })
+
+  it('keeps no failure: the same bad text is refused each time, and a good parse of a like text is not disturbed', () => {
+    const bad = { limit: '0' }
+    expect(() => parsePart(query, bad, 'query')).toThrow(ApiError)
+    expect(() => parsePart(query, bad, 'query')).toThrow(/limit/)
+    expect(() => parsePart(query, { limit: '' }, 'query')).toThrow(/expected a number, got an empty value/)
+    expect(parsePart(query, { limit: '1' }, 'query')).toEqual({ limit: 1 })
+  })
+
+  it('keeps parses per schema (the same text under another schema is its own parse) and never keeps bodies', () => {
+    const other = z.object({ limit: z.string() })
+    expect(parsePart(other, { limit: '5' }, 'query')).toEqual({ limit: '5' })
+    expect(parsePart(query, { limit: '5' }, 'query')).toEqual({ limit: 5 })
+    const body = z.object({ n: z.number() })
+    const x = parsePart(body, { n: 1 }, 'body')
+    const y = parsePart(body, { n: 1 }, 'body')
+    expect(y).not.toBe(x)
+    expect(Object.isFrozen(x)).toBe(false)
+  })
+})
