@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
 import { countNewTraders, recountChainTotals } from '../../products/token/chain-totals.ts'
-import { refreshDeployerStates, refreshTokenStates } from '../../products/token/token-refresh.ts'
+import { deployersTurnedIdle, refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { tokensLeavingWindow } from '../../products/structure/window-refresh.ts'
 import { catchUpFifo, foldBlocks, pairsOfSwaps, type TradedPairs } from '../../products/wallet/fifo-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
@@ -106,13 +106,20 @@ export async function refreshServingState(
   // before); the tokens whose 24 h window moved; the FIFO state of the wallet-tokens a batch
   // traded (a batch from block 0 too; a rollback names the wallets it refolded, a rebuild leaves
   // the FIFO to catchUpFifo). Each is idempotent, and a failure is rethrown once all have settled.
+  // The deployers whose tokens turned idle since the previous batch, read beside the token records.
+  const idle = since !== null ? deployersTurnedIdle(ch, chainId, since, at.chainTime) : Promise.resolve(new Set<string>())
+  // Awaited below; marked handled now, in case the records fail before they get to it.
+  idle.catch(() => {})
   const [, deployers, leftWindow, folded] = await sideBySide([
     batch ? countNewTraders(engineStep(ch, 'traders'), chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }) : Promise.resolve(),
     (async () => {
       // The tokens the batch traded that may have turned real: before their records, which read it.
       if (batch) await refreshTokenReal(engineStep(ch, 'token_real'), chainId, touch.tradedTokens)
-      await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version })
-      return refreshDeployerStates(ch, chainId, { tokens, idleSince: since, chainTime: at.chainTime, version })
+      // A batch only adds facts, so its tokens' deployers are the ones their new rows name; a
+      // rollback or a rebuild may have taken a token's creation away: the deployers stored before count too.
+      const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
+      const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version })
+      return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle)]), chainTime: at.chainTime, version })
     })(),
     // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
     // holder diffs changed although the batch may not touch them (kept /structure answers drop them).

@@ -15,13 +15,16 @@ const CHUNK = 2_000
  * token_state for the tokens a batch touched, a chunk of keys at a time: one statement reads every
  * source by key (`token-state-sources.sql`, with `token-prelaunch-source.sql` for tokens whose
  * launch the batch ingested: their pre-launch distribution is computed now, once), the rows are
- * merged per token here, and one insert writes them (`token-state-insert.sql`).
+ * merged per token here, and one insert writes them (`token-state-insert.sql`). Answers the
+ * deployers of the tokens written (a token's deployer is a fact of its creation: the rows just
+ * written name the same deployer as every earlier version of the token).
  */
 export async function refreshTokenStates(
   ch: ClickHouseClient,
   chainId: number,
   batch: { tokens: string[]; launched: ReadonlySet<string>; version: number },
-): Promise<void> {
+): Promise<Set<string>> {
+  const deployers = new Set<string>()
   for (const part of chunks(batch.tokens, CHUNK)) {
     // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
     const launched = part.filter((t) => batch.launched.has(t))
@@ -35,6 +38,7 @@ export async function refreshTokenStates(
       clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     })).json<TokenSourceRow>()
     const rows = tokenStateInputs(part, new Set(launched), sources)
+    for (const r of rows) if (typeof r.deployer === 'string' && r.deployer !== '') deployers.add(r.deployer)
     // The rows travel as a query parameter (the same statement for the embedded engine and a
     // server; a server takes it in the URL), a bounded size per statement.
     for (const piece of jsonLinesUpTo(rows, INSERT_BYTES)) {
@@ -44,6 +48,7 @@ export async function refreshTokenStates(
       })
     }
   }
+  return deployers
 }
 
 /**
@@ -66,39 +71,49 @@ async function tokenRows(ch: ClickHouseClient, chainId: number, where: string, p
 }
 
 /**
- * deployer_state for the deployers of the batch's tokens, and for the deployers of tokens that
- * turned idle (72 h without a swap) since the previous batch's chain time (`idleSince`; null when
- * time did not move), whose dead counts change although nothing touched them. Every read is keyed
- * (the idle ones through projection by_activity, a deployer's tokens through by_deployer).
- * Answers the deployers refreshed.
+ * The deployers of tokens that turned idle (72 h without a swap) between `idleSince` and
+ * `chainTime` (a batch's previous and own chain time): their dead counts change although nothing
+ * touched them. One read through projection by_activity; a batch's own tokens do not change
+ * which tokens turned idle before it, so it may run beside their refresh.
+ */
+export async function deployersTurnedIdle(ch: ClickHouseClient, chainId: number, idleSince: number, chainTime: number): Promise<Set<string>> {
+  const rows = await queryRows<{ deployer: string }>(
+    ch,
+    `SELECT DISTINCT deployer FROM token_state
+     WHERE chain_id = {chain:UInt32} AND last_activity > {lo:UInt32} AND last_activity <= {hi:UInt32} AND deployer != ''`,
+    { chain: chainId, lo: Math.max(0, idleSince - DEAD_AFTER_IDLE_SECONDS), hi: Math.max(0, chainTime - DEAD_AFTER_IDLE_SECONDS) },
+  )
+  return new Set(rows.map((r) => r.deployer))
+}
+
+/**
+ * The deployers token_state has ever named for `tokens` (every version): after a rollback or in a
+ * rebuild, a token may have lost the creation that named its deployer, whose record must drop it.
+ */
+export async function storedDeployersOf(ch: ClickHouseClient, chainId: number, tokens: string[]): Promise<Set<string>> {
+  const deployers = new Set<string>()
+  for (const part of chunks(tokens, CHUNK)) {
+    const rows = await queryRows<{ deployer: string }>(
+      ch,
+      "SELECT DISTINCT deployer FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND deployer != ''",
+      { chain: chainId, tokens: part },
+    )
+    for (const r of rows) deployers.add(r.deployer)
+  }
+  return deployers
+}
+
+/**
+ * deployer_state for `deployers` (a batch's tokens' deployers, from refreshTokenStates, and the
+ * deployers of tokens that turned idle, from deployersTurnedIdle), a deployer's tokens read
+ * through projection by_deployer. Answers the deployers refreshed.
  */
 export async function refreshDeployerStates(
   ch: ClickHouseClient,
   chainId: number,
-  batch: { tokens: string[]; idleSince: number | null; chainTime: number; version: number },
+  batch: { deployers: ReadonlySet<string>; chainTime: number; version: number },
 ): Promise<Set<string>> {
-  const deployers = new Set<string>()
-  // Time moved since the previous batch: the deployers whose tokens turned idle meanwhile come in
-  // the first chunk's read (by projection by_activity), the batch's tokens' deployers in every chunk's.
-  const idle = batch.idleSince === null ? null : {
-    lo: Math.max(0, batch.idleSince - DEAD_AFTER_IDLE_SECONDS),
-    hi: Math.max(0, batch.chainTime - DEAD_AFTER_IDLE_SECONDS),
-  }
-  const parts = chunks(batch.tokens, CHUNK)
-  if (parts.length === 0 && idle !== null) parts.push([])
-  for (const [i, part] of parts.entries()) {
-    const withIdle = i === 0 && idle !== null
-    const rows = await queryRows<{ deployer: string }>(
-      ch,
-      `SELECT DISTINCT deployer FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND deployer != ''${withIdle ? `
-       UNION DISTINCT
-       SELECT DISTINCT deployer FROM token_state
-       WHERE chain_id = {chain:UInt32} AND last_activity > {lo:UInt32} AND last_activity <= {hi:UInt32} AND deployer != ''` : ''}`,
-      { chain: chainId, tokens: part, ...(withIdle ? idle : {}) },
-    )
-    for (const r of rows) deployers.add(r.deployer)
-  }
-
+  const deployers = new Set(batch.deployers)
   const deployerRows = []
   for (const part of chunks([...deployers], CHUNK)) {
     const rows = await tokenRows(ch, chainId, 'deployer IN {deployers:Array(String)}', { deployers: part })

@@ -6,7 +6,7 @@ import { lastServedBatch, nextServingSeq } from '../../core/records/serving-chan
 import { createTokenServing } from '../../products/token/token-serving.ts'
 import { liquidityProviders } from '../../pipelines/alerts/producers.ts'
 import { refreshServingState } from '../../pipelines/process/serving-refresh.ts'
-import { refreshDeployerStates, refreshTokenStates } from '../../products/token/token-refresh.ts'
+import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import { requireRedisUrl } from '../setup/services.ts'
 import { followed4663 } from '../../bin/follow.ts'
@@ -87,14 +87,16 @@ describe('serving state kept by key', () => {
     const written = (table: 'token_state' | 'deployer_state', key: string, version: number) =>
       queryRows<Record<string, unknown>>(ch, `SELECT DISTINCT * EXCEPT version FROM ${table} WHERE chain_id = 4663 AND version = {v:UInt64} ORDER BY ${key}`, { v: version })
     const together = nextServingSeq()
-    await refreshTokenStates(ch, 4663, { tokens, launched: new Set(), version: together })
-    const deployers = await refreshDeployerStates(ch, 4663, { tokens, idleSince: null, chainTime, version: together })
+    const own = await refreshTokenStates(ch, 4663, { tokens, launched: new Set(), version: together })
+    // The deployers the token rows name are the ones token_state holds for those tokens.
+    expect([...own].sort()).toEqual([...(await storedDeployersOf(ch, 4663, tokens))].sort())
+    const deployers = await refreshDeployerStates(ch, 4663, { deployers: own, chainTime, version: together })
     const tokensTogether = await written('token_state', 'token', together)
     const deployersTogether = await written('deployer_state', 'deployer', together)
     const alone = nextServingSeq()
     for (const t of tokens) await refreshTokenStates(ch, 4663, { tokens: [t], launched: new Set(), version: alone })
     const tokensAlone = await written('token_state', 'token', alone)
-    for (const t of tokens) await refreshDeployerStates(ch, 4663, { tokens: [t], idleSince: null, chainTime, version: alone })
+    for (const t of tokens) await refreshDeployerStates(ch, 4663, { deployers: await storedDeployersOf(ch, 4663, [t]), chainTime, version: alone })
     expect(tokensTogether.length).toBe(keys.length)
     expect(keys.length).toBeGreaterThan(10)
     expect(tokensAlone).toEqual(tokensTogether)
