@@ -7,10 +7,13 @@ import { LruMap } from '../serving/lru-map.ts'
  * most parses are of an input seen moments ago. Under a burst of 1,000 long-poll answers and their
  * re-polls the service's thread was 93 % busy and zod's parse of the query was 8.5 % of it.
  * Only successful parses are kept (a failure is thrown afresh each time), at most
- * PARSED_INPUTS_PER_SCHEMA per schema, and frozen: a handler never changes its input, and a
+ * PARSED_INPUTS_PER_SCHEMA per schema and of inputs up to KEPT_INPUT_CHARS long (a caller's
+ * query is short; a flood of long distinct query strings is parsed, not kept, so the cache holds
+ * at most a few hundred KiB per schema), and frozen: a handler never changes its input, and a
  * kept one is shared by every request that sent the same text.
  */
 const PARSED_INPUTS_PER_SCHEMA = 512
+const KEPT_INPUT_CHARS = 512
 
 const bySchema = new WeakMap<z.ZodType, LruMap<object>>()
 
@@ -21,7 +24,7 @@ export function keptParse(schema: z.ZodType, input: string): object | undefined 
 
 /** Keep a successful parse of `input`, frozen; answers it. */
 export function keepParse<T>(schema: z.ZodType, input: string, parsed: T): T {
-  if (parsed === null || typeof parsed !== 'object') return parsed
+  if (parsed === null || typeof parsed !== 'object' || input.length > KEPT_INPUT_CHARS) return parsed
   let kept = bySchema.get(schema)
   if (!kept) bySchema.set(schema, (kept = new LruMap<object>(PARSED_INPUTS_PER_SCHEMA)))
   kept.set(input, Object.freeze(parsed))

@@ -111,9 +111,9 @@ export async function storedDeployersOf(ch: ClickHouseClient, chainId: number, t
 export async function refreshDeployerStates(
   ch: ClickHouseClient,
   chainId: number,
-  batch: { deployers: ReadonlySet<string>; chainTime: number; version: number },
+  batch: { deployers: Set<string>; chainTime: number; version: number },
 ): Promise<Set<string>> {
-  const deployers = new Set(batch.deployers)
+  const { deployers } = batch
   const deployerRows = []
   for (const part of chunks([...deployers], CHUNK)) {
     const rows = await tokenRows(ch, chainId, 'deployer IN {deployers:Array(String)}', { deployers: part })
