@@ -201,16 +201,21 @@ export function createTokenServing(
       )
       return Number(r?.n ?? 0) === window.size()
     }
-    if (windowServed === null || served < windowServed || !(await held())) await reload()
+    if (windowServed === null || served < windowServed) await reload()
     else {
-      const rows = await queryRows<{ token: string; us: string; block: string }>(
-        ch,
-        `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us, block_number AS block FROM launch_feed
-         WHERE chain_id = {chain:UInt32} AND visible_at > fromUnixTimestamp64Micro({after:Int64}) AND block_number <= {served:UInt64}
-         ORDER BY us, token LIMIT {limit:UInt32}`,
-        { chain: chainId, served, after: window.lastUs() ?? 0, limit: feedItems + 1 },
-      )
-      if (rows.length > feedItems) await reload()
+      // The check and the read of what follows the window run side by side (neither waits on the
+      // other): a long poll at the head is woken one statement sooner after its batch.
+      const [kept, rows] = await Promise.all([
+        held(),
+        queryRows<{ token: string; us: string; block: string }>(
+          ch,
+          `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us, block_number AS block FROM launch_feed
+           WHERE chain_id = {chain:UInt32} AND visible_at > fromUnixTimestamp64Micro({after:Int64}) AND block_number <= {served:UInt64}
+           ORDER BY us, token LIMIT {limit:UInt32}`,
+          { chain: chainId, served, after: window.lastUs() ?? 0, limit: feedItems + 1 },
+        ),
+      ])
+      if (!kept || rows.length > feedItems) await reload()
       else window.append(rowsOf(rows))
     }
     windowServed = served
