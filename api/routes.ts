@@ -9,6 +9,7 @@ import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
 import { ApiError } from '../core/endpoint/errors.ts'
 import { responseBytes } from '../core/serving/rendered-json.ts'
 import { keepParse, keptParse } from '../core/endpoint/parsed-inputs.ts'
+import { wokenAt } from '../core/serving/long-poll.ts'
 import { API_CONSUMER, engineFor } from '../core/engine-accounting.ts'
 
 /** Query parameter names that look like a credential: keys go in headers only. */
@@ -157,6 +158,8 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
           if (KEY_PARAMS.has(k.toLowerCase())) throw new ApiError('key_in_url', undefined, { parameter: k })
         }
         const { result, headers } = await invokeEndpoint(e, { params: req.params, query, body: req.body }, requestInfo(req), deps, gate)
+        const advancedAt = wokenAt(result)
+        if (advancedAt !== undefined) reply.raw.once('finish', () => deps.metrics.longPollAnswer.observe({ route: e.path }, (performance.now() - advancedAt) / 1000))
         reply.headers(headers)
         if (result && typeof result === 'object' && 'raw' in result && 'contentType' in result) {
           if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)

@@ -104,14 +104,17 @@ const labelsOf = (text: string): Record<string, string> => Object.fromEntries([.
 
 export type WaitBuckets = Map<string, Array<{ le: number; n: number }>>
 
-/** The wait histogram's cumulative buckets per class, from a /metrics text (labels in any order). */
-export function waitBuckets(metricsText: string): WaitBuckets {
+/**
+ * A histogram's cumulative buckets per value of one label, from a /metrics text (labels in any
+ * order): by default the engine wait's, per class.
+ */
+export function waitBuckets(metricsText: string, metric = 'svc_engine_wait_seconds', by = 'class'): WaitBuckets {
   const buckets: WaitBuckets = new Map()
-  for (const m of metricsText.matchAll(/^svc_engine_wait_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
+  for (const m of metricsText.matchAll(new RegExp(`^${metric}_bucket\\{([^}]*)\\} (\\S+)$`, 'gm'))) {
     const labels = labelsOf(m[1]!)
-    const list = buckets.get(labels.class!) ?? []
+    const list = buckets.get(labels[by]!) ?? []
     list.push({ le: labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(labels.le), n: Number(m[2]) })
-    buckets.set(labels.class!, list)
+    buckets.set(labels[by]!, list)
   }
   for (const list of buckets.values()) list.sort((a, b) => a.le - b.le)
   return buckets
@@ -131,14 +134,15 @@ export function waitsBetween(before: WaitBuckets, after: WaitBuckets): WaitBucke
  * Count and p50/p99 per class (the upper bound of the bucket the quantile falls in, a bound
  * rather than an estimate).
  */
-export function formatWaits(buckets: WaitBuckets): string {
+export function formatWaits(buckets: WaitBuckets, what = 'queries', none = 'not measured (the engine reports no summary)'): string {
   const measured = [...buckets].filter(([, list]) => (list.at(-1)?.n ?? 0) > 0)
-  if (measured.length === 0) return 'not measured (the engine reports no summary)'
+  if (measured.length === 0) return none
   const bound = (list: Array<{ le: number; n: number }>, q: number) => {
     const le = list.find((b) => b.n >= q * list.at(-1)!.n)!.le
-    return le === Number.POSITIVE_INFINITY ? '> 30 s' : `<= ${le * 1000} ms`
+    const last = list.at(-2)?.le ?? 0
+    return le === Number.POSITIVE_INFINITY ? `> ${last >= 1 ? `${last} s` : `${last * 1000} ms`}` : `<= ${Number((le * 1000).toPrecision(6))} ms`
   }
-  return measured.map(([cls, list]) => `${cls} ${list.at(-1)!.n} queries, p50 ${bound(list, 0.5)}, p99 ${bound(list, 0.99)}`).join('; ')
+  return measured.map(([key, list]) => `${key} ${list.at(-1)!.n} ${what}, p50 ${bound(list, 0.5)}, p99 ${bound(list, 0.99)}`).join('; ')
 }
 
 /** The wait histogram of a /metrics text, formatted. */

@@ -5,7 +5,7 @@ import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
 import type { Answer, LongPollPlan, LongPollReport } from './long-poll-driver.ts'
 import type { BenchResult } from './result.ts'
 import { runDriverProcess } from './driver-process.ts'
-import { idleCpuShare, waitLive } from './live-service.ts'
+import { formatWaits, idleCpuShare, waitBuckets, waitLive } from './live-service.ts'
 
 const ADMIN = 'bench-admin-token-0123456789abcdef'
 const POLLERS = Number(process.env.LONG_POLL_POLLERS ?? 1000)
@@ -23,7 +23,9 @@ const IDLE_SECONDS = 30
  * poller asking once a second (the baseline). Printed:
  *  - how long after the batch that served a launch committed each answer carrying it arrived
  *    (the commit's time is the service's own 'batch inserted' log line, written when the
- *    watermark moves), for the long polls and for the plain poller;
+ *    watermark moves), for the long polls and for the plain poller; and beside it the service's
+ *    own measure, commit to answer written (svc_long_poll_answer_seconds), which the clients'
+ *    reading on the same two cores does not delay;
  *  - what the waiting pollers cost: the CPU share of the service's process tree while they wait,
  *    against the same service idle without them, read before and after them.
  */
@@ -68,6 +70,8 @@ export async function benchLongPoll(): Promise<BenchResult[]> {
     // Idle again once they are gone: the baseline is the mean of the readings around them.
     const idle = (idleBefore + (await idleCpuShare(svc.child.pid!, IDLE_SECONDS))) / 2
 
+    // The service's own side: from the commit to each woken answer written to its socket.
+    const written = formatWaits(waitBuckets(await (await fetch(`${base}/metrics`)).text(), 'svc_long_poll_answer_seconds', 'route'), 'answers', 'no woken answer')
     const heldDelays = delaysAfterCommit(report.held, commits)
     const plainDelays = delaysAfterCommit(report.plain, commits)
     const launches = new Set(report.plain.concat(report.held).flatMap((a) => a.blocks)).size
@@ -80,7 +84,7 @@ export async function benchLongPoll(): Promise<BenchResult[]> {
         ours: { value: quantile(heldDelays, 0.99), unit: 'ms, p99, batch commit to answer' },
         base: { value: quantile(plainDelays, 0.99), unit: `ms, p99 of the plain poller (${fmtDelays(plainDelays)})` },
         ratio: quantile(plainDelays, 0.99) / Math.max(1, quantile(heldDelays, 0.99)),
-        notes: counts,
+        notes: `${counts}; written by the service (svc_long_poll_answer_seconds, commit to socket): ${written}`,
       },
       {
         name: `long poll: ${POLLERS} pollers waiting at the head cost the service ${((held - idle) * 100).toFixed(1)}% of a core (${(held * 100).toFixed(1)}% with them, ${(idle * 100).toFixed(1)}% idle without)`,

@@ -50,6 +50,8 @@ export class Gauge {
 }
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+/** A woken long poll's budget is 100 ms (issue 21): buckets fine enough around it. */
+const LONG_POLL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1, 2.5]
 /** The engine wait's budget is 50 ms (issue 23): buckets fine enough below it to say by how much. */
 const ENGINE_WAIT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
@@ -134,6 +136,13 @@ export function createMetrics(options: MetricsOptions = {}) {
     servedBlockAge: new Gauge(r, 'svc_served_block_age_seconds', 'Seconds since the timestamp of the last served block, by chain: a few seconds when live, the chain time still to catch up while behind', ['chain']),
     requests: new Counter(r, 'svc_http_requests_total', 'HTTP requests, by route and status', ['route', 'status']),
     requestLatency: new Histogram(r, 'svc_http_request_duration_seconds', 'HTTP request latency, by route', ['route']),
+    longPollAnswer: new Histogram(
+      r,
+      'svc_long_poll_answer_seconds',
+      'Time from the data advance that woke a waiting long poll (a served batch, social rows) to its answer written, by route; the commit itself in one process, when the API learnt of it across processes',
+      ['route'],
+      LONG_POLL_BUCKETS,
+    ),
     x402: new Counter(r, 'svc_x402_payments_total', 'x402 payments by step (verify, settle) and outcome (valid, settled, a refusal reason, error)', ['step', 'outcome']),
     auditKeysChecked: new Counter(r, 'svc_audit_keys_checked_total', 'Keys of kept views the scheduled audit compared with raw rows, by view', ['view']),
     alertProducerPasses: new Counter(r, 'svc_alert_producer_passes_total', 'Passes of the alert producers, by part (launches: woken by a served batch; calls: by social rows; both on the safety timer)', ['part']),

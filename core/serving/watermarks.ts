@@ -15,6 +15,11 @@ export interface Watermarks {
   seq(chainId: number): number
   /** Cache version for answers that depend on this chain. */
   version(chainId: number): string
+  /**
+   * When this process learnt of the source's last advance (performance.now() ms): the commit
+   * itself in one process (pushed), up to a poll interval after it across processes.
+   */
+  advancedAt(source: AdvanceSource): number | undefined
   advance(chainId: number, block: number, seq: number): void
   /**
    * Call `listener` after each advance of a chain, or with 'social' when the social pipeline
@@ -37,13 +42,16 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
   let socialRows = 0
   let timer: NodeJS.Timeout | undefined
   const listeners = new Set<(source: AdvanceSource) => void>()
+  const learntAt = new Map<AdvanceSource, number>()
   const tell = (source: AdvanceSource) => {
+    learntAt.set(source, performance.now())
     for (const l of listeners) l(source)
   }
   const w: Watermarks = {
     get: (chainId) => current.get(chainId)?.block ?? null,
     seq: (chainId) => current.get(chainId)?.seq ?? 0,
     version: (chainId) => chainVersion(current.get(chainId)?.seq),
+    advancedAt: (source) => learntAt.get(source),
     advance(chainId, block, seq) {
       if (seq <= (current.get(chainId)?.seq ?? 0)) return
       current.set(chainId, { block, seq })

@@ -5,7 +5,7 @@ import type { Uses } from '../../core/endpoint/deps.ts'
 import { isoToMicros, microsToIso } from '../../core/serving/cursor.ts'
 import { createSharedAnswers, type SharedAnswers } from '../../core/serving/shared-answer.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
-import { heldSeconds } from '../../core/serving/long-poll.ts'
+import { heldSeconds, markWoken } from '../../core/serving/long-poll.ts'
 import type { DeployerRecord, TokenRecord } from '../token/token-serving.ts'
 import { priceView, PriceView } from '../token/token-view.ts'
 import { callerSignals, CallerSignalView } from '../social/caller-signal.ts'
@@ -35,7 +35,7 @@ const FeedItem = z.object({
   caller_signal: CallerSignalView.optional(),
 })
 
-export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'config'>>()({
+export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'config' | 'watermarks'>>()({
   method: 'GET',
   path: '/feed/new',
   summary: 'Launch feed',
@@ -76,6 +76,8 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'co
       const pageSize = Math.min(1000, query.limit * (minScore === undefined ? 1 : 4))
       let picked: TokenRecord[] = []
       let cursorUs: number | null
+      // When the batch that woke a long poll was learnt of (svc_long_poll_answer_seconds).
+      let wokenBy: number | undefined
       if (query.since !== undefined) {
         const pageAfter = async (sinceUs: number, throughUs: number) => {
           let cursor = sinceUs
@@ -97,6 +99,7 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'co
         const deadline = Date.now() + heldSeconds(query.wait, deps.config) * 1000
         while (picked.length === 0 && Date.now() < deadline) {
           if (!(await deps.tokens.waitForLaunch(cursorUs, deadline - Date.now()))) break
+          wokenBy = deps.watermarks.advancedAt(deps.tokens.chainId)
           const before: number | null = cursorUs
           cursorUs = await pageAfter(cursorUs, (Date.now() - delayed * 1000) * 1000)
           // Served but not yet visible to this tier (the free delay): no spinning until it is.
@@ -118,7 +121,7 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'co
         picked = picked.reverse()
       }
       const signals = query.tier === 'alpha' ? await callerSignals(deps, picked.map((t) => ({ token: t.token, launchedAt: Date.parse(t.launch!.launchedAt) / 1000 }))) : undefined
-      return {
+      return markWoken({
         data: {
           launches: picked.map((t) => {
             const d = t.deployer ? scores.get(t.deployer) : undefined
@@ -131,7 +134,7 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'co
         },
         chain_id: deps.tokens.chainId,
         measured_through_block: deps.tokens.measuredThrough(),
-      }
+      }, picked.length > 0 ? wokenBy : undefined)
     }
     // Realtime pages after a cursor depend on the query and the served block only: pollers at the
     // head, woken together by the batch that serves a launch, share one answer (and its JSON).

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { Handle, IsoCursor, Limit, LongPollWait } from '../../core/endpoint/schemas.ts'
-import { heldSeconds, holdWhileEmpty } from '../../core/serving/long-poll.ts'
+import { heldSeconds, holdWhileEmpty, markWoken, wokenAt } from '../../core/serving/long-poll.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { isoToMicros } from '../../core/serving/cursor.ts'
@@ -51,7 +51,7 @@ export const socialFollowsEndpoint = defineEndpoint<ApiDeps>()({
           { since: since ?? 0, watcher: query.watched ?? '', event: query.event ?? '', cap: query.limit * 20 },
         ),
       )
-    const { page, next } = await holdWhileEmpty({
+    const held = await holdWhileEmpty({
       waitSeconds: heldSeconds(query.wait, deps.config),
       read: async () => inclusivePage(await read(), since, query.limit, (r) => Number(r.observed_at)),
       isEmpty: (p) => p.page.length === 0,
@@ -59,8 +59,10 @@ export const socialFollowsEndpoint = defineEndpoint<ApiDeps>()({
       // Follow events are stored by the social pipeline.
       wakesOn: (source) => source === 'social',
     })
+    const { page, next } = held
     const records = await deps.social.callers(page.map((r) => r.followed))
-    return {
+    // A woken poll's answer carries when its advance was learnt (svc_long_poll_answer_seconds).
+    return markWoken({
       data: {
         events: page.map((r) => ({
           id: r.id,
@@ -73,7 +75,7 @@ export const socialFollowsEndpoint = defineEndpoint<ApiDeps>()({
         })),
         next_since: next === null ? null : iso(next),
       },
-    }
+    }, wokenAt(held))
   },
 })
 

@@ -1,7 +1,7 @@
 import { roomsLed } from './room-lead.ts'
 import { z } from 'zod'
 import { IsoCursor, Limit, LongPollWait } from '../../core/endpoint/schemas.ts'
-import { heldSeconds, holdWhileEmpty } from '../../core/serving/long-poll.ts'
+import { heldSeconds, holdWhileEmpty, markWoken, wokenAt } from '../../core/serving/long-poll.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { isoToMicros } from '../../core/serving/cursor.ts'
@@ -43,7 +43,7 @@ export const signalsEndpoint = defineEndpoint<ApiDeps>()({
     const since = query.since === undefined ? null : Math.floor(isoToMicros(query.since)! / 1e6)
     // Eligible callers are chosen by the engine from caller_state (see signalCalls), not here.
     const filter = { minEarlyRate: query.min_early_rate, minGraded: query.min_calls, minRankScore: query.min_rank_score, includeCoordinated: query.include_coordinated ?? false }
-    const { page, next } = await holdWhileEmpty({
+    const held = await holdWhileEmpty({
       waitSeconds: heldSeconds(query.wait, deps.config),
       read: async () => inclusivePage(await deps.social.signalCalls(filter, since ?? 0, query.limit * 20), since, query.limit, (c) => c.capturedAt),
       isEmpty: (p) => p.page.length === 0,
@@ -51,12 +51,14 @@ export const signalsEndpoint = defineEndpoint<ApiDeps>()({
       // A call lands with social rows; a caller becomes eligible when the grader writes (also social).
       wakesOn: (source) => source === 'social',
     })
+    const { page, next } = held
     const tokenList = [...new Set(page.map((c) => c.token))]
     const [tg, first, tokens, callers] = await Promise.all([
       tokenSocial(deps).rooms(tokenList), tokenSocial(deps).firstMentions(tokenList), deps.tokens.tokens(tokenList), deps.social.callers([...new Set(page.map((c) => c.author))]),
     ])
     const deployers = await deps.tokens.deployers([...tokens.values()].map((t) => t.deployer ?? '').filter(Boolean))
-    return {
+    // A woken poll's answer carries when its advance was learnt (svc_long_poll_answer_seconds).
+    return markWoken({
       data: {
         calls: page.map((c) => {
           const r = callers.get(c.author)
@@ -78,6 +80,6 @@ export const signalsEndpoint = defineEndpoint<ApiDeps>()({
         }),
         next_since: next === null ? null : iso(next),
       },
-    }
+    }, wokenAt(held))
   },
 })

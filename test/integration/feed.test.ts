@@ -145,6 +145,9 @@ describe('the feed window (launches kept in memory, cursor order)', () => {
     const again = await feed(`since=${encodeURIComponent(since)}&limit=${page.launches.length}`)
     expect(page.launches.map((l) => l.token)).toEqual(again.launches.map((l) => l.token))
     expect(answeredAt - committedAt).toBeLessThan(5_000)
+    // The woken answer is measured from the batch's commit to its bytes written.
+    const metrics = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(Number(/^svc_long_poll_answer_seconds_count\{route="\/feed\/new"\} (\d+)/m.exec(metrics)?.[1] ?? 0)).toBeGreaterThanOrEqual(1)
     expect((await env.api.app.inject({ method: 'GET', url: `/feed/new?since=${encodeURIComponent(since)}&wait=31`, headers: admin })).statusCode).toBe(400)
   })
 })

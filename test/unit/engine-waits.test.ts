@@ -28,3 +28,19 @@ describe('the door bench reads what was observed during its analyst query', () =
     )
   })
 })
+
+describe('the long-poll bench reads the service side of its answers', () => {
+  it('per route, from svc_long_poll_answer_seconds, with its own last bound', async () => {
+    const m = createMetrics({ processMetrics: false })
+    for (let i = 0; i < 98; i++) m.longPollAnswer.observe({ route: '/feed/new' }, 0.06)
+    m.longPollAnswer.observe({ route: '/feed/new' }, 0.14)
+    m.longPollAnswer.observe({ route: '/feed/new' }, 0.14)
+    m.longPollAnswer.observe({ route: '/signals/calls' }, 9)
+    const text = await m.registry.metrics()
+    expect(formatWaits(waitBuckets(text, 'svc_long_poll_answer_seconds', 'route'), 'answers')).toBe(
+      '/feed/new 100 answers, p50 <= 75 ms, p99 <= 150 ms; /signals/calls 1 answers, p50 > 2.5 s, p99 > 2.5 s',
+    )
+    // The engine's wait histogram is not read as the long poll's, nor the other way round.
+    expect(formatWaits(waitBuckets(text), 'queries', 'none')).toBe('none')
+  })
+})

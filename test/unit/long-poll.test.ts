@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { heldSeconds, holdWhileEmpty } from '../../core/serving/long-poll.ts'
+import { heldSeconds, holdWhileEmpty, markWoken, wokenAt } from '../../core/serving/long-poll.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createWatermarks } from '../../core/serving/watermarks.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
@@ -69,6 +69,27 @@ describe('holdWhileEmpty (a feed long poll)', () => {
     expect(page).toEqual([])
     expect(Date.now() - started).toBeGreaterThanOrEqual(950)
     expect(listening).toBe(0)
+  })
+
+  it('marks a page found after a wake with when that advance was learnt, and only such a page', async () => {
+    const watermarks = pushed()
+    // Found on the first read: not a held poll, no mark (also when an advance lands during the read).
+    const first = await holdWhileEmpty({ waitSeconds: 10, read: async () => (watermarks.socialAdvanced(1), { items: [1] }), isEmpty: (p) => p.items.length === 0, watermarks, wakesOn: () => true })
+    expect(wokenAt(first)).toBeUndefined()
+
+    let items: number[] = []
+    const held = holdWhileEmpty({ waitSeconds: 10, read: async () => ({ items }), isEmpty: (p) => p.items.length === 0, watermarks, wakesOn: (s) => s === 4663 })
+    await new Promise((r) => setTimeout(r, 20))
+    items = [2]
+    const before = performance.now()
+    watermarks.advance(4663, 10, 1)
+    const page = await held
+    expect(watermarks.advancedAt(4663)).toBeGreaterThanOrEqual(before)
+    expect(wokenAt(page)).toBe(watermarks.advancedAt(4663))
+    // An endpoint carries the mark to the answer it builds from the page.
+    expect(wokenAt(markWoken({ data: page.items }, wokenAt(page)))).toBe(wokenAt(page))
+    expect(wokenAt(markWoken({}, undefined))).toBeUndefined()
+    expect(wokenAt(null)).toBeUndefined()
   })
 
   it('holds at most LONG_POLL_HOLD_SECONDS, whatever the request asks', () => {
