@@ -158,15 +158,18 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
           if (KEY_PARAMS.has(k.toLowerCase())) throw new ApiError('key_in_url', undefined, { parameter: k })
         }
         const { result, headers } = await invokeEndpoint(e, { params: req.params, query, body: req.body }, requestInfo(req), deps, gate)
-        const advancedAt = wokenAt(result)
-        if (advancedAt !== undefined) reply.raw.once('finish', () => deps.metrics.longPollAnswer.observe({ route: e.path }, (performance.now() - advancedAt) / 1000))
         reply.headers(headers)
         if (result && typeof result === 'object' && 'raw' in result && 'contentType' in result) {
           if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)
           return reply.type(String(result.contentType)).send(result.raw)
         }
         // The body as JSON bytes, kept parts' bytes reused (core/serving/rendered-json.ts).
-        return reply.type('application/json; charset=utf-8').send(responseBytes(result))
+        reply.type('application/json; charset=utf-8').send(responseBytes(result))
+        // A woken long poll's answer, timed once its bytes went to the socket: send writes them
+        // at once, while 'finish' comes after every answer woken with it has been written.
+        const advancedAt = wokenAt(result)
+        if (advancedAt !== undefined) deps.metrics.longPollAnswer.observe({ route: e.path }, (performance.now() - advancedAt) / 1000)
+        return reply
       },
     })
   }
