@@ -46,6 +46,25 @@ describe('createKeyedCache()', () => {
     expect(asked).toHaveLength(1)
   })
 
+  it('getMany() gathers settled keys at once and waits only for loads still running', async () => {
+    const cache = createKeyedCache<string>(10)
+    await cache.getMany(['a', 'b'], async (missing) => new Map(missing.map((k) => [k, `${k}1`])), '')
+    let release!: () => void
+    const running = cache.get('c', () => new Promise<string>((r) => (release = () => r('c1'))))
+    const many = cache.getMany(['c', 'a', 'b', 'd'], async (missing) => new Map(missing.map((k) => [k, `${k}-loaded`])), '')
+    let done = false
+    void many.then(() => (done = true))
+    await new Promise((r) => setTimeout(r, 10))
+    // 'c' is still loading: the answer waits for it, whatever the settled keys.
+    expect(done).toBe(false)
+    release()
+    expect([...(await many)]).toEqual([['c', 'c1'], ['a', 'a1'], ['b', 'b1'], ['d', 'd-loaded']])
+    await running
+    // A failed load is not read as settled: the next call loads the key again.
+    await expect(cache.getMany(['e'], async () => Promise.reject(new Error('down')), '')).rejects.toThrow('down')
+    expect([...(await cache.getMany(['e', 'a'], async (missing) => new Map(missing.map((k) => [k, `${k}2`])), ''))]).toEqual([['a', 'a1'], ['e', 'e2']])
+  })
+
   it('holds at most maxEntries, evicting the least recently used', async () => {
     const cache = createKeyedCache<number>(3)
     for (const k of ['a', 'b', 'c']) await cache.get(k, async () => 1)
