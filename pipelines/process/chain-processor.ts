@@ -10,7 +10,7 @@ import { createClickHouseSink, type SinkHooks } from '../sink/clickhouse-sink.ts
 import { chainTopic } from '../../core/bus/topics.ts'
 import { batchToken, createBatchJournal, type PlannedBatch } from './batch-journal.ts'
 import { chainRows } from './chain-rows.ts'
-import { recoverRollbacks, rollbackChain } from './chain-rollback.ts'
+import { recoverRollbacks, rollbackChain, type RollbackResult } from './chain-rollback.ts'
 import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
@@ -104,15 +104,46 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     return r.seq
   }
 
+  /**
+   * The serving refresh a rollback owes until it is done. By then the orphaned rows are deleted:
+   * after a fault in it, the retried batch forms from the new chain, which may never touch the
+   * tokens the orphaned blocks did, so what the rollback touched is kept here until refreshed.
+   */
+  let owedRollback: RollbackResult | undefined
+  /** Whether the rollback owing it completed (a failed one is detected and run again first). */
+  let owedAfterRollback = false
+
+  const unionOf = (a: RollbackResult, b: RollbackResult) => ({
+    tokens: [...new Set([...a.tokens, ...b.tokens])],
+    touched: [...new Set([...a.touched, ...b.touched])],
+    wallets: [...new Set([...a.wallets, ...b.wallets])],
+  })
+
   /** A block at or below the watermark with a hash we did not ingest: the chain reorganized. */
   async function rollback(block: ChainBlock): Promise<void> {
     const old = state.hashOf(block.number) ?? ''
     logger.warn({ consumer, fromBlock: block.number, old, new: block.hash }, 'reorg: rolling back orphaned blocks')
-    const { tokens, touched, wallets } = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() })
+    // Owed from before the rollback deletes anything (a rollback run again after a fault finds
+    // the rows gone): what each run touched adds up until the refresh is done.
+    owedAfterRollback = false
+    const owe = (r: RollbackResult) => {
+      const was = owedRollback
+      owedRollback = was ? { fromBlock: Math.min(was.fromBlock, r.fromBlock), ...unionOf(was, r) } : r
+    }
+    owe(await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() }, owe))
     state = await loadChainState(ch, chainId, deps.follow)
+    owedAfterRollback = true
+    await refreshAfterRollback()
+  }
+
+  /** The serving refresh of the rollback owed, if one is (every batch settles it first). */
+  async function refreshAfterRollback(): Promise<void> {
+    if (!owedRollback || !owedAfterRollback) return
+    const { tokens, touched, wallets } = owedRollback
     await refreshTokenReal(ch, chainId, tokens)
     // Totals are recounted by the rollback; nothing is counted here.
     const seq = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set(), wallets: new Set(wallets) }, { kind: 'rollback' }, state.watermark)
+    owedRollback = undefined
     deps.onAdvance?.(state.watermark, seq)
   }
 
@@ -124,6 +155,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
    */
   async function writeBlocks(parsed: Array<SinkItem<ChainBlock>>, ctx: SinkContext): Promise<{ through: string | null }> {
     const started = performance.now()
+    await refreshAfterRollback()
     let selected: Array<SinkItem<ChainBlock>>
     let token: string
     let doneThrough = parsed[parsed.length - 1]!.message.offset

@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
+import { followed4663 } from '../../bin/follow.ts'
+import { createRuntime, type Runtime } from '../../bin/runtime.ts'
+import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { loadConfig } from '../../core/config.ts'
+import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
+import { ConstructedWorld, weth, type Pair } from '../setup/constructed-world.ts'
+import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
+import { tempDir } from '../setup/temp.ts'
+
+/**
+ * A reorg's rollback that meets an engine fault after it deleted the orphaned rows is run again
+ * by the retried batch, on rows that are gone; the batch then forms from the new chain, which may
+ * never touch the tokens the orphaned blocks did. What those blocks touched is owed from before
+ * the first delete, so their served state still becomes the new chain's.
+ */
+const STATEMENTS = new Set<PropertyKey>(['query', 'command', 'insert', 'exec'])
+
+/**
+ * The real client, refusing once (a refused connection: retried) the first statement after the
+ * rollback's last delete whose text (a query, or an insert's table) matches `failing`.
+ */
+function failingOnceAfterRollback(ch: ClickHouseClient, failing: RegExp): { client: ClickHouseClient; failed: () => boolean } {
+  let armed = false
+  let failed = false
+  const client = new Proxy(ch, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (typeof value !== 'function') return value
+      if (!STATEMENTS.has(prop)) return value.bind(target)
+      return async (params: { query?: string; table?: string }) => {
+        if (armed && !failed && failing.test(params.query ?? params.table ?? '')) {
+          failed = true
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' })
+        }
+        if (prop === 'command' && /DELETE FROM chain_blocks/.test(params.query ?? '')) armed = true
+        return (value as (p: unknown) => Promise<unknown>).call(target, params)
+      }
+    },
+  })
+  return { client, failed: () => failed }
+}
+
+// Each case has its own data dir, closed before the next (chDB opens one per process).
+const cleanups: Array<() => Promise<unknown> | unknown> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+describe('a reorg whose rollback meets an engine fault after its deletes', () => {
+  it.each([
+    ['inside the rollback (its totals recounted after the deletes: the rollback runs again on rows that are gone)', /./],
+    ['in the serving refresh after it (the retried batch forms from the new chain)', /token_state|serving_changes/],
+  ])('%s: what the orphaned blocks touched is still refreshed, no state of the orphaned chain stays served', { timeout: 180_000 }, async (_where, failing) => {
+    const dir = tempDir()
+    cleanups.push(() => dir.cleanup())
+    const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent' })
+    const rt: Runtime = await createRuntime(config, 'test')
+    cleanups.push(() => rt.close())
+    const api: ApiServer = await createApiServer(rt, { pollMs: 0 })
+    cleanups.push(() => api.close())
+    const fault = failingOnceAfterRollback(rt.ch, failing)
+    const processor: ChainProcessor = createChainProcessor({
+      ch: fault.client, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, follow: followed4663(config), maxBatchBlocks: 3,
+      onAdvance: (b, seq) => api.watermarks.advance(4663, b, seq),
+    })
+    await processor.start()
+    cleanups.push(() => processor.stop())
+
+    const lastHash = async () =>
+      (await queryRows<{ hash: string }>(rt.ch, 'SELECT hash FROM chain_blocks FINAL WHERE chain_id = 4663 ORDER BY number DESC LIMIT 1'))[0]?.hash ?? ''
+    const ingest = async (w: ConstructedWorld) => {
+      await w.publish(rt.bus)
+      const deadline = Date.now() + 120_000
+      while (processor.watermark() !== w.head || (await lastHash()) !== w.blocks.at(-1)!.hash) {
+        if (Date.now() > deadline) throw new Error(`ingest stuck at ${processor.watermark()} (head ${w.head})`)
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    }
+
+    const w = new ConstructedWorld(0, 1_760_100_000, 'e0')
+    const Z = w.address('de9b')
+    w.block(24)
+    const x = w.create(Z, 'OWED')
+    w.block(12)
+    const X: Pair = w.launch(x, Z, weth(5), 500_000n)
+    w.block(12)
+    const forkAt = w.head
+    // X trades only on the chain about to be orphaned.
+    for (let k = 0; k < 4; k++) {
+      w.buy(X, w.address(`7ad${k}`), weth(0.05), 5000n)
+      w.block(12)
+    }
+    await ingest(w)
+    const swapsOf = async () => {
+      const [s] = await queryRows<{ swaps: string }>(rt.ch, 'SELECT swaps FROM token_state FINAL WHERE chain_id = 4663 AND token = {t:String}', { t: X.token })
+      const [r] = await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM swaps WHERE chain_id = 4663 AND token = {t:String}', { t: X.token })
+      return { served: Number(s?.swaps ?? -1), raw: Number(r?.n ?? -1) }
+    }
+    expect(await swapsOf()).toEqual({ served: 4, raw: 4 })
+
+    // The new chain forks after the launch and never trades X itself.
+    const parent = w.blocks.find((b) => b.number === forkAt)!
+    const f = new ConstructedWorld(forkAt, parent.timestamp, 'e1')
+    for (let k = 0; k < 8; k++) f.block(12)
+    await ingest(f)
+    expect(fault.failed()).toBe(true)
+    // X's served state is the new chain's, as its raw rows say, in the table and in the answer.
+    const after = await swapsOf()
+    expect(after.raw).toBeLessThan(4)
+    expect(after.served).toBe(after.raw)
+    const answer = await api.app.inject({ method: 'GET', url: `/token/${X.token}`, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
+    expect(answer.statusCode).toBe(200)
+    expect(answer.json().data.swaps).toBe(after.raw)
+  })
+})
