@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
-import { ConstructedWorld, weth, type Pair } from '../setup/constructed-world.ts'
+import { ConstructedWorld, ingestWorld, weth, type Pair } from '../setup/constructed-world.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
 /**
@@ -10,19 +10,7 @@ import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 let env: Embedded
 const T0 = 1_760_000_040
 
-async function ingest(w: ConstructedWorld, head: number): Promise<void> {
-  await w.publish(env.rt.bus)
-  const deadline = Date.now() + 120_000
-  while (env.processor.watermark() !== head || (await lastHash()) !== w.blocks[w.blocks.length - 1]!.hash) {
-    if (Date.now() > deadline) throw new Error(`ingest stuck at ${env.processor.watermark()}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
-async function lastHash(): Promise<string> {
-  const [r] = await queryRows<{ hash: string }>(env.rt.ch, 'SELECT hash FROM chain_blocks FINAL WHERE chain_id = 4663 ORDER BY number DESC LIMIT 1')
-  return r?.hash ?? ''
-}
+const ingest = (w: ConstructedWorld) => ingestWorld(w, { bus: env.rt.bus, ch: env.rt.ch, watermark: () => env.processor.watermark() })
 
 const verdictsOf = (token: string) =>
   queryRows<{ taken_block: string; signal: string; reasons: string }>(env.rt.ch, 'SELECT taken_block, signal, reasons FROM launch_verdicts WHERE token = {t:String} ORDER BY taken_block', { t: token })
@@ -43,7 +31,7 @@ describe('+15 min verdicts and reorgs', () => {
     w.block(12)
     for (let k = 0; k < 3; k++) w.buy(X, w.address('7ade'), weth(0.05), 5000n)
     while (w.now < T0 + 20 * 60) w.block(60)
-    await ingest(w, w.head)
+    await ingest(w)
     const before = await verdictsOf(X.token)
     expect(before).toHaveLength(1)
     expect(JSON.parse(before[0]!.reasons).map((r: { code: string }) => r.code)).toContain('not_real')
@@ -55,7 +43,7 @@ describe('+15 min verdicts and reorgs', () => {
     f.block(12)
     for (let k = 0; k < 60; k++) f.buy(X, f.address('7adf'), weth(0.05), 5000n)
     while (f.now < T0 + 30 * 60) f.block(60)
-    await ingest(f, f.head)
+    await ingest(f)
 
     const after = await verdictsOf(X.token)
     expect(after).toHaveLength(1)

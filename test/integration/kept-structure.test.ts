@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { queryRows } from '../../core/clickhouse.ts'
 import { cacheLookupCounts } from '../../core/metrics.ts'
 import { structureReport, type StructureAnswer } from '../../products/structure/structure-report.ts'
 import { structureAnswer } from '../../products/structure/structure-serving.ts'
-import { ConstructedWorld, weth } from '../setup/constructed-world.ts'
+import { ConstructedWorld, ingestWorld, weth } from '../setup/constructed-world.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
 /**
@@ -21,24 +20,12 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => env?.close())
 
-async function lastHash(): Promise<string> {
-  const [r] = await queryRows<{ hash: string }>(env.rt.ch, 'SELECT hash FROM chain_blocks FINAL WHERE chain_id = 4663 ORDER BY number DESC LIMIT 1')
-  return r?.hash ?? ''
-}
-
-async function ingest(w: ConstructedWorld): Promise<void> {
-  await w.publish(env.rt.bus)
-  const deadline = Date.now() + 120_000
-  // Until the API serves the head: its batch's changes are applied before anything is read.
-  const served = async () => {
+// Until the API serves the head too: its batch's changes are applied before anything is read.
+const ingest = (w: ConstructedWorld) =>
+  ingestWorld(w, { bus: env.rt.bus, ch: env.rt.ch, watermark: () => env.processor.watermark() }, async () => {
     await env.api.deps.tokens.sync()
     return env.api.deps.tokens.measuredThrough() === w.head
-  }
-  while (env.processor.watermark() !== w.head || (await lastHash()) !== w.blocks[w.blocks.length - 1]!.hash || !(await served())) {
-    if (Date.now() > deadline) throw new Error(`ingest stuck at ${env.processor.watermark()}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+  })
 
 /** The kept answer as the endpoint reads it, and a fresh one computed from the engine at the same block. */
 async function keptAndFresh(token: string): Promise<{ kept: StructureAnswer; fresh: StructureAnswer }> {

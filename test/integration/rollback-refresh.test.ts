@@ -5,7 +5,7 @@ import { createRuntime, type Runtime } from '../../bin/runtime.ts'
 import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
-import { ConstructedWorld, weth, type Pair } from '../setup/constructed-world.ts'
+import { ConstructedWorld, ingestWorld, weth, type Pair } from '../setup/constructed-world.ts'
 import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
 import { tempDir } from '../setup/temp.ts'
 
@@ -68,16 +68,7 @@ describe('a reorg whose rollback meets an engine fault after its deletes', () =>
     await processor.start()
     cleanups.push(() => processor.stop())
 
-    const lastHash = async () =>
-      (await queryRows<{ hash: string }>(rt.ch, 'SELECT hash FROM chain_blocks FINAL WHERE chain_id = 4663 ORDER BY number DESC LIMIT 1'))[0]?.hash ?? ''
-    const ingest = async (w: ConstructedWorld) => {
-      await w.publish(rt.bus)
-      const deadline = Date.now() + 120_000
-      while (processor.watermark() !== w.head || (await lastHash()) !== w.blocks.at(-1)!.hash) {
-        if (Date.now() > deadline) throw new Error(`ingest stuck at ${processor.watermark()} (head ${w.head})`)
-        await new Promise((r) => setTimeout(r, 20))
-      }
-    }
+    const ingest = (w: ConstructedWorld) => ingestWorld(w, { bus: rt.bus, ch: rt.ch, watermark: () => processor.watermark() })
 
     const w = new ConstructedWorld(0, 1_760_100_000, 'e0')
     const Z = w.address('de9b')

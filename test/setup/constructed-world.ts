@@ -1,4 +1,5 @@
 import type { Bus } from '../../core/bus/types.ts'
+import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
 import type { ChainBlock, ChainLog, ContractCreation } from '../../pipelines/records/chain-block.ts'
 import { encodeLog, type LogSpec } from '../../pipelines/sim/encode.ts'
 import { SIM_4663_CONTRACTS, ZERO_ADDRESS } from '../../pipelines/sim/contracts.ts'
@@ -129,5 +130,25 @@ export class ConstructedWorld {
     this.cur = null
     if (fresh.length) await bus.publish(chainTopic(4663), fresh.map((b) => ({ key: String(b.number), value: JSON.stringify(b) })))
     return this.number
+  }
+}
+
+/**
+ * Publish the world's new blocks and wait until the processor has stored them: its watermark is
+ * the world's head and the stored head has the world's hash (after a fork, the new chain's), and
+ * `served` (when given) says the readers caught up too.
+ */
+export async function ingestWorld(
+  w: ConstructedWorld,
+  into: { bus: Bus; ch: ClickHouseClient; watermark: () => number },
+  served: () => Promise<boolean> = async () => true,
+): Promise<void> {
+  await w.publish(into.bus)
+  const storedHead = async () =>
+    (await queryRows<{ hash: string }>(into.ch, 'SELECT hash FROM chain_blocks FINAL WHERE chain_id = 4663 ORDER BY number DESC LIMIT 1'))[0]?.hash ?? ''
+  const deadline = Date.now() + 120_000
+  while (into.watermark() !== w.head || (await storedHead()) !== w.blocks.at(-1)!.hash || !(await served())) {
+    if (Date.now() > deadline) throw new Error(`ingest stuck at ${into.watermark()} (head ${w.head})`)
+    await new Promise((r) => setTimeout(r, 20))
   }
 }
