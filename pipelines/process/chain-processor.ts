@@ -11,6 +11,7 @@ import { chainTopic } from '../../core/bus/topics.ts'
 import { batchToken, createBatchJournal, type PlannedBatch } from './batch-journal.ts'
 import { chainRows } from './chain-rows.ts'
 import { recoverRollbacks, rollbackChain, type RollbackResult } from './chain-rollback.ts'
+import { createOwedRollbacks, rollbacksComplete, unionOfOwed, type OwedRefresh } from './rollback-owed.ts'
 import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
@@ -107,17 +108,13 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   /**
    * The serving refresh a rollback owes until it is done. By then the orphaned rows are deleted:
    * after a fault in it, the retried batch forms from the new chain, which may never touch the
-   * tokens the orphaned blocks did, so what the rollback touched is kept here until refreshed.
+   * tokens the orphaned blocks did, so what the rollback touched is kept until refreshed, here
+   * and in `rollback_owed` (a process that dies before the refresh owes it on start).
    */
-  let owedRollback: RollbackResult | undefined
+  const owedRollbacks = createOwedRollbacks(ch, chainId)
+  let owedRollback: OwedRefresh | undefined
   /** Whether the rollback owing it completed (a failed one is detected and run again first). */
   let owedAfterRollback = false
-
-  const unionOf = (a: RollbackResult, b: RollbackResult) => ({
-    tokens: [...new Set([...a.tokens, ...b.tokens])],
-    touched: [...new Set([...a.touched, ...b.touched])],
-    wallets: [...new Set([...a.wallets, ...b.wallets])],
-  })
 
   /** A block at or below the watermark with a hash we did not ingest: the chain reorganized. */
   async function rollback(block: ChainBlock): Promise<void> {
@@ -126,11 +123,16 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     // Owed from before the rollback deletes anything (a rollback run again after a fault finds
     // the rows gone): what each run touched adds up until the refresh is done.
     owedAfterRollback = false
+    const orphan = { block: block.number, hash: old }
     const owe = (r: RollbackResult) => {
-      const was = owedRollback
-      owedRollback = was ? { fromBlock: Math.min(was.fromBlock, r.fromBlock), ...unionOf(was, r) } : r
+      const owed = { ...r, orphans: [orphan] }
+      owedRollback = owedRollback ? unionOfOwed(owedRollback, owed) : owed
     }
-    owe(await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() }, owe))
+    const done = await rollbackChain(ch, chainId, block.number, { old, new: block.hash.toLowerCase() }, async (touched) => {
+      await owedRollbacks.owe(touched, orphan)
+      owe(touched)
+    })
+    owe(done)
     state = await loadChainState(ch, chainId, deps.follow)
     owedAfterRollback = true
     await refreshAfterRollback()
@@ -143,6 +145,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     await refreshTokenReal(ch, chainId, tokens)
     // Totals are recounted by the rollback; nothing is counted here.
     const seq = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set(), wallets: new Set(wallets) }, { kind: 'rollback' }, state.watermark)
+    await owedRollbacks.settle()
     owedRollback = undefined
     deps.onAdvance?.(state.watermark, seq)
   }
@@ -272,6 +275,14 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       if (caughtUp) {
         logger.info({ consumer, ...caughtUp }, 'serving state caught up with the watermark')
         deps.onAdvance?.(state.watermark, caughtUp.seq)
+      }
+      // A rollback's refresh a dead process still owed: now if the rollback completed, otherwise
+      // once the reorg, detected again, has been rolled back.
+      owedRollback = await owedRollbacks.owed()
+      if (owedRollback) {
+        owedAfterRollback = rollbacksComplete(owedRollback, state.hashOf)
+        logger.warn({ consumer, tokens: owedRollback.touched.length, wallets: owedRollback.wallets.length, complete: owedAfterRollback }, 'a rollback\'s serving refresh is owed from before the restart')
+        await refreshAfterRollback()
       }
       metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       running = createConsumer({

@@ -220,15 +220,16 @@ let lastRefolded: string[] = []
 
 /**
  * Delete everything at or above `fromBlock` on `chainId` and rebuild the affected aggregates.
- * `touching` hears what the orphaned blocks touched before anything is deleted: a rollback that
- * fails after its deletes is run again on rows that are gone, and would find nothing to refresh.
+ * `touching` hears what the orphaned blocks touched before anything is deleted (and is awaited: it
+ * records it durably): a rollback that fails after its deletes is run again on rows that are
+ * gone, and would find nothing to refresh.
  */
 export async function rollbackChain(
   ch: ClickHouseClient,
   chainId: number,
   fromBlock: number,
   hashes: { old: string; new: string },
-  touching: (touched: RollbackResult) => void = () => {},
+  touching: (touched: RollbackResult) => Promise<void> | void = () => {},
 ): Promise<RollbackResult> {
   const params = { chain: chainId, from: fromBlock }
   // Recorded first: the reorg count is part of every later batch token.
@@ -265,7 +266,7 @@ export async function rollbackChain(
     params,
   )
   const traders = await queryRows<{ wallet: string }>(ch, `SELECT DISTINCT wallet FROM ${fifoPairs}`)
-  touching({ fromBlock, tokens: affectedTokens, touched: [...new Set([...affectedTokens, ...touched.map((r) => r.t)])], wallets: traders.map((r) => r.wallet) })
+  await touching({ fromBlock, tokens: affectedTokens, touched: [...new Set([...affectedTokens, ...touched.map((r) => r.t)])], wallets: traders.map((r) => r.wallet) })
   // 2. Delete the orphaned rows; the blocks go last, so until then a restart sees the old
   //    hashes and detects the reorg again.
   await ch.command({ query: 'DELETE FROM token_real WHERE chain_id = {chain:UInt32} AND real_block >= {from:UInt64}', query_params: params })

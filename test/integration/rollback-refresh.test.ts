@@ -18,10 +18,11 @@ import { tempDir } from '../setup/temp.ts'
 const STATEMENTS = new Set<PropertyKey>(['query', 'command', 'insert', 'exec'])
 
 /**
- * The real client, refusing once (a refused connection: retried) the first statement after the
- * rollback's last delete whose text (a query, or an insert's table) matches `failing`.
+ * The real client, refusing (a refused connection: retried) the first statement after the
+ * rollback's last delete whose text (a query, or an insert's table) matches `failing`; with
+ * `forever`, every one after it too (the engine never comes back for this process).
  */
-function failingOnceAfterRollback(ch: ClickHouseClient, failing: RegExp): { client: ClickHouseClient; failed: () => boolean } {
+function failingAfterRollback(ch: ClickHouseClient, failing: RegExp, forever = false): { client: ClickHouseClient; failed: () => boolean } {
   let armed = false
   let failed = false
   const client = new Proxy(ch, {
@@ -30,7 +31,7 @@ function failingOnceAfterRollback(ch: ClickHouseClient, failing: RegExp): { clie
       if (typeof value !== 'function') return value
       if (!STATEMENTS.has(prop)) return value.bind(target)
       return async (params: { query?: string; table?: string }) => {
-        if (armed && !failed && failing.test(params.query ?? params.table ?? '')) {
+        if (armed && (forever || !failed) && failing.test(params.query ?? params.table ?? '')) {
           failed = true
           throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' })
         }
@@ -42,67 +43,117 @@ function failingOnceAfterRollback(ch: ClickHouseClient, failing: RegExp): { clie
   return { client, failed: () => failed }
 }
 
+/** A token X launched, then traded 4 times only on blocks a fork is about to orphan. */
+function orphanedTrades(): { w: ConstructedWorld; X: Pair; forkAt: number } {
+  const w = new ConstructedWorld(0, 1_760_100_000, 'e0')
+  const Z = w.address('de9b')
+  w.block(24)
+  const x = w.create(Z, 'OWED')
+  w.block(12)
+  const X: Pair = w.launch(x, Z, weth(5), 500_000n)
+  w.block(12)
+  const forkAt = w.head
+  for (let k = 0; k < 4; k++) {
+    w.buy(X, w.address(`7ad${k}`), weth(0.05), 5000n)
+    w.block(12)
+  }
+  return { w, X, forkAt }
+}
+
+/** The new chain: forks after the launch, longer than the old, and never trades X itself. */
+function forkWithout(w: ConstructedWorld, forkAt: number): ConstructedWorld {
+  const parent = w.blocks.find((b) => b.number === forkAt)!
+  const f = new ConstructedWorld(forkAt, parent.timestamp, 'e1')
+  for (let k = 0; k < 8; k++) f.block(12)
+  return f
+}
+
+/** X's swaps as token_state serves them and as the raw table stores them. */
+async function swapsOf(ch: ClickHouseClient, token: string): Promise<{ served: number; raw: number }> {
+  const [s] = await queryRows<{ swaps: string }>(ch, 'SELECT swaps FROM token_state FINAL WHERE chain_id = 4663 AND token = {t:String}', { t: token })
+  const [r] = await queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM swaps WHERE chain_id = 4663 AND token = {t:String}', { t: token })
+  return { served: Number(s?.swaps ?? -1), raw: Number(r?.n ?? -1) }
+}
+
+/** The token's served state is the new chain's, as its raw rows say, in the table and in the answer. */
+async function expectServedAsStored(ch: ClickHouseClient, api: ApiServer, token: string): Promise<void> {
+  const after = await swapsOf(ch, token)
+  expect(after.raw).toBeLessThan(4)
+  expect(after.served).toBe(after.raw)
+  const answer = await api.app.inject({ method: 'GET', url: `/token/${token}`, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
+  expect(answer.statusCode).toBe(200)
+  expect(answer.json().data.swaps).toBe(after.raw)
+}
+
 // Each case has its own data dir, closed before the next (chDB opens one per process).
 const cleanups: Array<() => Promise<unknown> | unknown> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
+/** A runtime on a data dir of its own and an API over it; `processor` starts a chain processor on it. */
+async function startService() {
+  const dir = tempDir()
+  cleanups.push(() => dir.cleanup())
+  const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent' })
+  const rt: Runtime = await createRuntime(config, 'test')
+  cleanups.push(() => rt.close())
+  const api: ApiServer = await createApiServer(rt, { pollMs: 0 })
+  cleanups.push(() => api.close())
+  const processor = async (ch: ClickHouseClient): Promise<ChainProcessor> => {
+    const p = createChainProcessor({
+      ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, follow: followed4663(config), maxBatchBlocks: 3,
+      onAdvance: (b, seq) => api.watermarks.advance(4663, b, seq),
+    })
+    await p.start()
+    cleanups.push(() => p.stop())
+    return p
+  }
+  return { rt, api, processor }
+}
+
 describe('a reorg whose rollback meets an engine fault after its deletes', () => {
   it.each([
     ['inside the rollback (its totals recounted after the deletes: the rollback runs again on rows that are gone)', /./],
     ['in the serving refresh after it (the retried batch forms from the new chain)', /token_state|serving_changes/],
   ])('%s: what the orphaned blocks touched is still refreshed, no state of the orphaned chain stays served', { timeout: 180_000 }, async (_where, failing) => {
-    const dir = tempDir()
-    cleanups.push(() => dir.cleanup())
-    const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent' })
-    const rt: Runtime = await createRuntime(config, 'test')
-    cleanups.push(() => rt.close())
-    const api: ApiServer = await createApiServer(rt, { pollMs: 0 })
-    cleanups.push(() => api.close())
-    const fault = failingOnceAfterRollback(rt.ch, failing)
-    const processor: ChainProcessor = createChainProcessor({
-      ch: fault.client, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, follow: followed4663(config), maxBatchBlocks: 3,
-      onAdvance: (b, seq) => api.watermarks.advance(4663, b, seq),
-    })
-    await processor.start()
-    cleanups.push(() => processor.stop())
-
+    const { rt, api, processor: startProcessor } = await startService()
+    const fault = failingAfterRollback(rt.ch, failing)
+    const processor = await startProcessor(fault.client)
     const ingest = (w: ConstructedWorld) => ingestWorld(w, { bus: rt.bus, ch: rt.ch, watermark: () => processor.watermark() })
-
-    const w = new ConstructedWorld(0, 1_760_100_000, 'e0')
-    const Z = w.address('de9b')
-    w.block(24)
-    const x = w.create(Z, 'OWED')
-    w.block(12)
-    const X: Pair = w.launch(x, Z, weth(5), 500_000n)
-    w.block(12)
-    const forkAt = w.head
-    // X trades only on the chain about to be orphaned.
-    for (let k = 0; k < 4; k++) {
-      w.buy(X, w.address(`7ad${k}`), weth(0.05), 5000n)
-      w.block(12)
-    }
+    const { w, X, forkAt } = orphanedTrades()
     await ingest(w)
-    const swapsOf = async () => {
-      const [s] = await queryRows<{ swaps: string }>(rt.ch, 'SELECT swaps FROM token_state FINAL WHERE chain_id = 4663 AND token = {t:String}', { t: X.token })
-      const [r] = await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM swaps WHERE chain_id = 4663 AND token = {t:String}', { t: X.token })
-      return { served: Number(s?.swaps ?? -1), raw: Number(r?.n ?? -1) }
-    }
-    expect(await swapsOf()).toEqual({ served: 4, raw: 4 })
-
-    // The new chain forks after the launch and never trades X itself.
-    const parent = w.blocks.find((b) => b.number === forkAt)!
-    const f = new ConstructedWorld(forkAt, parent.timestamp, 'e1')
-    for (let k = 0; k < 8; k++) f.block(12)
-    await ingest(f)
+    expect(await swapsOf(rt.ch, X.token)).toEqual({ served: 4, raw: 4 })
+    await ingest(forkWithout(w, forkAt))
     expect(fault.failed()).toBe(true)
-    // X's served state is the new chain's, as its raw rows say, in the table and in the answer.
-    const after = await swapsOf()
-    expect(after.raw).toBeLessThan(4)
-    expect(after.served).toBe(after.raw)
-    const answer = await api.app.inject({ method: 'GET', url: `/token/${X.token}`, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
-    expect(answer.statusCode).toBe(200)
-    expect(answer.json().data.swaps).toBe(after.raw)
+    await expectServedAsStored(rt.ch, api, X.token)
+  })
+
+  it('and the process dies before the refresh: the next one reads what is owed (rollback_owed) and refreshes it on start', { timeout: 180_000 }, async () => {
+    const { rt, api, processor: startProcessor } = await startService()
+    // The engine never answers this process's refresh again: it is stopped with the batch uncommitted.
+    const fault = failingAfterRollback(rt.ch, /token_state|serving_changes/, true)
+    const dying = await startProcessor(fault.client)
+    const { w, X, forkAt } = orphanedTrades()
+    await ingestWorld(w, { bus: rt.bus, ch: rt.ch, watermark: () => dying.watermark() })
+    const fork = forkWithout(w, forkAt)
+    await fork.publish(rt.bus)
+    const deadline = Date.now() + 120_000
+    while (!fault.failed() || dying.watermark() !== forkAt) {
+      if (Date.now() > deadline) throw new Error('the rollback did not complete')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const [owed] = await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM rollback_owed WHERE chain_id = 4663 AND has(touched, {t:String})', { t: X.token })
+    expect(Number(owed!.n)).toBeGreaterThan(0)
+    await dying.stop()
+    const dead = await swapsOf(rt.ch, X.token)
+    expect(dead.served).toBe(4)
+    expect(dead.raw).toBeLessThan(4)
+
+    const next = await startProcessor(rt.ch)
+    await ingestWorld(fork, { bus: rt.bus, ch: rt.ch, watermark: () => next.watermark() })
+    await expectServedAsStored(rt.ch, api, X.token)
+    const [left] = await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM rollback_owed WHERE chain_id = 4663')
+    expect(Number(left!.n)).toBe(0)
   })
 })
