@@ -27,14 +27,10 @@ export interface FeedWindow {
   before(throughUs: number, limit: number, beforeUs?: number): FeedItemRef[]
   /** The newest cursor held (or null when empty). */
   lastUs(): number | null
-  /** The oldest cursor held (or null when empty). */
-  firstUs(): number | null
   /** Replace the whole window: the newest items of the feed, oldest first; `complete` when they are all there are. */
   reset(items: FeedItemRef[], complete: boolean): void
   /** Append items newer than everything held, oldest first. */
   append(items: FeedItemRef[]): void
-  /** Drop the items of blocks at or after `block` (a rollback). */
-  dropFromBlock(block: number): void
   /** Resolve true when an item with us > `us` is held, false when `ms` pass or `signal` aborts first. */
   waitBeyond(us: number, ms: number, signal?: AbortSignal): Promise<boolean>
   /** Long polls waiting now. */
@@ -103,7 +99,6 @@ export function createFeedWindow(maxItems: number): FeedWindow {
       return out
     },
     lastUs: () => items.at(-1)?.us ?? null,
-    firstUs: () => items[0]?.us ?? null,
     reset(next, complete) {
       items = next.slice()
       // A bounded reset covers cursors from its first item on: older ones may have items it lacks.
@@ -116,9 +111,6 @@ export function createFeedWindow(maxItems: number): FeedWindow {
       for (const item of next) if (item.us > last || (item.us === last && item.key > items.at(-1)!.key)) items.push(item)
       trim()
       wakeWaiters()
-    },
-    dropFromBlock(block) {
-      items = items.filter((i) => i.block < block)
     },
     waitBeyond(us, ms, signal) {
       if ((items.at(-1)?.us ?? Number.NEGATIVE_INFINITY) > us) return Promise.resolve(true)

@@ -131,6 +131,8 @@ export function createTokenServing(
   const perBatch = createKeyedCache<unknown>(64, 'token_per_batch')
   let synced = { seq: 0, block: null as number | null, chainTime: 0 }
   let syncing: Promise<void> | undefined
+  /** Set by a sync that read a rollback (or skipped batches that may hold one): the window is read again. */
+  let windowStale = false
   const listeners = new Set<(changes: ServingChange[] | null) => void>()
   const notify = (changes: ServingChange[] | null) => {
     for (const l of listeners) l(changes)
@@ -144,6 +146,8 @@ export function createTokenServing(
     if (target > synced.seq) perBatch.clear()
     if (synced.seq === 0 || read.length > MAX_CHANGES_PER_SYNC) {
       for (const c of [tokenRows, deployerRows, histories]) c.clear()
+      // The batches skipped may hold a rollback: the feed window is read again.
+      windowStale = true
       const b = await lastServedBatch(ch, chainId)
       synced = b && b.seq >= target ? { seq: b.seq, block: b.watermark, chainTime: b.chainTime } : { seq: target, block: watermarks.get(chainId), chainTime: synced.chainTime }
       shared?.token.trustFrom(synced.seq)
@@ -162,9 +166,19 @@ export function createTokenServing(
         shared?.deployer.changed(c.key, c.seq)
       }
     }
-    const marker = [...changes].reverse().find((c) => c.kind === 'batch')
-    // A served block lower than before is a reorg: what was kept of the removed blocks (their scans too) goes.
-    const rolledBack = marker !== undefined && synced.block !== null && marker.watermark < synced.block
+    // A served block lower than the one served before it is a reorg's rollback (its refresh writes
+    // a marker at the block it rolled back to; a process that died before that refresh owes it and
+    // writes it on start): what was kept of the removed blocks (their scans too) goes. Every marker
+    // read counts, not only the last: new batches may follow the rollback within one sync.
+    let marker: ServingChange | undefined
+    let rolledBack = false
+    for (const c of changes) {
+      if (c.kind !== 'batch') continue
+      const before = marker?.watermark ?? synced.block
+      if (before !== null && c.watermark < before) rolledBack = true
+      marker = c
+    }
+    if (rolledBack) windowStale = true
     synced = marker ? { seq: marker.seq, block: marker.watermark, chainTime: marker.chainTime } : { ...synced, seq: target }
     if (rolledBack || changes.length) notify(rolledBack ? null : changes)
   }
@@ -176,7 +190,7 @@ export function createTokenServing(
 
   async function refreshWindow(): Promise<void> {
     const served = synced.block
-    if (served === null || served === windowServed) return
+    if (served === null || (served === windowServed && !windowStale)) return
     const rowsOf = (rows: Array<{ token: string; us: string; block: string }>): FeedItemRef[] => rows.map((r) => ({ us: Number(r.us), key: r.token, block: Number(r.block) }))
     const reload = async () => {
       const rows = await queryRows<{ token: string; us: string; block: string }>(
@@ -187,35 +201,20 @@ export function createTokenServing(
       )
       window.reset(rowsOf(rows).reverse(), rows.length < feedItems)
     }
-    // A served block lower than before, or rows gone from the window's range, is a rollback (its
-    // launches deleted from launch_feed): the window is read again. The check is one range read
-    // on the (visible_at) key over the window only.
-    const held = async () => {
-      const first = window.firstUs()
-      if (first === null) return true
-      const [r] = await queryRows<{ n: string }>(
+    // A rollback (told by the served batches' markers in the sync before this) deleted launches
+    // from launch_feed: the window is read again. Otherwise only what follows it is read.
+    if (windowServed === null || windowStale) {
+      await reload()
+      windowStale = false
+    } else {
+      const rows = await queryRows<{ token: string; us: string; block: string }>(
         ch,
-        `SELECT count() AS n FROM (SELECT DISTINCT token, visible_at FROM launch_feed WHERE chain_id = {chain:UInt32}
-           AND visible_at BETWEEN fromUnixTimestamp64Micro({first:Int64}) AND fromUnixTimestamp64Micro({last:Int64}) AND block_number <= {served:UInt64})`,
-        { chain: chainId, first, last: window.lastUs(), served },
+        `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us, block_number AS block FROM launch_feed
+         WHERE chain_id = {chain:UInt32} AND visible_at > fromUnixTimestamp64Micro({after:Int64}) AND block_number <= {served:UInt64}
+         ORDER BY us, token LIMIT {limit:UInt32}`,
+        { chain: chainId, served, after: window.lastUs() ?? 0, limit: feedItems + 1 },
       )
-      return Number(r?.n ?? 0) === window.size()
-    }
-    if (windowServed === null || served < windowServed) await reload()
-    else {
-      // The check and the read of what follows the window run side by side (neither waits on the
-      // other): a long poll at the head is woken one statement sooner after its batch.
-      const [kept, rows] = await Promise.all([
-        held(),
-        queryRows<{ token: string; us: string; block: string }>(
-          ch,
-          `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us, block_number AS block FROM launch_feed
-           WHERE chain_id = {chain:UInt32} AND visible_at > fromUnixTimestamp64Micro({after:Int64}) AND block_number <= {served:UInt64}
-           ORDER BY us, token LIMIT {limit:UInt32}`,
-          { chain: chainId, served, after: window.lastUs() ?? 0, limit: feedItems + 1 },
-        ),
-      ])
-      if (!kept || rows.length > feedItems) await reload()
+      if (rows.length > feedItems) await reload()
       else window.append(rowsOf(rows))
     }
     windowServed = served

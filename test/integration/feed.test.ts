@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
+import { nextServingSeq } from '../../core/records/serving-changes.ts'
+import { blockAt } from '../../pipelines/process/serving-refresh.ts'
 import { createTokenServing, type FeedPage, type TokenServing } from '../../products/token/token-serving.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 
@@ -80,6 +82,14 @@ describe('GET /feed/new cursors', () => {
     await env.rt.ch.command({
       query: 'INSERT INTO launch_feed SELECT chain_id, visible_at, token, block_number FROM launches WHERE token IN {t:Array(String)}',
       query_params: { t: aged.map((a) => a.token) },
+    })
+    // Rows changed under the service: tell it as a rollback does, by a served batch's marker below
+    // the block served before (kept feed windows are read again at the next sync).
+    const below = env.processor.watermark() - 1
+    await env.rt.ch.insert({
+      table: 'serving_changes',
+      values: [{ chain_id: 4663, seq: nextServingSeq(), kind: 'batch', key: '', watermark: below, chain_time: (await blockAt(env.rt.ch, 4663, below)).time }],
+      format: 'JSONEachRow',
     })
     await env.ingestThrough(env.processor.watermark() + 10)
     const free = (await env.api.app.inject({ method: 'GET', url: '/feed/new?tier=free&limit=200' })).json().data

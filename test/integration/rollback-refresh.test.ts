@@ -100,16 +100,25 @@ async function startService() {
   cleanups.push(() => rt.close())
   const api: ApiServer = await createApiServer(rt, { pollMs: 0 })
   cleanups.push(() => api.close())
+  // While paused, the API learns of no batch; on resume, of the last one at once (one sync reads them all).
+  let paused: Array<[number, number]> | null = null
+  const advance = (b: number, seq: number) => (paused ? paused.push([b, seq]) : api.watermarks.advance(4663, b, seq))
+  const pause = () => { paused = [] }
+  const resume = () => {
+    const last = paused?.at(-1)
+    paused = null
+    if (last) api.watermarks.advance(4663, ...last)
+  }
   const processor = async (ch: ClickHouseClient): Promise<ChainProcessor> => {
     const p = createChainProcessor({
       ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, follow: followed4663(config), maxBatchBlocks: 3,
-      onAdvance: (b, seq) => api.watermarks.advance(4663, b, seq),
+      onAdvance: advance,
     })
     await p.start()
     cleanups.push(() => p.stop())
     return p
   }
-  return { rt, api, processor }
+  return { rt, api, processor, pause, resume }
 }
 
 describe('a reorg whose rollback meets an engine fault after its deletes', () => {
@@ -155,5 +164,55 @@ describe('a reorg whose rollback meets an engine fault after its deletes', () =>
     await expectServedAsStored(rt.ch, api, X.token)
     const [left] = await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM rollback_owed WHERE chain_id = 4663')
     expect(Number(left!.n)).toBe(0)
+  })
+})
+
+describe('the feed window after a reorg', () => {
+  it('read in one sync with the new chain\'s batches (its head above the old one): the orphaned launches leave the window', { timeout: 180_000 }, async () => {
+    const { rt, api, processor: startProcessor, pause, resume } = await startService()
+    const processor = await startProcessor(rt.ch)
+    const ingest = (w: ConstructedWorld) => ingestWorld(w, { bus: rt.bus, ch: rt.ch, watermark: () => processor.watermark() })
+    const feed = async () => {
+      const res = await api.app.inject({ method: 'GET', url: '/feed/new?limit=200', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
+      expect(res.statusCode).toBe(200)
+      return (res.json().data.launches as Array<{ token: string; visible_at: string }>).map((l) => `${l.token}@${l.visible_at}`)
+    }
+    const stored = async () =>
+      (await queryRows<{ token: string; at: string }>(
+        rt.ch,
+        `SELECT token, formatDateTime(visible_at, '%Y-%m-%dT%H:%i:%S.%fZ') AS at FROM launch_feed FINAL WHERE chain_id = 4663 ORDER BY visible_at, token`,
+      )).map((r) => `${r.token}@${r.at}`)
+    const w = new ConstructedWorld(0, 1_760_100_000, 'e0')
+    const Z = w.address('de9b')
+    w.block(24)
+    w.launch(w.create(Z, 'KEPT'), Z, weth(5), 500_000n)
+    // T is created on the common chain and launched on both: on the orphaned one first.
+    const T = w.create(Z, 'TWICE')
+    w.block(12)
+    const forkAt = w.head
+    w.block(12)
+    w.launch(T, Z, weth(5), 500_000n)
+    w.block(12).block(12)
+    await ingest(w)
+    const before = await stored()
+    expect(before).toHaveLength(2)
+    expect(await feed()).toEqual(before)
+
+    // The API learns of the rollback and of the new chain's batches after it in one sync: the last
+    // block served is above the one served before, only the rollback's marker tells of the reorg.
+    pause()
+    const parent = w.blocks.find((b) => b.number === forkAt)!
+    const f = new ConstructedWorld(forkAt, parent.timestamp, 'e1')
+    for (let k = 0; k < 3; k++) f.block(12)
+    f.launch(T, Z, weth(5), 500_000n)
+    for (let k = 0; k < 4; k++) f.block(12)
+    await ingest(f)
+    resume()
+    expect(f.head).toBeGreaterThan(w.head)
+    const after = await stored()
+    expect(after).toHaveLength(2)
+    expect(after).not.toEqual(before)
+    // T once, at its launch on the new chain.
+    expect(await feed()).toEqual(after)
   })
 })
