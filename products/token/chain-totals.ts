@@ -36,11 +36,14 @@ export async function countNewTraders(ch: ClickHouseClient, chainId: number, bat
   const seen = new Set(known.filter((r) => r.kind === 'trader').map((r) => r.key))
   const before = new Set(known.filter((r) => r.kind === 'token').map((r) => r.key))
   const fresh = traders.filter((t) => !seen.has(t))
+  const freshTokens = tokens.filter((t) => !before.has(t)).length
+  // Most live batches trade only known tokens among known traders: nothing to count, no insert.
+  if (fresh.length === 0 && freshTokens === 0) return
   const dedup = (table: string) => ({ insert_deduplicate: 1 as const, insert_deduplication_token: `${batch.token}:${table}` })
   // Totals first: a crash between the two inserts re-runs both, and the tokens drop the repeats.
   await ch.insert({
     table: 'chain_totals',
-    values: [{ chain_id: chainId, traders: fresh.length, tokens_traded: tokens.filter((t) => !before.has(t)).length }],
+    values: [{ chain_id: chainId, traders: fresh.length, tokens_traded: freshTokens }],
     format: 'JSONEachRow',
     clickhouse_settings: dedup('chain_totals'),
   })

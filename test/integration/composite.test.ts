@@ -364,5 +364,26 @@ describe('constructed world, phase 2 (eight days later)', () => {
     await ingest()
     expect(await outcomeStatements()).toBeGreaterThan(taken)
   })
+
+  it('a batch whose traders and tokens were all seen before counts nothing: the traders\' read, no insert of totals', async () => {
+    const statements = async (step: string) => {
+      const text = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
+      return Number(new RegExp(`^svc_engine_statements_total\\{consumer="chain-4663",step="chain-writer/${step}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
+    }
+    const traded = async () => ((await get('/stats')).data.chains as Array<{ chain_id: number; unique_traders: number }>).find((c) => c.chain_id === 4663)!.unique_traders
+    const before = { statements: await statements('refresh/traders'), traders: await traded() }
+    w.buy(A[0]!, traders[0]!, weth(0.01), 100n)
+    w.block(12)
+    await ingest()
+    // One statement (the read of who was seen), nothing inserted, the totals unchanged.
+    expect(await statements('refresh/traders')).toBe(before.statements + 1)
+    expect(await traded()).toBe(before.traders)
+    // A new trader is counted: the read, the totals and the trader inserted.
+    w.buy(A[0]!, w.address('7e57'), weth(0.01), 100n)
+    w.block(12)
+    await ingest()
+    expect(await statements('refresh/traders')).toBe(before.statements + 4)
+    expect(await traded()).toBe(before.traders + 1)
+  })
 })
 
