@@ -24,7 +24,7 @@ export const ANALYST_TABLES = [
   'holder_balances', 'holder_deltas', 'launch_feed', 'launch_marks', 'launch_verdicts', 'launches', 'launches_by_time',
   'leaderboard_claims', 'liquidity_events', 'mention_hourly', 'mention_minute', 'mentions', 'mentions_by_capture', 'outcome_rollup',
   'pipeline_batches', 'pool_first_mint', 'pool_liquidity', 'pool_liquidity_minute', 'pool_providers', 'pool_reserves', 'pools',
-  'price_candles', 'rollback_owed', 'scan_jobs', 'schema_migrations', 'serving_changes', 'serving_identity', 'snapshot_holdings', 'sol_usd_candles',
+  'price_candles', 'reorg_refresh_owed', 'scan_jobs', 'schema_migrations', 'serving_changes', 'serving_identity', 'snapshot_holdings', 'sol_usd_candles',
   'solana_fifo_state', 'solana_hold_counts', 'solana_progress', 'solana_trades', 'solana_universe', 'solana_wallet_activity',
   'structure_snapshots', 'swaps', 'swaps_by_token', 'tg_sightings', 'tg_token_stats', 'token_activity', 'token_block_activity',
   'token_last_swap', 'token_minute_activity', 'token_pools', 'token_real', 'token_real_noted', 'token_state', 'token_supply',

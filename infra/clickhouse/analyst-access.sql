@@ -67,7 +67,7 @@ GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.pool_providers TO a
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.pool_reserves TO analyst;
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.pools TO analyst;
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.price_candles TO analyst;
-GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.rollback_owed TO analyst;
+GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.reorg_refresh_owed TO analyst;
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.scan_jobs TO analyst;
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.schema_migrations TO analyst;
 GRANT ON CLUSTER '{cluster}' SELECT, SHOW COLUMNS ON default.serving_changes TO analyst;

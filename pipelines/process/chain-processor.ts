@@ -109,7 +109,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
    * The serving refresh a rollback owes until it is done. By then the orphaned rows are deleted:
    * after a fault in it, the retried batch forms from the new chain, which may never touch the
    * tokens the orphaned blocks did, so what the rollback touched is kept until refreshed, here
-   * and in `rollback_owed` (a process that dies before the refresh owes it on start).
+   * and in `reorg_refresh_owed` (a process that dies before the refresh owes it on start).
    */
   const owedRollbacks = createOwedRollbacks(ch, chainId)
   let owedRollback: OwedRefresh | undefined

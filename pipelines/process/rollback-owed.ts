@@ -9,7 +9,7 @@ export interface OwedRefresh extends RollbackResult {
 }
 
 /**
- * What a reorg's rollback owes the serving state, kept in `rollback_owed` from before the
+ * What a reorg's rollback owes the serving state, kept in `reorg_refresh_owed` from before the
  * rollback deletes anything until its refresh is done. A rollback run again after a fault finds
  * the rows it deleted gone, and a process that dies between the deletes and the refresh starts
  * again without its memory: both read what each run touched here.
@@ -27,7 +27,7 @@ export function createOwedRollbacks(ch: ClickHouseClient, chainId: number): Owed
   return {
     async owe(touched, orphan) {
       await ch.insert({
-        table: 'rollback_owed',
+        table: 'reorg_refresh_owed',
         values: [{ chain_id: chainId, from_block: orphan.block, old_hash: orphan.hash, tokens: touched.tokens, touched: touched.touched, wallets: touched.wallets, owed_at: Date.now() }],
         format: 'JSONEachRow',
         // Two runs of one rollback may owe the same rows: both are kept (a union is read).
@@ -37,7 +37,7 @@ export function createOwedRollbacks(ch: ClickHouseClient, chainId: number): Owed
     async owed() {
       const rows = await queryRows<{ from_block: string; old_hash: string; tokens: string[]; touched: string[]; wallets: string[] }>(
         ch,
-        'SELECT from_block, old_hash, tokens, touched, wallets FROM rollback_owed WHERE chain_id = {chain:UInt32}',
+        'SELECT from_block, old_hash, tokens, touched, wallets FROM reorg_refresh_owed WHERE chain_id = {chain:UInt32}',
         { chain: chainId },
       )
       if (rows.length === 0) return undefined
@@ -46,7 +46,7 @@ export function createOwedRollbacks(ch: ClickHouseClient, chainId: number): Owed
         .reduce(unionOfOwed)
     },
     async settle() {
-      await ch.command({ query: 'DELETE FROM rollback_owed WHERE chain_id = {chain:UInt32}', query_params: { chain: chainId } })
+      await ch.command({ query: 'DELETE FROM reorg_refresh_owed WHERE chain_id = {chain:UInt32}', query_params: { chain: chainId } })
     },
   }
 }

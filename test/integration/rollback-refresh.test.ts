@@ -138,7 +138,7 @@ describe('a reorg whose rollback meets an engine fault after its deletes', () =>
     await expectServedAsStored(rt.ch, api, X.token)
   })
 
-  it('and the process dies before the refresh: the next one reads what is owed (rollback_owed) and refreshes it on start', { timeout: 180_000 }, async () => {
+  it('and the process dies before the refresh: the next one reads what is owed (reorg_refresh_owed) and refreshes it on start', { timeout: 180_000 }, async () => {
     const { rt, api, processor: startProcessor } = await startService()
     // The engine never answers this process's refresh again: it is stopped with the batch uncommitted.
     const fault = failingAfterRollback(rt.ch, /token_state|serving_changes/, true)
@@ -152,7 +152,7 @@ describe('a reorg whose rollback meets an engine fault after its deletes', () =>
       if (Date.now() > deadline) throw new Error('the rollback did not complete')
       await new Promise((r) => setTimeout(r, 20))
     }
-    const [owed] = await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM rollback_owed WHERE chain_id = 4663 AND has(touched, {t:String})', { t: X.token })
+    const [owed] = await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM reorg_refresh_owed WHERE chain_id = 4663 AND has(touched, {t:String})', { t: X.token })
     expect(Number(owed!.n)).toBeGreaterThan(0)
     await dying.stop()
     const dead = await swapsOf(rt.ch, X.token)
@@ -162,7 +162,7 @@ describe('a reorg whose rollback meets an engine fault after its deletes', () =>
     const next = await startProcessor(rt.ch)
     await ingestWorld(fork, { bus: rt.bus, ch: rt.ch, watermark: () => next.watermark() })
     await expectServedAsStored(rt.ch, api, X.token)
-    const [left] = await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM rollback_owed WHERE chain_id = 4663')
+    const [left] = await queryRows<{ n: string }>(rt.ch, 'SELECT count() AS n FROM reorg_refresh_owed WHERE chain_id = 4663')
     expect(Number(left!.n)).toBe(0)
   })
 })

@@ -2,7 +2,7 @@
 -- between the rollback's deletes and the refresh reads here on start what the orphaned blocks
 -- touched and refreshes it; the rows are deleted once the refresh is done (rollbacks are rare:
 -- the table is empty but for the moments a reorg is being settled).
-CREATE TABLE IF NOT EXISTS rollback_owed
+CREATE TABLE IF NOT EXISTS reorg_refresh_owed
 (
     chain_id   UInt32 COMMENT 'EVM chain id (4663: the followed chain)',
     from_block UInt64 COMMENT 'first orphaned block',
