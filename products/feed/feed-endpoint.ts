@@ -5,7 +5,8 @@ import type { Uses } from '../../core/endpoint/deps.ts'
 import { isoToMicros, microsToIso } from '../../core/serving/cursor.ts'
 import { createSharedAnswers, type SharedAnswers } from '../../core/serving/shared-answer.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
-import { heldSeconds, markWoken } from '../../core/serving/long-poll.ts'
+import { heldSeconds, markWoken, wokenAt } from '../../core/serving/long-poll.ts'
+import { createPerVersionAnswers, type PerVersionAnswers } from '../../core/serving/per-version-answers.ts'
 import type { DeployerRecord, TokenRecord } from '../token/token-serving.ts'
 import { priceView, PriceView } from '../token/token-view.ts'
 import { callerSignals, CallerSignalView } from '../social/caller-signal.ts'
@@ -139,13 +140,33 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'co
     // Realtime pages after a cursor depend on the query and the served block only: pollers at the
     // head, woken together by the batch that serves a launch, share one answer (and its JSON).
     if (query.since === undefined || query.tier !== undefined) return answer()
-    const key = `${query.since}|${query.limit}|${query.min_score ?? ''}|${query.wait ?? 0}|${deps.tokens.measuredThrough()}`
+    const key = `${query.since}|${query.limit}|${query.min_score ?? ''}|${query.wait ?? 0}`
+    const pages = pagesOf(deps.tokens)
+    // A page behind the head, kept for the served batch it was read at: the batch this process
+    // learnt of last (a page is read at it or later), so a batch served since is never answered from before it.
+    const served = deps.watermarks.seq(deps.tokens.chainId)
+    type Page = Awaited<ReturnType<typeof answer>>
+    const kept = pages.kept.get(served, key) as Page | undefined
+    if (kept) return kept
     // A poll that joins one in flight gets its answer, waited for from up to a batch interval earlier.
-    let shared = sharedPages.get(deps.tokens)
-    if (!shared) sharedPages.set(deps.tokens, (shared = createSharedAnswers()))
-    return shared(key, answer) as ReturnType<typeof answer>
+    const result = (await pages.shared(`${key}|${deps.tokens.measuredThrough()}`, answer)) as Page
+    // Kept when it has launches and no wait made it (a woken answer is timed once, when it is woken).
+    if (result.data.launches.length > 0 && wokenAt(result) === undefined) pages.kept.set(served, key, result)
+    return result
   },
 })
+
+/** Realtime pages after a cursor kept for the served block, per token serving (the pollers' cursors repeat). */
+const KEPT_PAGES = 256
+
+/** Per token serving (one per API in a process): realtime pages in flight, and those kept for the block. */
+const feedPages = new WeakMap<object, { shared: SharedAnswers<object>; kept: PerVersionAnswers<object> }>()
+
+function pagesOf(tokens: object) {
+  let pages = feedPages.get(tokens)
+  if (!pages) feedPages.set(tokens, (pages = { shared: createSharedAnswers(), kept: createPerVersionAnswers(KEPT_PAGES, 'feed_pages') }))
+  return pages
+}
 
 /**
  * A launch's feed item, made once per token record and deployer record (a new record replaces
@@ -178,5 +199,3 @@ function feedItemOf(t: TokenRecord, d: DeployerRecord | undefined): z.infer<type
 
 const feedItems = new WeakMap<TokenRecord, { deployer: DeployerRecord | undefined; item: z.infer<typeof FeedItem> }>()
 
-/** Per token serving (one per API in a process): realtime pages in flight, shared by identical polls. */
-const sharedPages = new WeakMap<object, SharedAnswers<object>>()

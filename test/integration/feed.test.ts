@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
+import { cacheLookupCounts } from '../../core/metrics.ts'
+import { isoToMicros } from '../../core/serving/cursor.ts'
 import { nextServingSeq } from '../../core/records/serving-changes.ts'
 import { blockAt } from '../../pipelines/process/serving-refresh.ts'
 import { createTokenServing, type FeedPage, type TokenServing } from '../../products/token/token-serving.ts'
@@ -162,6 +164,36 @@ describe('the feed window (launches kept in memory, cursor order)', () => {
   })
 })
 
+
+describe('realtime pages behind the head, kept for the served batch', () => {
+  it('a cursor asked again before the next batch is the kept page; after it, the page is read at the new batch', { timeout: 60_000 }, async () => {
+    const oldest = (await feed('limit=200')).launches
+    expect(oldest.length).toBeGreaterThan(5)
+    const url = `/feed/new?since=${encodeURIComponent(oldest[0]!.visible_at)}&limit=4`
+    const page = async () => {
+      const res = await env.api.app.inject({ method: 'GET', url, headers: admin })
+      expect(res.statusCode).toBe(200)
+      return res.json() as { data: { launches: Array<{ token: string; swaps: number }> }; measured_through_block: number }
+    }
+    const first = await page()
+    const hits = cacheLookupCounts('feed_pages').hit
+    // The kept page is answered without reading a token record again.
+    const rows = cacheLookupCounts('token_rows')
+    const again = await page()
+    expect(again).toEqual(first)
+    expect(cacheLookupCounts('feed_pages').hit).toBe(hits + 1)
+    expect(cacheLookupCounts('token_rows')).toEqual(rows)
+    // A batch served since: the page is read at it (the kept one is never answered past its batch).
+    await env.ingestThrough(env.processor.watermark() + 20)
+    const after = await page()
+    expect(after.measured_through_block).toBe(env.api.watermarks.get(4663))
+    expect(after.measured_through_block).toBeGreaterThan(first.measured_through_block)
+    expect(cacheLookupCounts('feed_pages').hit).toBe(hits + 1)
+    // And equal to what the token serving reads for that cursor now.
+    const fresh = await env.api.deps.tokens.feedAfter(isoToMicros(oldest[0]!.visible_at)!, Date.now() * 1000, 4)
+    expect(after.data.launches.map((l) => [l.token, l.swaps])).toEqual(fresh.tokens.map((t) => [t.token, t.swaps]))
+  })
+})
 
 describe('a request never answers below the watermark it saw', () => {
   it('waits past a background sync that began for an older batch', { timeout: 60_000 }, async () => {

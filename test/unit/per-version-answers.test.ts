@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { cacheLookupCounts } from '../../core/metrics.ts'
+import { createPerVersionAnswers } from '../../core/serving/per-version-answers.ts'
+
+describe('answers kept for one version of the served state', () => {
+  it('answers a key at the version it was kept for, counting hits and misses', () => {
+    const kept = createPerVersionAnswers<string>(4, 'test_pva_counts')
+    expect(kept.get(7, 'a')).toBeUndefined()
+    kept.set(7, 'a', 'A')
+    expect(kept.get(7, 'a')).toBe('A')
+    expect(cacheLookupCounts('test_pva_counts')).toEqual({ hit: 1, miss: 1 })
+  })
+
+  it('drops every answer once a newer version is asked for, and never keeps one for an older version', () => {
+    const kept = createPerVersionAnswers<string>(4, 'test_pva_versions')
+    kept.set(7, 'a', 'A')
+    expect(kept.get(8, 'a')).toBeUndefined()
+    // The version moved on: 7's answers are gone, and one set for 7 now is not kept.
+    expect(kept.get(7, 'a')).toBeUndefined()
+    kept.set(7, 'b', 'B')
+    expect(kept.get(7, 'b')).toBeUndefined()
+    kept.set(8, 'b', 'B8')
+    expect(kept.get(8, 'b')).toBe('B8')
+  })
+
+  it('holds at most maxEntries answers of a version, the least recently used evicted first', () => {
+    const kept = createPerVersionAnswers<number>(3, 'test_pva_bound')
+    for (let i = 0; i < 5; i++) kept.set(1, `k${i}`, i)
+    expect([0, 1, 2, 3, 4].map((i) => kept.get(1, `k${i}`))).toEqual([undefined, undefined, 2, 3, 4])
+  })
+})
