@@ -2,30 +2,31 @@ import { countCacheLookup } from '../metrics.ts'
 import { LruMap } from './lru-map.ts'
 
 /**
- * Answers kept for one version of the served state (a feed page at a cursor, for the block it was
+ * Answers kept for one version of the served state (a feed page at a cursor, for the batch it was
  * read at): pollers following next_since ask the same cursors over and over between two batches.
- * Only the current version's are held: the first lookup at a newer version drops them all, so
- * memory is bounded by `maxEntries` answers of one version and nothing stale is ever served.
+ * Only the current version's are held: a lookup at another version (a request reads the version
+ * it answers at, then looks up at once) drops them all, and an answer computed at a version no
+ * longer held is not kept. Memory is bounded by `maxEntries` answers of one version, and nothing
+ * is answered at a version it was not read at. Unlike the serving cache (serving-cache.ts), which
+ * keeps every answer it loads and shares it through the store, the caller decides what is kept
+ * (a page with items; not an empty page at the head, nor a long poll's woken answer).
  */
 export interface PerVersionAnswers<T> {
-  get(version: number, key: string): T | undefined
-  set(version: number, key: string, answer: T): void
+  get(version: string | number, key: string): T | undefined
+  set(version: string | number, key: string, answer: T): void
 }
 
 export function createPerVersionAnswers<T>(maxEntries: number, name: string): PerVersionAnswers<T> {
-  let held = { version: -1, answers: new LruMap<T>(maxEntries) }
-  const at = (version: number) => {
-    if (version > held.version) held = { version, answers: new LruMap<T>(maxEntries) }
-    return held.version === version ? held.answers : undefined
-  }
+  let held = { version: '' as string | number, answers: new LruMap<T>(maxEntries) }
   return {
     get(version, key) {
-      const answer = at(version)?.get(key)
+      if (version !== held.version) held = { version, answers: new LruMap<T>(maxEntries) }
+      const answer = held.answers.get(key)
       countCacheLookup(name, answer !== undefined)
       return answer
     },
     set(version, key, answer) {
-      at(version)?.set(key, answer)
+      if (version === held.version) held.answers.set(key, answer)
     },
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
+import { cacheLookupCounts } from '../../core/metrics.ts'
 import type { BusRecord } from '../../core/bus/types.ts'
 import type { FollowSnapshot, SocialPost, TgSighting } from '../../pipelines/records/social.ts'
 import { TOPICS } from '../../core/bus/topics.ts'
@@ -179,6 +180,23 @@ describe('calls', () => {
     // What the long poll answered is what a plain poll from the same cursor answers now.
     expect((await get(q(since))).json().data.calls.map((c: { id: string }) => c.id)).toEqual([`busy:${fresh}`])
     expect((await get(q(since, '&wait=31'))).status).toBe(400)
+  })
+
+  it('/signals/calls: a page with calls asked again at the same data is the kept page; new social rows read it again', async () => {
+    const q = '/signals/calls?min_calls=0&min_early_rate=0&min_rank_score=0&limit=3'
+    const first = (await get(q)).json()
+    expect(first.data.calls.length).toBeGreaterThan(0)
+    const hits = cacheLookupCounts('signal_pages').hit
+    const rows = cacheLookupCounts('token_rows')
+    expect((await get(q)).json()).toEqual(first)
+    expect(cacheLookupCounts('signal_pages').hit).toBe(hits + 1)
+    // Answered without reading a token record again.
+    expect(cacheLookupCounts('token_rows')).toEqual(rows)
+    const before = await count('mentions')
+    await publish(TOPICS.socialPosts, [post('keptprobe', chainStart + 5100, first.data.calls[0].token)])
+    await settle('mentions', before + 1)
+    expect((await get(q)).json().data.calls).toEqual(first.data.calls)
+    expect(cacheLookupCounts('signal_pages').hit).toBe(hits + 1)
   })
 })
 
