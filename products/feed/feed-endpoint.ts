@@ -150,8 +150,9 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'co
     if (kept) return kept
     // A poll that joins one in flight gets its answer, waited for from up to a batch interval earlier.
     const result = (await pages.shared(`${key}|${deps.tokens.measuredThrough()}`, answer)) as Page
-    // Kept when it has launches and no wait made it (a woken answer is timed once, when it is woken).
-    if (result.data.launches.length > 0 && wokenAt(result) === undefined) pages.kept.set(served, key, result)
+    // Kept when no wait made it (a woken answer is timed once, when it is woken): a page with
+    // launches, or an empty one at the head asked without wait (with wait, an empty page is held).
+    if ((result.data.launches.length > 0 || !query.wait) && wokenAt(result) === undefined) pages.kept.set(served, key, result)
     return result
   },
 })

@@ -51,7 +51,8 @@ export const signalsEndpoint = defineEndpoint<ApiDeps>()({
     const kept = pages.get(version, key)
     if (kept) return kept as Awaited<ReturnType<typeof signalsPage>>
     const page = await signalsPage(query, deps)
-    if (page.data.calls.length > 0 && wokenAt(page) === undefined) pages.set(version, key, page)
+    // Not a woken answer (timed once, when woken), nor an empty page a later poll with wait must hold.
+    if ((page.data.calls.length > 0 || !query.wait) && wokenAt(page) === undefined) pages.set(version, key, page)
     return page
   },
 })

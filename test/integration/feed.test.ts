@@ -192,6 +192,15 @@ describe('realtime pages behind the head, kept for the served batch', () => {
     // And equal to what the token serving reads for that cursor now.
     const fresh = await env.api.deps.tokens.feedAfter(isoToMicros(oldest[0]!.visible_at)!, Date.now() * 1000, 4)
     expect(after.data.launches.map((l) => [l.token, l.swaps])).toEqual(fresh.tokens.map((t) => [t.token, t.swaps]))
+    // An empty page at the head asked without wait is kept too; asked with wait, it is held.
+    const head = encodeURIComponent((await feed('limit=1')).next_since!)
+    expect((await feed(`since=${head}&limit=5`)).launches).toEqual([])
+    const emptyHits = cacheLookupCounts('feed_pages').hit
+    expect((await feed(`since=${head}&limit=5`)).launches).toEqual([])
+    expect(cacheLookupCounts('feed_pages').hit).toBe(emptyHits + 1)
+    const started = Date.now()
+    expect((await feed(`since=${head}&limit=5&wait=1`)).launches).toEqual([])
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900)
   })
 })
 
