@@ -1,5 +1,6 @@
 import { countCacheLookup } from '../metrics.ts'
 import { LruMap } from './lru-map.ts'
+import { wokenAt } from './long-poll.ts'
 
 /**
  * Answers kept for one version of the served state (a feed page at a cursor, for the batch it was
@@ -9,11 +10,22 @@ import { LruMap } from './lru-map.ts'
  * longer held is not kept. Memory is bounded by `maxEntries` answers of one version, and nothing
  * is answered at a version it was not read at. Unlike the serving cache (serving-cache.ts), which
  * keeps every answer it loads and shares it through the store, the caller decides what is kept
- * (a page with items; not an empty page at the head, nor a long poll's woken answer).
+ * (`keepsFeedPage`).
  */
 export interface PerVersionAnswers<T> {
   get(version: string | number, key: string): T | undefined
   set(version: string | number, key: string, answer: T): void
+}
+
+/** Feed pages a poll-following feed keeps per version (each page at most its limit of items). */
+export const KEPT_FEED_PAGES = 256
+
+/**
+ * Whether a feed page may be kept: never a long poll's woken answer (timed once, when woken), nor
+ * an empty page a later poll with `wait` must hold; an empty page asked without wait is kept.
+ */
+export function keepsFeedPage(page: object, items: number, wait: number | undefined): boolean {
+  return (items > 0 || !wait) && wokenAt(page) === undefined
 }
 
 export function createPerVersionAnswers<T>(maxEntries: number, name: string): PerVersionAnswers<T> {

@@ -5,8 +5,8 @@ import type { Uses } from '../../core/endpoint/deps.ts'
 import { isoToMicros, microsToIso } from '../../core/serving/cursor.ts'
 import { createSharedAnswers, type SharedAnswers } from '../../core/serving/shared-answer.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
-import { heldSeconds, markWoken, wokenAt } from '../../core/serving/long-poll.ts'
-import { createPerVersionAnswers, type PerVersionAnswers } from '../../core/serving/per-version-answers.ts'
+import { heldSeconds, markWoken } from '../../core/serving/long-poll.ts'
+import { createPerVersionAnswers, KEPT_FEED_PAGES, keepsFeedPage, type PerVersionAnswers } from '../../core/serving/per-version-answers.ts'
 import type { DeployerRecord, TokenRecord } from '../token/token-serving.ts'
 import { priceView, PriceView } from '../token/token-view.ts'
 import { callerSignals, CallerSignalView } from '../social/caller-signal.ts'
@@ -150,22 +150,17 @@ export const feedEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social' | 'co
     if (kept) return kept
     // A poll that joins one in flight gets its answer, waited for from up to a batch interval earlier.
     const result = (await pages.shared(`${key}|${deps.tokens.measuredThrough()}`, answer)) as Page
-    // Kept when no wait made it (a woken answer is timed once, when it is woken): a page with
-    // launches, or an empty one at the head asked without wait (with wait, an empty page is held).
-    if ((result.data.launches.length > 0 || !query.wait) && wokenAt(result) === undefined) pages.kept.set(served, key, result)
+    if (keepsFeedPage(result, result.data.launches.length, query.wait)) pages.kept.set(served, key, result)
     return result
   },
 })
-
-/** Realtime pages after a cursor kept for the served block, per token serving (the pollers' cursors repeat). */
-const KEPT_PAGES = 256
 
 /** Per token serving (one per API in a process): realtime pages in flight, and those kept for the block. */
 const feedPages = new WeakMap<object, { shared: SharedAnswers<object>; kept: PerVersionAnswers<object> }>()
 
 function pagesOf(tokens: object) {
   let pages = feedPages.get(tokens)
-  if (!pages) feedPages.set(tokens, (pages = { shared: createSharedAnswers(), kept: createPerVersionAnswers(KEPT_PAGES, 'feed_pages') }))
+  if (!pages) feedPages.set(tokens, (pages = { shared: createSharedAnswers(), kept: createPerVersionAnswers(KEPT_FEED_PAGES, 'feed_pages') }))
   return pages
 }
 

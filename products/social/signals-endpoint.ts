@@ -2,7 +2,7 @@ import { roomsLed } from './room-lead.ts'
 import { z } from 'zod'
 import { IsoCursor, Limit, LongPollWait } from '../../core/endpoint/schemas.ts'
 import { heldSeconds, holdWhileEmpty, markWoken, wokenAt } from '../../core/serving/long-poll.ts'
-import { createPerVersionAnswers, type PerVersionAnswers } from '../../core/serving/per-version-answers.ts'
+import { createPerVersionAnswers, KEPT_FEED_PAGES, keepsFeedPage, type PerVersionAnswers } from '../../core/serving/per-version-answers.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { isoToMicros } from '../../core/serving/cursor.ts'
@@ -51,8 +51,7 @@ export const signalsEndpoint = defineEndpoint<ApiDeps>()({
     const kept = pages.get(version, key)
     if (kept) return kept as Awaited<ReturnType<typeof signalsPage>>
     const page = await signalsPage(query, deps)
-    // Not a woken answer (timed once, when woken), nor an empty page a later poll with wait must hold.
-    if ((page.data.calls.length > 0 || !query.wait) && wokenAt(page) === undefined) pages.set(version, key, page)
+    if (keepsFeedPage(page, page.data.calls.length, query.wait)) pages.set(version, key, page)
     return page
   },
 })
@@ -62,7 +61,7 @@ const keptPages = new WeakMap<object, PerVersionAnswers<object>>()
 
 function pagesOf(social: object): PerVersionAnswers<object> {
   let pages = keptPages.get(social)
-  if (!pages) keptPages.set(social, (pages = createPerVersionAnswers(256, 'signal_pages')))
+  if (!pages) keptPages.set(social, (pages = createPerVersionAnswers(KEPT_FEED_PAGES, 'signal_pages')))
   return pages
 }
 
