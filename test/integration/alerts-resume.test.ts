@@ -10,6 +10,7 @@ import { createMetrics } from '../../core/metrics.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import type { Store } from '../../core/store/types.ts'
 import { createMemoryBus } from '../../core/bus/memory-bus.ts'
+import { namespaced, TOPICS } from '../../core/bus/topics.ts'
 import type { Bus } from '../../core/bus/types.ts'
 import { alertBody } from '../../products/alerts/alert.ts'
 import { migrate } from '../../sql/migrate.ts'
@@ -140,6 +141,24 @@ describe('alert delivery resumed from the store (one chDB, the shared Redis stor
     expect(receiver.to('/spent')).toHaveLength(0)
     expect(receiver.to('/bodiless')).toHaveLength(0)
     expect((await webhooks.unfinishedDeliveries(1_000)).map((d) => d.deliveryId)).not.toContain(spent.delivery.deliveryId)
+  })
+
+  it('a batch of alerts reads the webhooks once for the batch, not once per alert: each alert still reaches every webhook', async () => {
+    // Two webhooks (their left deliveries already delivered: nothing to resume).
+    await Promise.all(['/batch-a', '/batch-b'].map((path) => leftBehind(path, { status: 'delivered', attempts: 1, lastCode: 200 })))
+    // The real store, its reads of the webhook list counted.
+    let lists = 0
+    const counted: WebhookStore = { ...webhooks, list: () => (lists++, webhooks.list()) }
+    const w = createAlertDelivery({ bus, webhooks: counted, store, logger, metrics: createMetrics(), namespace: 'batch-test', policy: { allowLoopback: true }, ca: receiver.cert })
+    workers.push(w)
+    await w.start()
+    const events = Array.from({ length: 40 }, (_, i) => ({ id: `batch:${randomBytes(6).toString('hex')}:${i}`, kind: 'test', created_at: new Date().toISOString(), data: { message: String(i) } }))
+    await bus.publish(namespaced('batch-test', TOPICS.alerts), events.map((e) => ({ key: e.kind, value: JSON.stringify(e) })))
+    await until('every alert delivered to both webhooks', async () => (receiver.to('/batch-a').length >= 40 && receiver.to('/batch-b').length >= 40) || undefined)
+    for (const path of ['/batch-a', '/batch-b']) expect(new Set(receiver.to(path).map((r) => r.headers['x-svc-event-id'])).size).toBe(40)
+    // One batch (or a few, as the bus hands them out): fewer reads than alerts by far.
+    expect(lists).toBeGreaterThanOrEqual(1)
+    expect(lists).toBeLessThanOrEqual(5)
   })
 
   it('an attempt claimed by a process that died is made once its claim expires', async () => {
