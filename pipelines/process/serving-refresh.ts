@@ -6,7 +6,6 @@ import { countNewTraders, recountChainTotals } from '../../products/token/chain-
 import { deployersTurnedIdle, refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { tokensLeavingWindow } from '../../products/structure/window-refresh.ts'
 import { catchUpFifo, foldBlocks, pairsOfSwaps, type TradedPairs } from '../../products/wallet/fifo-refresh.ts'
-import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { sideBySide } from '../../core/side-by-side.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
@@ -102,10 +101,11 @@ export async function refreshServingState(
   const since = served !== undefined && at.chainTime > served ? served : null
   // Four independent parts side by side (the engine runs statements concurrently, and most of a
   // live batch's statement time is planning, one thread each): the chain totals' new traders;
-  // the real blocks, then the token records, then their deployers' records (each reads the one
-  // before); the tokens whose 24 h window moved; the FIFO state of the wallet-tokens a batch
-  // traded (a batch from block 0 too; a rollback names the wallets it refolded, a rebuild leaves
-  // the FIFO to catchUpFifo). Each is idempotent, and a failure is rethrown once all have settled.
+  // the token records (with the real blocks of the tokens that turned real), then their
+  // deployers' records (which read them); the tokens whose 24 h window moved; the FIFO state of
+  // the wallet-tokens a batch traded (a batch from block 0 too; a rollback names the wallets it
+  // refolded, a rebuild leaves the FIFO to catchUpFifo). Each is idempotent, and a failure is
+  // rethrown once all have settled.
   // The deployers whose tokens turned idle since the previous batch, read beside the token records.
   const idle = since !== null ? deployersTurnedIdle(ch, chainId, since, at.chainTime) : Promise.resolve(new Set<string>())
   // Awaited below; marked handled now, in case the records fail before they get to it.
@@ -113,12 +113,11 @@ export async function refreshServingState(
   const [, deployers, leftWindow, folded] = await sideBySide([
     batch ? countNewTraders(engineStep(ch, 'traders'), chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }) : Promise.resolve(),
     (async () => {
-      // The tokens the batch traded that may have turned real: before their records, which read it.
-      if (batch) await refreshTokenReal(engineStep(ch, 'token_real'), chainId, touch.tradedTokens)
       // A batch only adds facts, so its tokens' deployers are the ones their new rows name; a
       // rollback or a rebuild may have taken a token's creation away: the deployers stored before count too.
       const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
-      const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version })
+      // The tokens the batch traded may have turned real: the records' read tells (and records it).
+      const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined })
       return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle)]), chainTime: at.chainTime, version })
     })(),
     // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their

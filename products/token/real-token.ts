@@ -12,6 +12,19 @@ export const REAL_TOKEN_THRESHOLDS = {
   minWethVolumeWei: 10n ** 18n,
 } as const
 
+/**
+ * Whether a token's running totals (token_activity's: swaps, distinct traders, WETH volume in wei;
+ * numbers or decimal strings) meet every threshold: a token not real yet whose totals do turned
+ * real in the blocks that brought them there.
+ */
+export function meetsRealThresholds(totals: { swaps: unknown; traders: unknown; weth_volume: unknown }): boolean {
+  return (
+    BigInt(String(totals.swaps)) >= BigInt(REAL_TOKEN_THRESHOLDS.minSwaps) &&
+    BigInt(String(totals.traders)) >= BigInt(REAL_TOKEN_THRESHOLDS.minTraders) &&
+    BigInt(String(totals.weth_volume)) >= REAL_TOKEN_THRESHOLDS.minWethVolumeWei
+  )
+}
+
 export const DEAD_AFTER_IDLE_SECONDS = 72 * 3600
 /** Dead when removed liquidity exceeds this share of added liquidity. */
 export const DEAD_LIQUIDITY_REMOVED_SHARE = 0.9

@@ -4,7 +4,8 @@ import { chunks } from '../../core/chunks.ts'
 import { engineStep } from '../../core/engine-accounting.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
 import { deployerRecordOf, deployerStateRow } from './deployer-state.ts'
-import { DEAD_AFTER_IDLE_SECONDS } from './real-token.ts'
+import { DEAD_AFTER_IDLE_SECONDS, meetsRealThresholds } from './real-token.ts'
+import { recordTurnedReal } from './token-real-refresh.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from './token-state.ts'
 import { jsonLinesUpTo, quotedRange, tokenStateInputs, type TokenSourceRow } from './token-state-inputs.ts'
 
@@ -18,25 +19,29 @@ const CHUNK = 2_000
  * merged per token here, and one insert writes them (`token-state-insert.sql`). Answers the
  * deployers of the tokens written (a token's deployer is a fact of its creation: the rows just
  * written name the same deployer as every earlier version of the token).
+ *
+ * `traded`: the tokens the batch's swaps traded, which may have turned real in it. Whether one did
+ * is decided from the totals the sources read (`activity`) and its `real` row: only a token that
+ * turned real costs more (its block searched and recorded, its sources read again), so a live
+ * batch asks nothing before its records' read.
  */
 export async function refreshTokenStates(
   ch: ClickHouseClient,
   chainId: number,
-  batch: { tokens: string[]; launched: ReadonlySet<string>; version: number },
+  batch: { tokens: string[]; launched: ReadonlySet<string>; version: number; traded?: ReadonlySet<string> },
 ): Promise<Set<string>> {
   const deployers = new Set<string>()
   for (const part of chunks(batch.tokens, CHUNK)) {
     // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
     const launched = part.filter((t) => batch.launched.has(t))
-    const sources = await (await engineStep(ch, 'token_state').query({
-      query: launched.length
-        ? `${sqlFile(SOURCES)}\nUNION ALL\n${sqlFile(PRELAUNCH_SOURCE)}`
-        : sqlFile(SOURCES),
-      query_params: { chain: chainId, tokens: part, launched },
-      format: 'JSONEachRow',
-      // The fields' 64-bit and wider integers as strings, whatever the client's defaults.
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
-    })).json<TokenSourceRow>()
+    let sources = await tokenSources(ch, chainId, part, launched)
+    const turned = turnedReal(part.filter((t) => batch.traded?.has(t)), sources)
+    if (turned.length) {
+      await recordTurnedReal(engineStep(ch, 'token_real'), chainId, turned)
+      const again = new Set(turned)
+      const reread = await tokenSources(ch, chainId, turned, launched.filter((t) => again.has(t)))
+      sources = [...sources.filter((r) => !again.has(r.key)), ...reread]
+    }
     const rows = tokenStateInputs(part, new Set(launched), sources)
     for (const r of rows) if (typeof r.deployer === 'string' && r.deployer !== '') deployers.add(r.deployer)
     // The rows travel as a query parameter (the same statement for the embedded engine and a
@@ -49,6 +54,28 @@ export async function refreshTokenStates(
     }
   }
   return deployers
+}
+
+/** The sources of `tokens` (one row per source and key), with the pre-launch ones of `launched`. */
+async function tokenSources(ch: ClickHouseClient, chainId: number, tokens: string[], launched: string[]): Promise<TokenSourceRow[]> {
+  return (await engineStep(ch, 'token_state').query({
+    query: launched.length ? `${sqlFile(SOURCES)}\nUNION ALL\n${sqlFile(PRELAUNCH_SOURCE)}` : sqlFile(SOURCES),
+    query_params: { chain: chainId, tokens, launched },
+    format: 'JSONEachRow',
+    // The fields' 64-bit and wider integers as strings, whatever the client's defaults.
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+  })).json<TokenSourceRow>()
+}
+
+/** Of `candidates`, those without a `real` source whose `activity` totals meet the thresholds. */
+function turnedReal(candidates: string[], sources: readonly TokenSourceRow[]): string[] {
+  if (candidates.length === 0) return []
+  const wanted = new Set(candidates)
+  const real = new Set(sources.filter((r) => r.source === 'real' && wanted.has(r.key)).map((r) => r.key))
+  return sources
+    .filter((r) => r.source === 'activity' && wanted.has(r.key) && !real.has(r.key))
+    .filter((r) => meetsRealThresholds(JSON.parse(r.fields) as { swaps: unknown; traders: unknown; weth_volume: unknown }))
+    .map((r) => r.key)
 }
 
 /**

@@ -385,5 +385,32 @@ describe('constructed world, phase 2 (eight days later)', () => {
     expect(await statements('refresh/traders')).toBe(before.statements + 4)
     expect(await traded()).toBe(before.traders + 1)
   })
+
+  it('a token turns real in a batch: told by its records\' read, its block searched once; a batch of tokens short of real or real already searches nothing', async () => {
+    const statements = async (step: string) => {
+      const text = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
+      return Number(new RegExp(`^svc_engine_statements_total\\{consumer="chain-4663",step="chain-writer/${step}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
+    }
+    const searched = await statements('refresh/token_real')
+    // H (short of real) and A[0] (real already) trade: nothing to search.
+    w.block(12)
+    w.buy(H, traders[0]!, weth(0.01), 100n)
+    w.buy(A[0]!, traders[1]!, weth(0.01), 100n)
+    await ingest()
+    expect(await statements('refresh/token_real')).toBe(searched)
+    expect((await get(`/token/${H.token}`)).data.is_real).toBe(false)
+    // A new token's 50th swap, 25th trader and 2.5 WETH all land in one block: real in it.
+    w.block(12)
+    const solid = w.launch(w.create(Q, 'SOLID'), Q, weth(5), 500_000n)
+    w.block(12)
+    for (let k = 0; k < 50; k++) w.buy(solid, traders[k % 25]!, weth(0.05), 5000n)
+    const realIn = w.head
+    w.block(12)
+    await ingest()
+    expect(await statements('refresh/token_real')).toBe(searched + 1)
+    expect((await get(`/token/${solid.token}`)).data).toMatchObject({ is_real: true, real_block: realIn })
+    const [stored] = await queryRows<{ real_block: string }>(env.rt.ch, 'SELECT min(real_block) AS real_block FROM token_real WHERE chain_id = 4663 AND token = {t:String}', { t: solid.token })
+    expect(Number(stored!.real_block)).toBe(realIn)
+  })
 })
 

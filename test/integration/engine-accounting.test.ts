@@ -30,7 +30,7 @@ describe('engine statements by consumer and step', () => {
     const statements = await samples('statements')
     const seconds = await samples('seconds')
     // A raw insert's step names its table.
-    for (const step of ['chain-writer/insert/swaps', 'chain-writer/insert/erc20_transfers', 'chain-writer/insert/chain_blocks', 'chain-writer/refresh/token_real', 'chain-writer/refresh', 'chain-writer/refresh/token_state', 'chain-writer/refresh/fifo']) {
+    for (const step of ['chain-writer/insert/swaps', 'chain-writer/insert/erc20_transfers', 'chain-writer/insert/chain_blocks', 'chain-writer/refresh', 'chain-writer/refresh/token_state', 'chain-writer/refresh/fifo']) {
       expect(statements.get(`chain-4663 ${step}`), step).toBeGreaterThan(0)
       expect(seconds.get(`chain-4663 ${step}`), step).toBeGreaterThan(0)
     }
