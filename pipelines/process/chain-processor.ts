@@ -16,6 +16,7 @@ import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, recountChainTotals } from '../../products/token/chain-totals.ts'
+import type { IdleWatch } from '../../products/token/idle-deployers.ts'
 import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { createLaunchOutcomes } from '../../products/verdict/launch-verdicts.ts'
@@ -77,6 +78,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let servedChainTime: number | undefined
   /** The same, kept for svc_served_block_age_seconds (once a batch was served since the start). */
   let servedBlockTime: number | undefined
+  /** When the next token can turn idle, as the last batch served left it (products/token/idle-deployers.ts). */
+  let idleWatch: IdleWatch | undefined
 
   /** Tokens traded in blocks [from, to]: whose "real" status a restart must re-check. */
   async function tokensTradedIn(from: number, to: number): Promise<string[]> {
@@ -94,9 +97,12 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     const head = typeof to === 'number' ? { number: to, ...(await blockAt(refreshing, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
     // A rollback, and a refresh after a failed one, read what was served last from serving_changes.
     const served = scope.kind === 'batch' ? servedChainTime : undefined
+    const watch = scope.kind === 'batch' ? idleWatch : undefined
     servedChainTime = undefined
-    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served })
+    idleWatch = undefined
+    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch })
     servedChainTime = head.time
+    idleWatch = r.idleWatch
     servedBlockTime = head.time
     // The +15 min verdicts and forward marks that fell due by this served block (issue 13).
     await outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 })

@@ -3,7 +3,8 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
 import { countNewTraders, recountChainTotals } from '../../products/token/chain-totals.ts'
-import { deployersTurnedIdle, refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
+import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
+import { deployersTurnedIdle, type IdleWatch } from '../../products/token/idle-deployers.ts'
 import { tokensLeavingWindow } from '../../products/structure/window-refresh.ts'
 import { catchUpFifo, foldBlocks, pairsOfSwaps, type TradedPairs } from '../../products/wallet/fifo-refresh.ts'
 import { sideBySide } from '../../core/side-by-side.ts'
@@ -26,6 +27,8 @@ export interface RefreshResult {
   tokens: number
   deployers: number
   seq: number
+  /** What the next batch needs to know of idle times (products/token/idle-deployers.ts). */
+  idleWatch?: IdleWatch
 }
 
 /**
@@ -91,6 +94,8 @@ export async function refreshServingState(
     watermarkHash: string
     /** The chain time of the last batch served, when the caller served it (else read from serving_changes). */
     servedChainTime?: number
+    /** The idle watch the caller's previous batch left (a batch's only). */
+    idleWatch?: IdleWatch
   },
 ): Promise<RefreshResult> {
   const batch = at.scope.kind === 'batch' ? at.scope : null
@@ -106,8 +111,9 @@ export async function refreshServingState(
   // the wallet-tokens a batch traded (a batch from block 0 too; a rollback names the wallets it
   // refolded, a rebuild leaves the FIFO to catchUpFifo). Each is idempotent, and a failure is
   // rethrown once all have settled.
-  // The deployers whose tokens turned idle since the previous batch, read beside the token records.
-  const idle = since !== null ? deployersTurnedIdle(ch, chainId, since, at.chainTime) : Promise.resolve(new Set<string>())
+  // The deployers whose tokens turned idle since the previous batch, read beside the token records
+  // (a batch before the watch's next idle time reads nothing; other scopes keep no watch).
+  const idle = deployersTurnedIdle(engineStep(ch, 'idle'), chainId, { since, chainTime: at.chainTime, watch: batch ? at.idleWatch : undefined })
   // Awaited below; marked handled now, in case the records fail before they get to it.
   idle.catch(() => {})
   const [, deployers, leftWindow, folded] = await sideBySide([
@@ -118,7 +124,7 @@ export async function refreshServingState(
       const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
       // The tokens the batch traded may have turned real: the records' read tells (and records it).
       const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined })
-      return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle)]), chainTime: at.chainTime, version })
+      return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
     })(),
     // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
     // holder diffs changed although the batch may not touch them (kept /structure answers drop them).
@@ -136,7 +142,7 @@ export async function refreshServingState(
     ],
     format: 'JSONEachRow',
   })
-  return { tokens: tokens.length, deployers: deployers.size, seq: version }
+  return { tokens: tokens.length, deployers: deployers.size, seq: version, idleWatch: batch ? (await idle).watch : undefined }
 }
 
 /**

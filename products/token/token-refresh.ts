@@ -4,7 +4,7 @@ import { chunks } from '../../core/chunks.ts'
 import { engineStep } from '../../core/engine-accounting.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
 import { deployerRecordOf, deployerStateRow } from './deployer-state.ts'
-import { DEAD_AFTER_IDLE_SECONDS, meetsRealThresholds } from './real-token.ts'
+import { meetsRealThresholds } from './real-token.ts'
 import { recordTurnedReal } from './token-real-refresh.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from './token-state.ts'
 import { jsonLinesUpTo, quotedRange, tokenStateInputs, type TokenSourceRow } from './token-state-inputs.ts'
@@ -98,22 +98,6 @@ async function tokenRows(ch: ClickHouseClient, chainId: number, where: string, p
 }
 
 /**
- * The deployers of tokens that turned idle (72 h without a swap) between `idleSince` and
- * `chainTime` (a batch's previous and own chain time): their dead counts change although nothing
- * touched them. One read through projection by_activity; a batch's own tokens do not change
- * which tokens turned idle before it, so it may run beside their refresh.
- */
-export async function deployersTurnedIdle(ch: ClickHouseClient, chainId: number, idleSince: number, chainTime: number): Promise<Set<string>> {
-  const rows = await queryRows<{ deployer: string }>(
-    ch,
-    `SELECT DISTINCT deployer FROM token_state
-     WHERE chain_id = {chain:UInt32} AND last_activity > {lo:UInt32} AND last_activity <= {hi:UInt32} AND deployer != ''`,
-    { chain: chainId, lo: Math.max(0, idleSince - DEAD_AFTER_IDLE_SECONDS), hi: Math.max(0, chainTime - DEAD_AFTER_IDLE_SECONDS) },
-  )
-  return new Set(rows.map((r) => r.deployer))
-}
-
-/**
  * The deployers token_state has ever named for `tokens` (every version): after a rollback or in a
  * rebuild, a token may have lost the creation that named its deployer, whose record must drop it.
  */
@@ -132,7 +116,7 @@ export async function storedDeployersOf(ch: ClickHouseClient, chainId: number, t
 
 /**
  * deployer_state for `deployers` (a batch's tokens' deployers, from refreshTokenStates, and the
- * deployers of tokens that turned idle, from deployersTurnedIdle), a deployer's tokens read
+ * deployers of tokens that turned idle, from idle-deployers.ts), a deployer's tokens read
  * through projection by_deployer. Answers the deployers refreshed.
  */
 export async function refreshDeployerStates(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEAD_AFTER_IDLE_SECONDS } from '../../products/token/real-token.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { BusRecord } from '../../core/bus/types.ts'
 import { TOPICS } from '../../core/bus/topics.ts'
@@ -411,6 +412,33 @@ describe('constructed world, phase 2 (eight days later)', () => {
     expect((await get(`/token/${solid.token}`)).data).toMatchObject({ is_real: true, real_block: realIn })
     const [stored] = await queryRows<{ real_block: string }>(env.rt.ch, 'SELECT min(real_block) AS real_block FROM token_real WHERE chain_id = 4663 AND token = {t:String}', { t: solid.token })
     expect(Number(stored!.real_block)).toBe(realIn)
+  })
+
+  it('a batch before any token can turn idle reads nothing for idle tokens; once one can, its deployer\'s dead count follows', async () => {
+    const statements = async (step: string) => {
+      const text = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
+      return Number(new RegExp(`^svc_engine_statements_total\\{consumer="chain-4663",step="chain-writer/${step}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
+    }
+    // A fresh deployer's one launch, active now: idle 72 h from now, not before.
+    const fresh = w.address('de94')
+    w.block(12)
+    w.launch(w.create(fresh, 'IDLER'), fresh, weth(1), 100_000n)
+    await ingest()
+    const read = await statements('refresh/idle')
+    for (let i = 0; i < 3; i++) {
+      w.block(12)
+      await ingest()
+    }
+    expect(await statements('refresh/idle'), 'batches with no token due to turn idle').toBe(read)
+    expect((await get(`/deployer/${fresh}`)).data).toMatchObject({ launched: 1, dead: 0 })
+    // 73 hours on, an hour a block (five blocks a batch): the launch turned idle on the way.
+    tickUntil(w.now + DEAD_AFTER_IDLE_SECONDS + 3600, 3600)
+    await ingest()
+    expect((await get(`/deployer/${fresh}`)).data).toMatchObject({ launched: 1, dead: 1 })
+    const reads = (await statements('refresh/idle')) - read
+    expect(reads).toBeGreaterThan(0)
+    // Far fewer reads than batches: only where a token could have turned idle.
+    expect(reads).toBeLessThan(10)
   })
 })
 
