@@ -15,7 +15,7 @@ import { createOwedRollbacks, rollbacksComplete, unionOfOwed, type OwedRefresh }
 import { createChainIdStep } from './chain-id-step.ts'
 import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
-import { chainTotalsMissing, recountChainTotals } from '../../products/token/chain-totals.ts'
+import { chainTotalsMissing, CountedBefore, recountChainTotals } from '../../products/token/chain-totals.ts'
 import type { IdleWatch } from '../../products/token/idle-deployers.ts'
 import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
@@ -80,6 +80,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let servedBlockTime: number | undefined
   /** When the next token can turn idle, as the last batch served left it (products/token/idle-deployers.ts). */
   let idleWatch: IdleWatch | undefined
+  /** The traders and tokens this processor's batches counted (a rollback recounts: forgotten then). */
+  const counted = new CountedBefore()
 
   /** Tokens traded in blocks [from, to]: whose "real" status a restart must re-check. */
   async function tokensTradedIn(from: number, to: number): Promise<string[]> {
@@ -100,7 +102,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     const watch = scope.kind === 'batch' ? idleWatch : undefined
     servedChainTime = undefined
     idleWatch = undefined
-    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch })
+    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch, counted })
     servedChainTime = head.time
     idleWatch = r.idleWatch
     servedBlockTime = head.time
@@ -129,6 +131,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     // Owed from before the rollback deletes anything (a rollback run again after a fault finds
     // the rows gone): what each run touched adds up until the refresh is done.
     owedAfterRollback = false
+    // The rollback recounts the totals: a trader whose only swaps it removes is no longer counted.
+    counted.forget()
     const orphan = { block: block.number, hash: old }
     const owe = (r: RollbackResult) => {
       const owed = { ...r, orphans: [orphan] }

@@ -2,7 +2,7 @@ import { engineStep } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
-import { countNewTraders, recountChainTotals } from '../../products/token/chain-totals.ts'
+import { countNewTraders, recountChainTotals, type CountedBefore } from '../../products/token/chain-totals.ts'
 import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { deployersTurnedIdle, type IdleWatch } from '../../products/token/idle-deployers.ts'
 import { tokensLeavingWindow } from '../../products/structure/window-refresh.ts'
@@ -96,6 +96,8 @@ export async function refreshServingState(
     servedChainTime?: number
     /** The idle watch the caller's previous batch left (a batch's only). */
     idleWatch?: IdleWatch
+    /** The traders and tokens the caller knows were counted (a batch's new ones are counted by key). */
+    counted?: CountedBefore
   },
 ): Promise<RefreshResult> {
   const batch = at.scope.kind === 'batch' ? at.scope : null
@@ -117,7 +119,7 @@ export async function refreshServingState(
   // Awaited below; marked handled now, in case the records fail before they get to it.
   idle.catch(() => {})
   const [, deployers, leftWindow, folded] = await sideBySide([
-    batch ? countNewTraders(engineStep(ch, 'traders'), chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }) : Promise.resolve(),
+    batch ? countNewTraders(engineStep(ch, 'traders'), chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }, at.counted) : Promise.resolve(),
     (async () => {
       // A batch only adds facts, so its tokens' deployers are the ones their new rows name; a
       // rollback or a rebuild may have taken a token's creation away: the deployers stored before count too.

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
+import { LruMap } from '../../core/serving/lru-map.ts'
 
 /**
  * Whole-chain totals (/stats). Counts and sums are kept by views as rows arrive; distinct
@@ -18,11 +19,43 @@ export interface BatchTraders {
   token: string
 }
 
+/**
+ * What a processor knows was counted before (in memory, bounded, least recently used dropped
+ * first): traders in chain_traders and tokens traded before a served batch. A batch whose traders
+ * and tokens are all known asks the engine nothing. Learnt only once a batch's inserts landed (a
+ * retried batch finds its counts stored, and its own tokens known, as its first attempt left them);
+ * forgotten when totals are recounted (a rollback may take a trader's only swaps away).
+ */
+export class CountedBefore {
+  private readonly keys: LruMap<true>
+
+  constructor(maxKeys = COUNTED_KEYS_KEPT) {
+    this.keys = new LruMap(maxKeys)
+  }
+
+  covers(traders: readonly string[], tokens: readonly string[]): boolean {
+    return traders.every((t) => this.keys.get(`t:${t}`)) && tokens.every((t) => this.keys.get(`k:${t}`))
+  }
+
+  learn(traders: readonly string[], tokens: readonly string[]): void {
+    for (const t of traders) this.keys.set(`t:${t}`, true)
+    for (const t of tokens) this.keys.set(`k:${t}`, true)
+  }
+
+  forget(): void {
+    this.keys.clear()
+  }
+}
+
+/** Traders and tokens a processor remembers as counted (about 100 bytes each). */
+const COUNTED_KEYS_KEPT = 100_000
+
 /** Count the batch's traders and traded tokens that are new to the chain. */
-export async function countNewTraders(ch: ClickHouseClient, chainId: number, batch: BatchTraders): Promise<void> {
+export async function countNewTraders(ch: ClickHouseClient, chainId: number, batch: BatchTraders, counted?: CountedBefore): Promise<void> {
   if (batch.traders.size === 0) return
   const traders = [...batch.traders]
   const tokens = [...batch.tokens]
+  if (counted?.covers(traders, tokens)) return
   // One read: the batch's traders already counted, and its tokens traded before it (token_activity
   // by key: a token whose first swap precedes the batch).
   const known = await queryRows<{ kind: 'trader' | 'token'; key: string }>(
@@ -38,7 +71,7 @@ export async function countNewTraders(ch: ClickHouseClient, chainId: number, bat
   const fresh = traders.filter((t) => !seen.has(t))
   const freshTokens = tokens.filter((t) => !before.has(t)).length
   // Most live batches trade only known tokens among known traders: nothing to count, no insert.
-  if (fresh.length === 0 && freshTokens === 0) return
+  if (fresh.length === 0 && freshTokens === 0) return counted?.learn(traders, tokens)
   const dedup = (table: string) => ({ insert_deduplicate: 1 as const, insert_deduplication_token: `${batch.token}:${table}` })
   // Totals first: a crash between the two inserts re-runs both, and the tokens drop the repeats.
   await ch.insert({
@@ -50,6 +83,7 @@ export async function countNewTraders(ch: ClickHouseClient, chainId: number, bat
   if (fresh.length) {
     await ch.insert({ table: 'chain_traders', values: fresh.map((trader) => ({ chain_id: chainId, trader })), format: 'JSONEachRow', clickhouse_settings: dedup('chain_traders') })
   }
+  counted?.learn(traders, tokens)
 }
 
 /** Recount the chain's totals from the raw tables (after a reorg; once on an older data dir). */

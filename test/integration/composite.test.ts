@@ -60,6 +60,12 @@ async function ingest(): Promise<void> {
   }
 }
 
+/** Statements chain 4663's batches ran in a step of their refresh, from /metrics. */
+async function chainStatements(step: string): Promise<number> {
+  const text = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
+  return Number(new RegExp(`^svc_engine_statements_total\\{consumer="chain-4663",step="chain-writer/${step}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
+}
+
 const recordedVerdicts = () =>
   queryRows<Record<string, unknown>>(env.rt.ch, 'SELECT * FROM launch_verdicts WHERE chain_id = 4663 ORDER BY launched_at, token, taken_block')
 
@@ -347,10 +353,7 @@ describe('constructed world, phase 2 (eight days later)', () => {
     expect((await get('/proof.json')).data).toEqual(referenceProofData(verdicts, marks))
   })
   it('a batch where nothing can fall due asks the engine nothing for verdicts and marks; a launch is read for', async () => {
-    const outcomeStatements = async () => {
-      const text = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
-      return Number(/^svc_engine_statements_total\{consumer="chain-4663",step="chain-writer\/refresh\/outcomes"\} (\S+)$/m.exec(text)?.[1] ?? 0)
-    }
+    const outcomeStatements = () => chainStatements('refresh/outcomes')
     const taken = await outcomeStatements()
     // Every verdict and mark of the world is taken: the next candidates lie beyond any chain time.
     expect(taken, 'the verdicts and marks taken so far were read').toBeGreaterThan(0)
@@ -366,39 +369,39 @@ describe('constructed world, phase 2 (eight days later)', () => {
     expect(await outcomeStatements()).toBeGreaterThan(taken)
   })
 
-  it('a batch whose traders and tokens were all seen before counts nothing: the traders\' read, no insert of totals', async () => {
-    const statements = async (step: string) => {
-      const text = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
-      return Number(new RegExp(`^svc_engine_statements_total\\{consumer="chain-4663",step="chain-writer/${step}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
-    }
+  it('a batch whose traders and tokens were all counted before counts nothing and reads nothing; a new trader is read for and counted', async () => {
     const traded = async () => ((await get('/stats')).data.chains as Array<{ chain_id: number; unique_traders: number }>).find((c) => c.chain_id === 4663)!.unique_traders
-    const before = { statements: await statements('refresh/traders'), traders: await traded() }
+    const before = { statements: await chainStatements('refresh/traders'), traders: await traded() }
     w.buy(A[0]!, traders[0]!, weth(0.01), 100n)
     w.block(12)
     await ingest()
-    // One statement (the read of who was seen), nothing inserted, the totals unchanged.
-    expect(await statements('refresh/traders')).toBe(before.statements + 1)
+    // Known to the processor (its batches counted them): nothing read, nothing inserted, the totals unchanged.
+    expect(await chainStatements('refresh/traders')).toBe(before.statements)
     expect(await traded()).toBe(before.traders)
     // A new trader is counted: the read, the totals and the trader inserted.
-    w.buy(A[0]!, w.address('7e57'), weth(0.01), 100n)
+    const newcomer = w.address('7e57')
+    w.buy(A[0]!, newcomer, weth(0.01), 100n)
     w.block(12)
     await ingest()
-    expect(await statements('refresh/traders')).toBe(before.statements + 4)
+    expect(await chainStatements('refresh/traders')).toBe(before.statements + 3)
+    expect(await traded()).toBe(before.traders + 1)
+    // The new trader again, beside an old one: both known since their batches, nothing read.
+    w.buy(A[0]!, newcomer, weth(0.01), 100n)
+    w.buy(A[0]!, traders[0]!, weth(0.01), 100n)
+    w.block(12)
+    await ingest()
+    expect(await chainStatements('refresh/traders')).toBe(before.statements + 3)
     expect(await traded()).toBe(before.traders + 1)
   })
 
   it('a token turns real in a batch: told by its records\' read, its block searched once; a batch of tokens short of real or real already searches nothing', async () => {
-    const statements = async (step: string) => {
-      const text = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
-      return Number(new RegExp(`^svc_engine_statements_total\\{consumer="chain-4663",step="chain-writer/${step}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
-    }
-    const searched = await statements('refresh/token_real')
+    const searched = await chainStatements('refresh/token_real')
     // H (short of real) and A[0] (real already) trade: nothing to search.
     w.block(12)
     w.buy(H, traders[0]!, weth(0.01), 100n)
     w.buy(A[0]!, traders[1]!, weth(0.01), 100n)
     await ingest()
-    expect(await statements('refresh/token_real')).toBe(searched)
+    expect(await chainStatements('refresh/token_real')).toBe(searched)
     expect((await get(`/token/${H.token}`)).data.is_real).toBe(false)
     // A new token's 50th swap, 25th trader and 2.5 WETH all land in one block: real in it.
     w.block(12)
@@ -408,34 +411,30 @@ describe('constructed world, phase 2 (eight days later)', () => {
     const realIn = w.head
     w.block(12)
     await ingest()
-    expect(await statements('refresh/token_real')).toBe(searched + 1)
+    expect(await chainStatements('refresh/token_real')).toBe(searched + 1)
     expect((await get(`/token/${solid.token}`)).data).toMatchObject({ is_real: true, real_block: realIn })
     const [stored] = await queryRows<{ real_block: string }>(env.rt.ch, 'SELECT min(real_block) AS real_block FROM token_real WHERE chain_id = 4663 AND token = {t:String}', { t: solid.token })
     expect(Number(stored!.real_block)).toBe(realIn)
   })
 
   it('a batch before any token can turn idle reads nothing for idle tokens; once one can, its deployer\'s dead count follows', async () => {
-    const statements = async (step: string) => {
-      const text = (await env.api.app.inject({ method: 'GET', url: '/metrics' })).body
-      return Number(new RegExp(`^svc_engine_statements_total\\{consumer="chain-4663",step="chain-writer/${step}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
-    }
     // A fresh deployer's one launch, active now: idle 72 h from now, not before.
     const fresh = w.address('de94')
     w.block(12)
     w.launch(w.create(fresh, 'IDLER'), fresh, weth(1), 100_000n)
     await ingest()
-    const read = await statements('refresh/idle')
+    const read = await chainStatements('refresh/idle')
     for (let i = 0; i < 3; i++) {
       w.block(12)
       await ingest()
     }
-    expect(await statements('refresh/idle'), 'batches with no token due to turn idle').toBe(read)
+    expect(await chainStatements('refresh/idle'), 'batches with no token due to turn idle').toBe(read)
     expect((await get(`/deployer/${fresh}`)).data).toMatchObject({ launched: 1, dead: 0 })
     // 73 hours on, an hour a block (five blocks a batch): the launch turned idle on the way.
     tickUntil(w.now + DEAD_AFTER_IDLE_SECONDS + 3600, 3600)
     await ingest()
     expect((await get(`/deployer/${fresh}`)).data).toMatchObject({ launched: 1, dead: 1 })
-    const reads = (await statements('refresh/idle')) - read
+    const reads = (await chainStatements('refresh/idle')) - read
     expect(reads).toBeGreaterThan(0)
     // Far fewer reads than batches: only where a token could have turned idle.
     expect(reads).toBeLessThan(10)
