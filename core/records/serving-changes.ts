@@ -26,10 +26,11 @@ export async function lastServedBatch(ch: ClickHouseClient, chainId: number): Pr
 export interface ServingChange {
   seq: number
   /**
-   * `scan`: a structure scan of the token `key` was stored (written by the scans role); `window`:
-   * a block with a transfer of the token `key` left the 24 h holder window.
+   * `scan`: a structure scan of the token `key` was stored (written by the scans role). (Rows of
+   * kind `window`, a transfer of the token leaving the 24 h holder window, were written before
+   * kept /structure answers told it themselves; nothing reads them.)
    */
-  kind: 'token' | 'deployer' | 'wallet' | 'batch' | 'scan' | 'window'
+  kind: 'token' | 'deployer' | 'wallet' | 'batch' | 'scan'
   key: string
   watermark: number
   chainTime: number

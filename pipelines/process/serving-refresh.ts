@@ -5,7 +5,6 @@ import { lastServedBatch, nextServingSeq } from '../../core/records/serving-chan
 import { countNewTraders, recountChainTotals, type CountedBefore } from '../../products/token/chain-totals.ts'
 import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { deployersTurnedIdle, type IdleWatch } from '../../products/token/idle-deployers.ts'
-import { tokensLeavingWindow } from '../../products/structure/window-refresh.ts'
 import { catchUpFifo, foldBlocks, pairsOfSwaps, type TradedPairs } from '../../products/wallet/fifo-refresh.ts'
 import { sideBySide } from '../../core/side-by-side.ts'
 
@@ -77,8 +76,7 @@ export async function touchedInBlocks(ch: ClickHouseClient, chainId: number, fro
 /**
  * Refresh the serving state of what one batch touched (DESIGN §6: work proportional to the
  * batch), each product's part for the batch's keys: the chain totals' new traders and the token
- * and deployer records (`products/token/`), the tokens whose 24 h holder window moved
- * (`products/structure/window-refresh.ts`), the traded wallets' FIFO state
+ * and deployer records (`products/token/`), the traded wallets' FIFO state
  * (`products/wallet/fifo-refresh.ts`); then one insert into serving_changes naming every changed
  * key and marking the batch, which is what API processes invalidate their kept answers by.
  * Every read is keyed; nothing reads all tokens.
@@ -106,19 +104,20 @@ export async function refreshServingState(
   const served = at.servedChainTime ?? (await lastServedBatch(ch, chainId))?.chainTime
   // The chain time of the previous batch, when time moved since: what left a time window between them.
   const since = served !== undefined && at.chainTime > served ? served : null
-  // Four independent parts side by side (the engine runs statements concurrently, and most of a
+  // Three independent parts side by side (the engine runs statements concurrently, and most of a
   // live batch's statement time is planning, one thread each): the chain totals' new traders;
   // the token records (with the real blocks of the tokens that turned real), then their
-  // deployers' records (which read them); the tokens whose 24 h window moved; the FIFO state of
-  // the wallet-tokens a batch traded (a batch from block 0 too; a rollback names the wallets it
-  // refolded, a rebuild leaves the FIFO to catchUpFifo). Each is idempotent, and a failure is
-  // rethrown once all have settled.
+  // deployers' records (which read them); the FIFO state of the wallet-tokens a batch traded (a
+  // batch from block 0 too; a rollback names the wallets it refolded, a rebuild leaves the FIFO
+  // to catchUpFifo). Each is idempotent, and a failure is rethrown once all have settled. (The
+  // tokens whose 24 h holder window moved are not named here: a kept /structure answer knows the
+  // first block its window counted, products/structure/structure-serving.ts.)
   // The deployers whose tokens turned idle since the previous batch, read beside the token records
   // (a batch before the watch's next idle time reads nothing; other scopes keep no watch).
   const idle = deployersTurnedIdle(engineStep(ch, 'idle'), chainId, { since, chainTime: at.chainTime, watch: batch ? at.idleWatch : undefined })
   // Awaited below; marked handled now, in case the records fail before they get to it.
   idle.catch(() => {})
-  const [, deployers, leftWindow, folded] = await sideBySide([
+  const [, deployers, folded] = await sideBySide([
     batch ? countNewTraders(engineStep(ch, 'traders'), chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }, at.counted) : Promise.resolve(),
     (async () => {
       // A batch only adds facts, so its tokens' deployers are the ones their new rows name; a
@@ -128,9 +127,6 @@ export async function refreshServingState(
       const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined })
       return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
     })(),
-    // Tokens with a transfer in the blocks that left the 24 h window since the previous batch: their
-    // holder diffs changed although the batch may not touch them (kept /structure answers drop them).
-    since !== null ? tokensLeavingWindow(engineStep(ch, 'window'), chainId, since, at.chainTime) : Promise.resolve([]),
     batch ? foldBlocks(engineStep(ch, 'fifo'), chainId, batch.fromBlock, at.watermark, touch.tradedPairs) : Promise.resolve(new Set<string>()),
   ] as const)
   const wallets = new Set([...(touch.wallets ?? []), ...folded])
@@ -140,7 +136,7 @@ export async function refreshServingState(
     table: 'serving_changes',
     values: [
       ...tokens.map((t) => change('token', t)), ...[...deployers].map((d) => change('deployer', d)), ...[...wallets].map((w) => change('wallet', w)),
-      ...leftWindow.map((t) => change('window', t)), change('batch', ''),
+      change('batch', ''),
     ],
     format: 'JSONEachRow',
   })

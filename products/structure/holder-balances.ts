@@ -57,6 +57,11 @@ export interface HolderWindow {
   newHolders: { count: number; now: bigint }
   /** The largest holders at the window start, largest first, at most `topThen` (10). */
   topThen: Array<{ wallet: string; balance: bigint }>
+  /**
+   * The window's first block with a balance change (null: none): the figures hold while the
+   * window's start moves over blocks before it, and change once the start reaches it.
+   */
+  firstChange: number | null
 }
 
 /** One ingested block by number, or null. */
@@ -142,6 +147,7 @@ interface WindowRow {
   new_n: string
   new_now: string
   top_then: Array<[string, string]>
+  first_change: string
 }
 
 /**
@@ -183,7 +189,10 @@ export async function holderWindow(
         countIf(NOT is_pool AND bal_now - delta = 0 AND bal_now > 0) AS new_n,
         toString(sumIf(bal_now, NOT is_pool AND bal_now - delta = 0 AND bal_now > 0)) AS new_now,
         groupArraySortedIf(${topThen})((-(bal_now - delta), wallet), NOT is_pool AND bal_now - delta > 0) AS top_then_sorted,
-        arrayMap(x -> (x.2, toString(-x.1)), top_then_sorted) AS top_then
+        arrayMap(x -> (x.2, toString(-x.1)), top_then_sorted) AS top_then,
+        -- By the table's key (token, then block): a read of the window's first granule.
+        (SELECT min(block_number) FROM holder_deltas
+         WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number > {from:UInt64} AND block_number <= {to:UInt64}) AS first_change
      FROM
      (
 ${WINDOW_WALLETS}
@@ -218,6 +227,7 @@ ${WINDOW_WALLETS}
     exited: { count: Number(r.exited), then: BigInt(r.exited_then) },
     newHolders: { count: Number(r.new_n), now: BigInt(r.new_now) },
     topThen: r.top_then.map(([wallet, b]) => ({ wallet, balance: BigInt(b) })),
+    firstChange: Number(r.first_change) > 0 ? Number(r.first_change) : null,
   }
 }
 

@@ -149,6 +149,15 @@ export async function entityLabels(
  * (products/structure/holder-balances.ts); nothing depends on the API, so a scan worker calls it too.
  */
 export async function structureReport(ch: ClickHouseClient, chainId: number, token: string, toBlock: number): Promise<StructureAnswer> {
+  return (await structureReportOverWindow(ch, chainId, token, toBlock)).answer
+}
+
+/**
+ * structureReport, with the window's first block with a balance change of the token (null: none):
+ * the answer holds while its window's start moves over blocks before that one (and nothing
+ * touches the token), what an answer kept per token is dropped by.
+ */
+export async function structureReportOverWindow(ch: ClickHouseClient, chainId: number, token: string, toBlock: number): Promise<{ answer: StructureAnswer; firstChange: number | null }> {
   token = token.toLowerCase()
   const facts = await structureInputs(ch, chainId, token, toBlock)
   if (!facts.to) throw new StructureBlockMissing(toBlock)
@@ -208,7 +217,7 @@ export async function structureReport(ch: ClickHouseClient, chainId: number, tok
   }
 
   const found = deployer !== null || w.total > 0 || pools.length > 0
-  return {
+  const answer: StructureAnswer = {
     signal: judgement.verdict,
     data: {
       token,
@@ -235,4 +244,5 @@ export async function structureReport(ch: ClickHouseClient, chainId: number, tok
       pools: w.pools.map((p) => ({ address: p.pool, balance_wei: p.balance.toString() })),
     },
   }
+  return { answer, firstChange: w.firstChange }
 }

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { structureReport, structureWindow, windowFields, type StructureAnswer } from './structure-report.ts'
+import { structureReport, structureReportOverWindow, structureWindow, windowFields, type StructureAnswer } from './structure-report.ts'
 import { countCacheLookup } from '../../core/metrics.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
 import { oncePerVersion } from '../../core/serving/once-per-version.ts'
@@ -27,6 +27,8 @@ interface Kept {
   full: boolean
   /** The wallets the answer lists: their FIFO records decide the `smart` label. */
   listed: string[]
+  /** The first block of its window with a balance change of the token: once the window starts there, it is stale. */
+  firstChange: number | null
   /** The answer as last given, spliced with the window of the block it was given at. */
   given?: StructureAnswer
 }
@@ -34,8 +36,8 @@ interface Kept {
 /**
  * /structure/{token} at the served block, kept per token and dropped only by what changes it
  * (DESIGN §6; docs/architecture.md): a served batch that names the token (its transfers, swaps,
- * pools: serving_changes `token`); a block with a transfer of the token leaving the 24 h window
- * (`window`, named by the batch that moved the window's baseline past it); a wallet the answer
+ * pools: serving_changes `token`); the window's start reaching the first block in it
+ * with a balance change of the token (read with the answer: a transfer leaving the window); a wallet the answer
  * lists whose FIFO record changed (`wallet`: its `smart` label); a reorg or rebuild (everything).
  * Between those, the window slides over blocks without the token: holders, balances at both ends,
  * the diff, labels and verdict stay what they were, and only the window's fields are read anew
@@ -108,7 +110,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
       return
     }
     for (const c of changes) {
-      if (c.kind === 'token' || c.kind === 'window') dropChanged(c.key)
+      if (c.kind === 'token') dropChanged(c.key)
       else if (c.kind === 'wallet') for (const token of [...(byWallet.get(c.key) ?? [])]) dropChanged(token)
     }
   })
@@ -126,10 +128,18 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   }
 
   async function compute(token: string, block: number): Promise<Kept> {
-    const answer = await structureReport(deps.ch, chainId, token, block)
+    const { answer, firstChange } = await structureReportOverWindow(deps.ch, chainId, token, block)
     const listed = [...new Set([...answer.data.holders.top.map((h) => h.address), ...answer.data.diff.wallets.map((w) => w.address)])]
-    return { answer, full: (await windowOf(block)).full, listed }
+    return { answer, full: (await windowOf(block)).full, listed, firstChange }
   }
+
+  /**
+   * Whether a kept answer holds in `window`: its window was as full, and the window's start has
+   * not reached the first block whose change it counted (a transfer leaving the window changes
+   * the diff although no batch touched the token).
+   */
+  const holds = (k: Kept, window: Awaited<ReturnType<typeof windowOf>>) =>
+    k.full === window.full && (k.firstChange === null || window.from.number < k.firstChange)
 
   const keeper = {
     /** The answer at `block` (the served one); `asked` when a caller asked (not a refresh ahead). */
@@ -137,8 +147,9 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
       if (asked) ahead.asked(token)
       const window = await windowOf(block)
       const held = kept.get(token)
-      countCacheLookup('structure_kept', held !== undefined && held.full === window.full)
-      if (held && held.full === window.full) {
+      if (held && !holds(held, window)) dropChanged(token)
+      countCacheLookup('structure_kept', held !== undefined && holds(held, window))
+      if (held && holds(held, window)) {
         // Most recently used last.
         kept.delete(token)
         kept.set(token, held)
@@ -168,6 +179,9 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
      * (or after a reorg) waits for its computation.
      */
     async latest(token: string, block: number): Promise<StructureAnswer> {
+      // An answer the sliding window made stale goes the way of a changed one: given as before while its new one is computed.
+      const stale = kept.get(token)
+      if (stale && !holds(stale, await windowOf(block))) dropChanged(token)
       const held = kept.get(token)
       const before = previous.get(token)
       if (held || !before) return keeper.at(token, block)
