@@ -17,10 +17,10 @@ import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, CountedBefore, recountChainTotals } from '../../products/token/chain-totals.ts'
 import type { IdleWatch } from '../../products/token/idle-deployers.ts'
-import { blockAt, catchUpServingState, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
+import { blockAt, catchUpServingState, foldBatch, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { createLaunchOutcomes } from '../../products/verdict/launch-verdicts.ts'
-import { catchUpFifo } from '../../products/wallet/fifo-refresh.ts'
+import { catchUpFifo, pairsOfSwaps } from '../../products/wallet/fifo-refresh.ts'
 
 export interface ChainProcessorDeps {
   ch: ClickHouseClient
@@ -225,11 +225,22 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const { tables, rejected, commit } = chainRows(chainId, blocks, state)
       let rows: number
       let seq: number
+      const fromBlock = blocks[0]!.number
+      const through = blocks[blocks.length - 1]!
+      const tradedPairs = pairsOfSwaps((tables.find(([t]) => t === 'swaps')?.[1] ?? []) as Array<{ trader: string; token: string; token_in: string; token_out: string }>)
+      // The FIFO fold reads only what the swaps' insert fills: it starts once that is in, beside the
+      // batch's other inserts (the longest part of a live batch's refresh, off its critical path).
+      let folding: Promise<Set<string>> | undefined
       try {
-        rows = await sink.insertBatch(token, tables)
+        rows = await sink.insertBatch(token, tables, (table) => {
+          if (table !== 'swaps') return
+          folding = foldBatch(refreshing, chainId, fromBlock, through.number, tradedPairs)
+          // Awaited by the refresh; marked handled now, in case another insert fails first.
+          folding.catch(() => {})
+        })
         commit()
-        const touch = touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] })
-        seq = await refreshServing(touch, { kind: 'batch', fromBlock: blocks[0]!.number }, blocks[blocks.length - 1]!)
+        const touch = { ...touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] }), tradedPairs, folding }
+        seq = await refreshServing(touch, { kind: 'batch', fromBlock }, through)
       } catch (err) {
         // The consumer retries this batch (an infrastructure fault is retried until it clears):
         // chainRows marked the batch's launches as seen, so forget them, or the retry would form

@@ -20,6 +20,8 @@ export interface ServingTouch {
   wallets?: Set<string>
   /** The batch's wallet-token pairs with legs, from its swap rows (else read back by block range). */
   tradedPairs?: TradedPairs
+  /** The batch's FIFO fold, started by the caller once its swaps were in (answers the wallets advanced). */
+  folding?: Promise<Set<string>>
 }
 
 export interface RefreshResult {
@@ -127,7 +129,7 @@ export async function refreshServingState(
       const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined })
       return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
     })(),
-    batch ? foldBlocks(engineStep(ch, 'fifo'), chainId, batch.fromBlock, at.watermark, touch.tradedPairs) : Promise.resolve(new Set<string>()),
+    batch ? (touch.folding ?? foldBatch(ch, chainId, batch.fromBlock, at.watermark, touch.tradedPairs)) : Promise.resolve(new Set<string>()),
   ] as const)
   const wallets = new Set([...(touch.wallets ?? []), ...folded])
 
@@ -141,6 +143,15 @@ export async function refreshServingState(
     format: 'JSONEachRow',
   })
   return { tokens: tokens.length, deployers: deployers.size, seq: version, idleWatch: batch ? (await idle).watch : undefined }
+}
+
+/**
+ * The FIFO fold of a batch's blocks [fromBlock, watermark] (the refresh's `fifo` step). It reads
+ * only wallet_legs, which the swaps' insert fills: a processor may start it as soon as that
+ * insert is in, beside the batch's other inserts (`ServingTouch.folding`). Idempotent.
+ */
+export function foldBatch(ch: ClickHouseClient, chainId: number, fromBlock: number, watermark: number, traded?: TradedPairs): Promise<Set<string>> {
+  return foldBlocks(engineStep(ch, 'fifo'), chainId, fromBlock, watermark, traded)
 }
 
 /**

@@ -10,9 +10,10 @@ export interface ClickHouseSink {
    * Insert one batch; the last table of the list is inserted after all others are in. Each
    * table's insert carries the token `<batchToken>:<table>`, and
    * dependent materialized views deduplicate with it, so inserting the same batch again
-   * (after a crash or a redelivery) changes nothing.
+   * (after a crash or a redelivery) changes nothing. `onInserted` is told each table whose insert
+   * was acknowledged (work that reads only that table may start before the rest are in).
    */
-  insertBatch(batchToken: string, tables: TableRows): Promise<number>
+  insertBatch(batchToken: string, tables: TableRows, onInserted?: (table: string) => void): Promise<number>
 }
 
 export interface SinkHooks {
@@ -22,7 +23,7 @@ export interface SinkHooks {
 
 export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hooks: SinkHooks = {}): ClickHouseSink {
   return {
-    async insertBatch(batchToken, tables) {
+    async insertBatch(batchToken, tables, onInserted) {
       const insertOne = async ([table, rows]: TableRows[number]) => {
         if (rows.length === 0) return 0
         // Counted per table: an insert's cost is mostly its table's materialized views.
@@ -46,6 +47,7 @@ export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hoo
         })
         metrics.ingestRows.inc({ table }, rows.length)
         hooks.afterInsert?.(table, rows.length)
+        onInserted?.(table)
         return rows.length
       }
       // All tables but the last go in concurrently; the last (the watermark table) goes in only
