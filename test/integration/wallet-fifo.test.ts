@@ -89,13 +89,25 @@ function world(seed: number, firstBlock: number, blocks: number, startTime: numb
 
 type Block = ReturnType<typeof world>[number]
 
+/**
+ * A batch as the chain processor inserts it: the fold starts once the swaps' insert is
+ * acknowledged, beside the other tables' inserts, and the watermark table (chain_blocks) is
+ * acknowledged after it started.
+ */
 async function ingest(blocks: Block[], token: string): Promise<void> {
+  const acknowledged: string[] = []
+  let folding: Promise<unknown> | undefined
   await sink().insertBatch(token, [
     ['swaps', blocks.flatMap((b) => b.swaps)],
     ['erc20_transfers', blocks.flatMap((b) => b.transfers)],
     ['chain_blocks', blocks.map((b) => ({ chain_id: CHAIN, number: b.number, hash: hex(b.number + (token.includes('fork') ? 7 : 0), 64), parent_hash: hex(b.number - 1, 64), timestamp: b.time, log_count: b.swaps.length + b.transfers.length }))],
-  ])
-  await foldBlocks(ch, CHAIN, blocks[0]!.number, blocks[blocks.length - 1]!.number)
+  ], (table) => {
+    acknowledged.push(table)
+    if (table === 'swaps') folding = foldBlocks(ch, CHAIN, blocks[0]!.number, blocks[blocks.length - 1]!.number)
+  })
+  expect(acknowledged.at(-1)).toBe('chain_blocks')
+  expect(folding, 'the fold started before the watermark table was in').toBeDefined()
+  await folding
 }
 
 /** The reference: each swap event is a leg of its sender, taken from the raw swap fields. */
