@@ -52,6 +52,8 @@ export class Gauge {
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 /** A woken long poll's budget is 100 ms (issue 21): buckets fine enough around it. */
 const LONG_POLL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1, 2.5]
+/** A live batch's budget is a 150 ms mean and a 300 ms p99 (issue 23): buckets fine enough around both; backfill batches take seconds. */
+const BATCH_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1, 2.5, 5, 10, 30]
 /** The engine wait's budget is 50 ms (issue 23): buckets fine enough below it to say by how much. */
 const ENGINE_WAIT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
@@ -123,7 +125,7 @@ export function createMetrics(options: MetricsOptions = {}) {
     ingestRowsPerSecond: new Gauge(r, 'svc_ingest_rows_per_second', 'Rows inserted per second over the last 10 seconds, by consumer', ['consumer']),
     busLag: new Gauge(r, 'svc_bus_lag_messages', 'Messages not yet processed, by consumer', ['consumer']),
     ingestLagBlocks: new Gauge(r, 'svc_ingest_lag_blocks', 'Blocks published on the chain topic and not yet ingested, by chain', ['chain']),
-    batchLatency: new Histogram(r, 'svc_batch_duration_seconds', 'Time to decode and insert one batch, by consumer', ['consumer']),
+    batchLatency: new Histogram(r, 'svc_batch_duration_seconds', 'Time to decode and insert one batch, by consumer', ['consumer'], BATCH_BUCKETS),
     servingRefresh: new Histogram(r, 'svc_serving_refresh_duration_seconds', 'Time to refresh the serving state a batch touched, by chain', ['chain']),
     batches: new Counter(r, 'svc_batches_total', 'Batches processed, by consumer and outcome', ['consumer', 'outcome']),
     deadLetters: new Counter(r, 'svc_dead_letters_total', 'Records sent to a dead-letter topic, by topic, reason and step', ['topic', 'reason', 'step']),
