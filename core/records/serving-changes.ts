@@ -59,6 +59,33 @@ export async function servingChangesBetween(
   return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, key: r.key, watermark: Number(r.watermark), chainTime: Number(r.chain_time) }))
 }
 
+/** The batch markers with seq in (after, through], in order (a range read on the key: what a sync that skipped changes still looks at). */
+export async function batchMarkersBetween(ch: ClickHouseClient, chainId: number, after: number, through: number): Promise<ServingChange[]> {
+  const rows = await queryRows<{ seq: string; watermark: string; chain_time: number }>(
+    ch,
+    `SELECT seq, watermark, chain_time FROM serving_changes
+     WHERE chain_id = {chain:UInt32} AND seq > {after:UInt64} AND seq <= {through:UInt64} AND kind = 'batch' ORDER BY seq`,
+    { chain: chainId, after, through },
+  )
+  return rows.map((r) => ({ seq: Number(r.seq), kind: 'batch', key: '', watermark: Number(r.watermark), chainTime: Number(r.chain_time) }))
+}
+
+/**
+ * Whether served batches roll back: a batch marker at a block below the one before it (a reorg's
+ * rollback writes its marker at the block it rolled back to). `before`: the block served before
+ * the first of them (null: none). Every marker counts, not only the last: new batches may follow
+ * a rollback.
+ */
+export function rollsBack(changes: readonly ServingChange[], before: number | null): boolean {
+  let last = before
+  for (const c of changes) {
+    if (c.kind !== 'batch') continue
+    if (last !== null && c.watermark < last) return true
+    last = c.watermark
+  }
+  return false
+}
+
 /**
  * Name a stored structure scan of `token`, so API processes drop what they keep of its latest scan
  * (the verdict's structure signals). Picked up with the next served batch.

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type DeployerRecord, type DeployerStateRow } from './deployer-state.ts'
-import { lastServedBatch, servingChangesBetween, type ServingChange } from '../../core/records/serving-changes.ts'
+import { batchMarkersBetween, lastServedBatch, rollsBack, servingChangesBetween, type ServingChange } from '../../core/records/serving-changes.ts'
 import { createLateChanges, LATE_CHANGES_WINDOW_US } from '../../core/serving/late-changes.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from './token-state.ts'
 import type { Store } from '../../core/store/types.ts'
@@ -97,10 +97,13 @@ export function createTokenServing(
     store?: Store
     /** Launches of the feed's recent window kept in memory (FEED_WINDOW_ITEMS when not given; 0: none, every page reads the engine). */
     feedWindowItems?: number
+    /** Changes one sync reads by key (MAX_CHANGES_PER_SYNC when not given); past it, everything kept is dropped. */
+    maxChangesPerSync?: number
   },
   chainId = 4663,
 ): TokenServing {
   const { ch, watermarks } = deps
+  const maxChanges = deps.maxChangesPerSync ?? MAX_CHANGES_PER_SYNC
   const tokenRows = createKeyedCache<TokenStateRow | null>(deps.maxEntries, 'token_rows')
   const deployerRows = createKeyedCache<DeployerStateRow | null>(deps.maxEntries, 'deployer_rows')
   let identity: Promise<string> | undefined
@@ -142,12 +145,13 @@ export function createTokenServing(
   const lateScans = createLateChanges(LATE_CHANGES_WINDOW_US)
 
   async function syncTo(target: number): Promise<void> {
-    const read = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, MAX_CHANGES_PER_SYNC + 1, { lateKind: 'scan', from: lateScans.from(synced.seq) })
+    const read = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, maxChanges + 1, { lateKind: 'scan', from: lateScans.from(synced.seq) })
     if (target > synced.seq) perBatch.clear()
-    if (synced.seq === 0 || read.length > MAX_CHANGES_PER_SYNC) {
+    if (synced.seq === 0 || read.length > maxChanges) {
       for (const c of [tokenRows, deployerRows, histories]) c.clear()
-      // The batches skipped may hold a rollback: the feed window is read again.
-      windowStale = true
+      // The batches skipped may hold a rollback (it deleted launches the window holds): their
+      // markers tell, and only then is the window read again (a backfill's batches each skip).
+      if (synced.seq === 0 || rollsBack(await batchMarkersBetween(ch, chainId, synced.seq, target), synced.block)) windowStale = true
       const b = await lastServedBatch(ch, chainId)
       synced = b && b.seq >= target ? { seq: b.seq, block: b.watermark, chainTime: b.chainTime } : { seq: target, block: watermarks.get(chainId), chainTime: synced.chainTime }
       shared?.token.trustFrom(synced.seq)
@@ -170,14 +174,8 @@ export function createTokenServing(
     // a marker at the block it rolled back to; a process that died before that refresh owes it and
     // writes it on start): what was kept of the removed blocks (their scans too) goes. Every marker
     // read counts, not only the last: new batches may follow the rollback within one sync.
-    let marker: ServingChange | undefined
-    let rolledBack = false
-    for (const c of changes) {
-      if (c.kind !== 'batch') continue
-      const before = marker?.watermark ?? synced.block
-      if (before !== null && c.watermark < before) rolledBack = true
-      marker = c
-    }
+    const marker = changes.filter((c) => c.kind === 'batch').at(-1)
+    const rolledBack = rollsBack(changes, synced.block)
     if (rolledBack) windowStale = true
     synced = marker ? { seq: marker.seq, block: marker.watermark, chainTime: marker.chainTime } : { ...synced, seq: target }
     if (rolledBack || changes.length) notify(rolledBack ? null : changes)

@@ -5,6 +5,7 @@ import { createRuntime, type Runtime } from '../../bin/runtime.ts'
 import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
+import { createTokenServing } from '../../products/token/token-serving.ts'
 import { ConstructedWorld, ingestWorld, weth, type Pair } from '../setup/constructed-world.ts'
 import { TEST_ADMIN_TOKEN } from '../setup/embedded.ts'
 import { tempDir } from '../setup/temp.ts'
@@ -214,5 +215,56 @@ describe('the feed window after a reorg', () => {
     expect(after).not.toEqual(before)
     // T once, at its launch on the new chain.
     expect(await feed()).toEqual(after)
+  })
+
+  it('read by a sync that skips the changes (over its limit): the batch markers tell the rollback, and only then is the window read again', { timeout: 180_000 }, async () => {
+    const { rt, api, processor: startProcessor } = await startService()
+    const processor = await startProcessor(rt.ch)
+    const ingest = (w: ConstructedWorld) => ingestWorld(w, { bus: rt.bus, ch: rt.ch, watermark: () => processor.watermark() })
+    // The real engine, its reads of the whole window counted.
+    let reloads = 0
+    const counting = new Proxy(rt.ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (args: { query: string }) => {
+          if (args.query.includes('FROM launch_feed') && args.query.includes('ORDER BY us DESC')) reloads++
+          return target.query(args as Parameters<ClickHouseClient['query']>[0])
+        }
+      },
+    }) as ClickHouseClient
+    // Every sync of this serving skips (a batch names more than one change).
+    const tight = createTokenServing({ ch: counting, watermarks: api.watermarks, logger: rt.logger, maxEntries: 1_000, maxChangesPerSync: 1 })
+    const launches = async () => (await tight.feedBefore(Date.now() * 1000, 200)).tokens.map((t) => `${t.token}@${t.launch!.visibleUs}`).sort()
+    const stored = async () =>
+      (await queryRows<{ token: string; us: string }>(rt.ch, 'SELECT token, toUnixTimestamp64Micro(visible_at) AS us FROM launch_feed FINAL WHERE chain_id = 4663')).map((r) => `${r.token}@${r.us}`).sort()
+    const w = new ConstructedWorld(0, 1_760_200_000, 'e2')
+    const Z = w.address('de9c')
+    w.block(24)
+    w.launch(w.create(Z, 'FIRST'), Z, weth(5), 500_000n)
+    const T = w.create(Z, 'AGAIN')
+    w.block(12)
+    const forkAt = w.head
+    w.block(12)
+    w.launch(T, Z, weth(5), 500_000n)
+    w.block(12)
+    await ingest(w)
+    expect(await launches()).toEqual(await stored())
+    expect(reloads).toBe(1)
+    // A new launch, no rollback: the skipping sync appends to the window.
+    w.block(12)
+    w.launch(w.create(Z, 'THIRD'), Z, weth(5), 500_000n)
+    w.block(12)
+    await ingest(w)
+    expect(await launches()).toEqual(await stored())
+    expect(reloads).toBe(1)
+    // The rollback and the new chain: read again, the orphaned launch gone.
+    const parent = w.blocks.find((b) => b.number === forkAt)!
+    const f = new ConstructedWorld(forkAt, parent.timestamp, 'e3')
+    for (let k = 0; k < 8; k++) f.block(12)
+    await ingest(f)
+    const after = await stored()
+    expect(after).toHaveLength(1)
+    expect(await launches()).toEqual(after)
+    expect(reloads).toBe(2)
   })
 })
