@@ -61,13 +61,24 @@ export async function servingChangesBetween(
 
 /** The batch markers with seq in (after, through], in order (a range read on the key: what a sync that skipped changes still looks at). */
 export async function batchMarkersBetween(ch: ClickHouseClient, chainId: number, after: number, through: number): Promise<ServingChange[]> {
-  const rows = await queryRows<{ seq: string; watermark: string; chain_time: number }>(
+  const rows = await queryRows<{ seq: string; key: string; watermark: string; chain_time: number }>(
     ch,
-    `SELECT seq, watermark, chain_time FROM serving_changes
+    `SELECT seq, key, watermark, chain_time FROM serving_changes
      WHERE chain_id = {chain:UInt32} AND seq > {after:UInt64} AND seq <= {through:UInt64} AND kind = 'batch' ORDER BY seq`,
     { chain: chainId, after, through },
   )
-  return rows.map((r) => ({ seq: Number(r.seq), kind: 'batch', key: '', watermark: Number(r.watermark), chainTime: Number(r.chain_time) }))
+  return rows.map((r) => ({ seq: Number(r.seq), kind: 'batch', key: r.key, watermark: Number(r.watermark), chainTime: Number(r.chain_time) }))
+}
+
+/** The key of a batch's marker: the launches it served (`launches=N`). */
+export const launchesMark = (launches: number) => `launches=${launches}`
+
+/**
+ * Whether the batch markers among `changes` may have served launches: any marker but one that
+ * says none (a rollback's or a rebuild's marker, and one written before markers said, count).
+ */
+export function mayHaveLaunched(changes: readonly ServingChange[]): boolean {
+  return changes.some((c) => c.kind === 'batch' && c.key !== launchesMark(0))
 }
 
 /**

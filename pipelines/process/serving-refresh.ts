@@ -1,7 +1,7 @@
 import { engineStep } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
+import { launchesMark, lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
 import { countNewTraders, recountChainTotals, type CountedBefore } from '../../products/token/chain-totals.ts'
 import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { deployersTurnedIdle, type IdleWatch } from '../../products/token/idle-deployers.ts'
@@ -138,7 +138,9 @@ export async function refreshServingState(
     table: 'serving_changes',
     values: [
       ...tokens.map((t) => change('token', t)), ...[...deployers].map((d) => change('deployer', d)), ...[...wallets].map((w) => change('wallet', w)),
-      change('batch', ''),
+      // A batch's marker says how many launches it served: an API process reads its feed window's
+      // new launches only after a batch that had some (a marker without the count: it reads).
+      change('batch', batch ? launchesMark(touch.launched.size) : ''),
     ],
     format: 'JSONEachRow',
   })

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type DeployerRecord, type DeployerStateRow } from './deployer-state.ts'
-import { batchMarkersBetween, lastServedBatch, rollsBack, servingChangesBetween, type ServingChange } from '../../core/records/serving-changes.ts'
+import { batchMarkersBetween, lastServedBatch, mayHaveLaunched, rollsBack, servingChangesBetween, type ServingChange } from '../../core/records/serving-changes.ts'
 import { createLateChanges, LATE_CHANGES_WINDOW_US } from '../../core/serving/late-changes.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from './token-state.ts'
 import type { Store } from '../../core/store/types.ts'
@@ -136,6 +136,8 @@ export function createTokenServing(
   let syncing: Promise<void> | undefined
   /** Set by a sync that read a rollback (or skipped batches that may hold one): the window is read again. */
   let windowStale = false
+  /** Set by a sync that read a batch which may have served launches: the window reads what follows it. */
+  let launchesPending = true
   const listeners = new Set<(changes: ServingChange[] | null) => void>()
   const notify = (changes: ServingChange[] | null) => {
     for (const l of listeners) l(changes)
@@ -151,7 +153,9 @@ export function createTokenServing(
       for (const c of [tokenRows, deployerRows, histories]) c.clear()
       // The batches skipped may hold a rollback (it deleted launches the window holds): their
       // markers tell, and only then is the window read again (a backfill's batches each skip).
-      if (synced.seq === 0 || rollsBack(await batchMarkersBetween(ch, chainId, synced.seq, target), synced.block)) windowStale = true
+      const markers = synced.seq === 0 ? null : await batchMarkersBetween(ch, chainId, synced.seq, target)
+      if (!markers || rollsBack(markers, synced.block)) windowStale = true
+      if (!markers || mayHaveLaunched(markers)) launchesPending = true
       const b = await lastServedBatch(ch, chainId)
       synced = b && b.seq >= target ? { seq: b.seq, block: b.watermark, chainTime: b.chainTime } : { seq: target, block: watermarks.get(chainId), chainTime: synced.chainTime }
       shared?.token.trustFrom(synced.seq)
@@ -177,6 +181,7 @@ export function createTokenServing(
     const marker = changes.filter((c) => c.kind === 'batch').at(-1)
     const rolledBack = rollsBack(changes, synced.block)
     if (rolledBack) windowStale = true
+    if (mayHaveLaunched(changes)) launchesPending = true
     synced = marker ? { seq: marker.seq, block: marker.watermark, chainTime: marker.chainTime } : { ...synced, seq: target }
     if (rolledBack || changes.length) notify(rolledBack ? null : changes)
   }
@@ -189,6 +194,11 @@ export function createTokenServing(
   async function refreshWindow(): Promise<void> {
     const served = synced.block
     if (served === null || (served === windowServed && !windowStale)) return
+    // The batches since the window's last read served no launch (their markers say): nothing to append.
+    if (windowServed !== null && !windowStale && !launchesPending) {
+      windowServed = served
+      return
+    }
     const rowsOf = (rows: Array<{ token: string; us: string; block: string }>): FeedItemRef[] => rows.map((r) => ({ us: Number(r.us), key: r.token, block: Number(r.block) }))
     const reload = async () => {
       const rows = await queryRows<{ token: string; us: string; block: string }>(
@@ -216,6 +226,7 @@ export function createTokenServing(
       else window.append(rowsOf(rows))
     }
     windowServed = served
+    launchesPending = false
   }
 
   // Long polls wait for the window to grow: the batch that advances the watermark wakes them.
