@@ -69,6 +69,24 @@ function forkWithout(w: ConstructedWorld, forkAt: number): ConstructedWorld {
   return f
 }
 
+/**
+ * A world with a launch on the common chain and a token T created there but launched only after
+ * `forkAt`, on the chain a reorg will orphan.
+ */
+function launchedAfterFork(salt: string, t0: number): { w: ConstructedWorld; Z: string; T: string; forkAt: number } {
+  const w = new ConstructedWorld(0, t0, salt)
+  const Z = w.address('de9b')
+  w.block(24)
+  w.launch(w.create(Z, 'KEPT'), Z, weth(5), 500_000n)
+  const T = w.create(Z, 'TWICE')
+  w.block(12)
+  const forkAt = w.head
+  w.block(12)
+  w.launch(T, Z, weth(5), 500_000n)
+  w.block(12).block(12)
+  return { w, Z, T, forkAt }
+}
+
 /** X's swaps as token_state serves them and as the raw table stores them. */
 async function swapsOf(ch: ClickHouseClient, token: string): Promise<{ served: number; raw: number }> {
   const [s] = await queryRows<{ swaps: string }>(ch, 'SELECT swaps FROM token_state FINAL WHERE chain_id = 4663 AND token = {t:String}', { t: token })
@@ -183,17 +201,8 @@ describe('the feed window after a reorg', () => {
         rt.ch,
         `SELECT token, formatDateTime(visible_at, '%Y-%m-%dT%H:%i:%S.%fZ') AS at FROM launch_feed FINAL WHERE chain_id = 4663 ORDER BY visible_at, token`,
       )).map((r) => `${r.token}@${r.at}`)
-    const w = new ConstructedWorld(0, 1_760_100_000, 'e0')
-    const Z = w.address('de9b')
-    w.block(24)
-    w.launch(w.create(Z, 'KEPT'), Z, weth(5), 500_000n)
-    // T is created on the common chain and launched on both: on the orphaned one first.
-    const T = w.create(Z, 'TWICE')
-    w.block(12)
-    const forkAt = w.head
-    w.block(12)
-    w.launch(T, Z, weth(5), 500_000n)
-    w.block(12).block(12)
+    // T is launched on both chains: on the orphaned one first.
+    const { w, Z, T, forkAt } = launchedAfterFork('e0', 1_760_100_000)
     await ingest(w)
     const before = await stored()
     expect(before).toHaveLength(2)
@@ -250,16 +259,7 @@ describe('the feed window after a reorg', () => {
     const counts = () => ({ reloads: t.n.reloads, appends: t.n.appends, roomyAppends: r.n.appends })
     const stored = async () =>
       (await queryRows<{ token: string; us: string }>(rt.ch, 'SELECT token, toUnixTimestamp64Micro(visible_at) AS us FROM launch_feed FINAL WHERE chain_id = 4663')).map((r) => `${r.token}@${r.us}`).sort()
-    const w = new ConstructedWorld(0, 1_760_200_000, 'e2')
-    const Z = w.address('de9c')
-    w.block(24)
-    w.launch(w.create(Z, 'FIRST'), Z, weth(5), 500_000n)
-    const T = w.create(Z, 'AGAIN')
-    w.block(12)
-    const forkAt = w.head
-    w.block(12)
-    w.launch(T, Z, weth(5), 500_000n)
-    w.block(12)
+    const { w, Z, forkAt } = launchedAfterFork('e2', 1_760_200_000)
     await ingest(w)
     expect(await launches()).toEqual(await stored())
     expect(counts()).toMatchObject({ reloads: 1, appends: 0, roomyAppends: 0 })
