@@ -17,10 +17,10 @@ import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, CountedBefore, recountChainTotals } from '../../products/token/chain-totals.ts'
 import type { IdleWatch } from '../../products/token/idle-deployers.ts'
-import { blockAt, catchUpServingState, foldBatch, refreshServingState, touchedByBatch, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
+import { blockAt, catchUpServingState, foldBatch, refreshServingState, touchedByBatch, tradedPairsOf, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { createLaunchOutcomes } from '../../products/verdict/launch-verdicts.ts'
-import { catchUpFifo, pairsOfSwaps } from '../../products/wallet/fifo-refresh.ts'
+import { catchUpFifo } from '../../products/wallet/fifo-refresh.ts'
 
 export interface ChainProcessorDeps {
   ch: ClickHouseClient
@@ -227,7 +227,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       let seq: number
       const fromBlock = blocks[0]!.number
       const through = blocks[blocks.length - 1]!
-      const tradedPairs = pairsOfSwaps((tables.find(([t]) => t === 'swaps')?.[1] ?? []) as Array<{ trader: string; token: string; token_in: string; token_out: string }>)
+      const tradedPairs = tradedPairsOf(tables)
       // The FIFO fold reads only what the swaps' insert fills: it starts once that is in, beside the
       // batch's other inserts (the longest part of a live batch's refresh, off its critical path).
       let folding: Promise<Set<string>> | undefined

@@ -251,6 +251,11 @@ export function touchedByBatch(tables: Array<[string, Array<Record<string, unkno
       }
     }
   }
+  return { tokens, launched, traders, tradedTokens }
+}
+
+/** The wallet-token pairs a batch's swap rows give legs (what its FIFO fold folds), from the rows. */
+export function tradedPairsOf(tables: Array<[string, Array<Record<string, unknown>>]>): TradedPairs {
   const swaps = tables.find(([t]) => t === 'swaps')?.[1] ?? []
-  return { tokens, launched, traders, tradedTokens, tradedPairs: pairsOfSwaps(swaps as Array<{ trader: string; token: string; token_in: string; token_out: string }>) }
+  return pairsOfSwaps(swaps as Array<{ trader: string; token: string; token_in: string; token_out: string }>)
 }

@@ -146,10 +146,11 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
     async at(token: string, block: number, asked = true): Promise<StructureAnswer> {
       if (asked) ahead.asked(token)
       const window = await windowOf(block)
-      const held = kept.get(token)
-      if (held && !holds(held, window)) dropChanged(token)
-      countCacheLookup('structure_kept', held !== undefined && holds(held, window))
-      if (held && holds(held, window)) {
+      const found = kept.get(token)
+      const held = found && holds(found, window) ? found : undefined
+      if (found && !held) dropChanged(token)
+      countCacheLookup('structure_kept', held !== undefined)
+      if (held) {
         // Most recently used last.
         kept.delete(token)
         kept.set(token, held)
