@@ -32,7 +32,7 @@ import { followedContracts } from './follow.ts'
 import { simLaunchpads } from '../pipelines/sim/launchpads.ts'
 import { createRuntime, type Runtime } from './runtime.ts'
 import { startRoleHealth } from './role-health.ts'
-import { startLocalPayments } from './local-payments.ts'
+import { startLocalChain, startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
 import { commandVerify } from './verify.ts'
 import { startAuditSchedule } from '../pipelines/verify/audit-schedule.ts'
@@ -190,17 +190,25 @@ function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource
 }
 
 async function commandStart(config: Config): Promise<void> {
-  const engine = await startEmbeddedEngine(config)
-  // Everything configured from the environment from here on sees the engine's variables.
+  const localChain = startLocalChain(config)
+  let engine: Awaited<ReturnType<typeof startEmbeddedEngine>>
+  let runtime: Runtime
+  try {
+    engine = await startEmbeddedEngine(config)
+    // Everything configured from the environment from here on sees the engine's variables.
+    if (engine) config = loadConfig({ ...process.env, ...engine.env })
+    runtime = await createRuntime(config, 'start')
+  } catch (err) {
+    await localChain?.stop()
+    throw err
+  }
   const env = { ...process.env, ...engine?.env }
-  if (engine) config = loadConfig(env)
-  const runtime = await createRuntime(config, 'start')
   // The engine stops after everything that writes to it has closed.
   const created: Runtime = engine ? { ...runtime, close: async () => { await runtime.close(); await engine.stop() } } : runtime
   // On the in-process bus, published social records are safe only once consumed: track that.
   const tracker = created.bus.kind === 'memory' ? trackConsumption(created.bus) : undefined
   const base: Runtime = tracker ? { ...created, bus: tracker.bus } : created
-  const payments = await startLocalPayments(config, env, base.logger)
+  const payments = await startLocalPayments(localChain, config, env, base.logger)
   const rt: Runtime = payments ? { ...base, config: payments.config } : base
   config = rt.config
   // The audit of kept views against raw rows, sampled, on its own timer within a CPU share.
@@ -225,7 +233,6 @@ async function commandStart(config: Config): Promise<void> {
   const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, onGraded: (n) => api.watermarks.socialAdvanced(n) })
   grader.start()
   let sim: SimSource | RpcSource | undefined
-  let genesis4663: number | undefined
   // The Solana venue starts a minute after the simulated chain has caught up with its backfill,
   // so a fresh `svc start` serves the chain and social products (graded calls) first.
   let chainCaughtUp = () => true
@@ -234,12 +241,13 @@ async function commandStart(config: Config): Promise<void> {
   } else if (config.simulatorOn) {
     const cps = simCheckpoints(config, tracker)
     const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps.path, seed: config.SIMULATOR_SEED })
-    genesis4663 = start.genesis
     sim = createSimSource({
       bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
-      // Two batches ahead keeps the processor fed without holding much history in memory.
+      // One batch ahead keeps the processor fed (it takes the next while this one is made), and a
+      // stop's drain short: the social checkpoint is stored once the chain has ingested every
+      // block published, within the drain's 10 s.
       ingested: () => processor.watermark(),
-      maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
+      maxAheadBlocks: Math.max(2000, config.PIPELINE_BATCH_BLOCKS),
       checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
     })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
@@ -260,16 +268,13 @@ async function commandStart(config: Config): Promise<void> {
       bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       social: false, prices: false, launchpads: simLaunchpads(5042),
       ingested: () => arcProcessor.watermark(),
+      // Two batches ahead: with one, its backfill took 20-25 s longer (no checkpoint to drain here).
       maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
     })
     arcSource = source
-    // The chain-4663 backfill goes first (2 cores serve both): 5042 starts once 4663 is live.
-    const startWhenLive = async () => {
-      const due4663 = () => (genesis4663 === undefined ? 0 : Math.floor((Date.now() / 1000 - genesis4663) / config.SIMULATOR_BLOCK_SECONDS) - 5)
-      while (processor.watermark() < due4663()) await new Promise((r) => setTimeout(r, 1000))
-      await source.run()
-    }
-    startWhenLive().catch((err) => rt.logger.error({ err }, 'chain-5042 simulator stopped'))
+    // Both backfills run side by side: measured on 2 cores, the world was served 10-15 s sooner
+    // than with chain 5042's waiting for chain 4663 to be live (docs/contributors.md).
+    source.run().catch((err) => rt.logger.error({ err }, 'chain-5042 simulator stopped'))
   }
   const solanaSim = config.simulatorOn ? startSolanaSim(rt, () => chainCaughtUp()) : null
   onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => audit?.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])

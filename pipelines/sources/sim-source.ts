@@ -97,7 +97,11 @@ export interface SimSourceOptions {
     durable?(published: SocialCounts): Promise<boolean>
     /** Take a checkpoint at most this often (ms, default 2000). */
     everyMs?: number
-    /** On stop, wait this long at most for the last records to be stored (ms, default 10 000). */
+    /**
+     * On stop, wait for the last records to be stored until this long passes without the chain
+     * ingesting a block (ms, default 10 000). The chain's social records are stored as it passes
+     * them, and it may still have up to `maxAheadBlocks` published blocks to ingest.
+     */
     drainMs?: number
   }
 }
@@ -355,11 +359,15 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
       // the resumed social world will publish) lets the last ones in.
       await publishThrough(sim.nextNumber, false)
       // The last records published may still be on their way in: give them a moment.
-      const until = Date.now() + (cp.drainMs ?? 10_000)
+      const quietMs = cp.drainMs ?? 10_000
+      let until = Date.now() + quietMs
+      let ingested = opts.ingested?.() ?? 0
       await checkpoint(true)
       while (candidates.length > 0 && Date.now() < until) {
         await sleep(100)
         await checkpoint(true)
+        const now = opts.ingested?.() ?? 0
+        if (now > ingested) [ingested, until] = [now, Date.now() + quietMs]
       }
       if (candidates.length > 0) logger.warn({ chainId, saved: lastSaved, pending: candidates.at(-1)!.block }, 'social records after the saved checkpoint were not stored in time; they will be published again')
     },

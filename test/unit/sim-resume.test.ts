@@ -187,4 +187,34 @@ describe('createSimSource() social checkpoints', () => {
     expect(resumed.length).toBeGreaterThan(0)
     expect(resumed.sort()).toEqual(after1000.sort())
   })
+  it('a stop waits for the last records while the chain still ingests them, and gives up once it stalls', async () => {
+    // 100 blocks published; the chain ingests 10 every 100 ms (about a second, three drains
+    // long); their records count as stored once the chain has passed the simulator's head.
+    const stopAt = async (advance: boolean) => {
+      let ingested = 0
+      const saved: number[] = []
+      const bus = createMemoryBus()
+      const sim = createSimSource({
+        bus, logger: quiet, chainId: 4663, seed: 7, blockSeconds: 2, progressEveryMs: 0, maxAheadBlocks: 1000,
+        start: { fromBlock: 1, genesis: Math.floor(Date.now() / 1000) - 200 },
+        ingested: () => ingested,
+        checkpoints: { save: (cp) => saved.push(cp.block), durable: async () => ingested >= sim.nextBlock() - 1, everyMs: 0, drainMs: 300 },
+      })
+      void sim.run()
+      await until('the backfill published', async () => (sim.nextBlock() > 100 ? true : undefined))
+      const chain = advance ? setInterval(() => (ingested = Math.min(ingested + 10, sim.nextBlock() - 1)), 100) : undefined
+      const t0 = Date.now()
+      await sim.stop()
+      clearInterval(chain)
+      await bus.close()
+      return { saved, head: sim.nextBlock() - 1, ms: Date.now() - t0 }
+    }
+    const ingesting = await stopAt(true)
+    // The stop publishes one more block without its social records: the world is stored through the one before.
+    expect(ingesting.saved.at(-1)).toBe(ingesting.head - 1)
+    expect(ingesting.ms).toBeGreaterThan(300)
+    const stalled = await stopAt(false)
+    expect(stalled.saved).toEqual([])
+    expect(stalled.ms).toBeLessThan(2_000)
+  })
 })
