@@ -39,7 +39,10 @@ export interface Embedded {
  */
 export async function startEmbedded(env: Record<string, string> = {}, opts: { social?: boolean; alerts?: AlertOptions; scans?: Partial<Pick<ScansWorkerDeps, 'report' | 'daily'>>; catalog?: ServedEndpoint[] } = {}): Promise<Embedded> {
   const dir = tempDir()
-  const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env })
+  // Batches of 2,000 blocks, not svc start's 6,000: ingestThrough waits for the chain's watermark
+  // only, and the tests that read social rows after it were written with the social consumers
+  // keeping pace with batches of this size (one 5,000-block batch outran the follows consumer).
+  const config = loadConfig({ DATA_DIR: dir.path, SVC_ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', PIPELINE_BATCH_BLOCKS: '2000', ...env })
   const rt = await createRuntime(config, 'test')
   const api = await createApiServer(rt, { pollMs: 0, alerts: { allowLoopback: opts.alerts?.allowLoopback }, catalog: opts.catalog })
   const alerts = await startAlertsWorker(
