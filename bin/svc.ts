@@ -245,7 +245,7 @@ async function commandStart(config: Config): Promise<void> {
       bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       // One batch ahead keeps the processor fed (it takes the next while this one is made), and a
       // stop's drain short: the social checkpoint is stored once the chain has ingested every
-      // block published, within the drain's 10 s.
+      // block published.
       ingested: () => processor.watermark(),
       maxAheadBlocks: Math.max(2000, config.PIPELINE_BATCH_BLOCKS),
       checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
