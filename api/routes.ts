@@ -53,11 +53,29 @@ function numericKeys(schema: z.ZodType): Set<string> {
   return keys
 }
 
+/**
+ * A path's or query's text, the key of its kept parse: names and string values between control
+ * characters a URL part rarely holds (cheaper than JSON.stringify, which the request path paid on
+ * every call). A part holding those characters, or a repeated query name (an array), is written as
+ * JSON, whose text never holds a raw control character: the two forms never coincide.
+ */
+function inputText(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  let text = ''
+  for (const k in value as Record<string, unknown>) {
+    const v = (value as Record<string, unknown>)[k]
+    if (typeof v !== 'string' || hasSeparator(k) || hasSeparator(v)) return JSON.stringify(value)
+    text += `${k}\u0000${v}\u0001`
+  }
+  return text
+}
+const hasSeparator = (s: string) => s.includes('\u0000') || s.includes('\u0001')
+
 /** Parse one part of a request with its zod schema, turning failures into our 400 errors. */
 export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.output<S> {
   if (!schema) return {} as z.output<S>
   // A path or query is parsed once per distinct text (core/endpoint/parsed-inputs.ts); bodies are not kept.
-  const text = where === 'body' ? undefined : JSON.stringify(value ?? {})
+  const text = where === 'body' ? undefined : inputText(value)
   const kept = text === undefined ? undefined : keptParse(schema, text)
   if (kept !== undefined) return kept as z.output<S>
   // `?limit=` is not a number (zod's coercion would read it as 0).
@@ -75,8 +93,27 @@ export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unk
   throw new ApiError('invalid_parameter', `${parameter}: ${issue.message}.`, details)
 }
 
-export function requestInfo(req: FastifyRequest): RequestInfo {
-  return { ip: req.ip, headers: req.headers, url: `${req.protocol}://${req.host}${req.url}` }
+/**
+ * A Fastify request as the gate and handlers see it. The absolute URL is put together only when
+ * asked (x402 names it as the payment's resource): most calls never read it.
+ */
+class FastifyRequestInfo implements RequestInfo {
+  readonly ip: string
+  readonly headers: RequestInfo['headers']
+  constructor(
+    private readonly req: FastifyRequest,
+    readonly channel?: 'mcp',
+  ) {
+    this.ip = req.ip
+    this.headers = req.headers
+  }
+  get url(): string {
+    return `${this.req.protocol}://${this.req.host}${this.req.url}`
+  }
+}
+
+export function requestInfo(req: FastifyRequest, channel?: 'mcp'): RequestInfo {
+  return new FastifyRequestInfo(req, channel)
 }
 
 /** The scheme and host a request was made to (absent for calls made in-process). */

@@ -26,7 +26,7 @@ export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: Access
       // checked before the body (up to the large limit: a tool call may carry a screenshot) is read.
       // Without one: 401 naming where an assistant that cannot send headers gets a token.
       async onRequest(req, reply) {
-        const info: RequestInfo = { ...requestInfo(req), channel: 'mcp' }
+        const info: RequestInfo = requestInfo(req, 'mcp')
         try {
           await gate.admit(mcpEndpoint, {}, info)
         } catch (err) {
@@ -40,7 +40,7 @@ export function mcpPlugin(catalog: ServedEndpoint[], deps: ApiDeps, gate: Access
         }
       },
       async handler(req, reply) {
-        const info: RequestInfo = { ...requestInfo(req), channel: 'mcp' }
+        const info: RequestInfo = requestInfo(req, 'mcp')
         // What the transport would refuse in JSON-RPC's shape is refused here in ours, first.
         // Answers are JSON (enableJsonResponse): any Accept that admits JSON is served, and the
         // transport (which wants both types named) is shown the one it expects.

@@ -124,6 +124,17 @@ export function createAccessGate(deps: GateDeps): AccessGate {
     }
   }
 
+  /**
+   * A credential's record, looked up: the failed-lookup cap is read before a lookup only (a
+   * malformed credential is never looked up, so it is refused without one).
+   */
+  async function lookUp(presented: string, connection: boolean, ip: string) {
+    if (!connection) return keys.verify(presented, () => failures.refuseIfExhausted(ip))
+    if (!looksLikeConnectionToken(presented)) return null
+    await failures.refuseIfExhausted(ip)
+    return byConnection(presented)
+  }
+
   async function admit(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo): Promise<AccessGrant> {
     const access = endpoint.access
     const price = priceOf(access, query)
@@ -148,16 +159,13 @@ export function createAccessGate(deps: GateDeps): AccessGate {
       const connection = presented.startsWith(CONNECTION_PREFIX)
       // Refused before any lookup: a connection token never stands for its key outside /mcp.
       if (connection && !connectionMayCall(endpoint, request)) throw connectionRefused(endpoint)
-      // Only a well-formed credential is looked up, so only its failure counts (a malformed one
-      // costs nothing and can never succeed: it is refused at once).
-      const lookedUp = connection ? looksLikeConnectionToken(presented) : looksLikeKey(presented)
-      // The cap is read before a lookup only: a key verified moments ago is served from memory
-      // without one (keys.verify decides), so a busy caller's key costs no store read per call.
-      const beforeLookup = () => failures.refuseIfExhausted(request.ip)
-      if (connection && lookedUp) await beforeLookup()
-      const record = connection ? await byConnection(presented) : await keys.verify(presented, beforeLookup)
+      // A key verified moments ago is answered from memory (keys.held): the busy path, with no
+      // store read, hash or closure per call.
+      const record = (!connection && keys.held(presented)) || (await lookUp(presented, connection, request.ip))
       if (!record) {
-        if (lookedUp) await failures.failed(request.ip)
+        // Only a well-formed credential is looked up, so only its failure counts (a malformed one
+        // costs nothing and can never succeed: it is refused at once).
+        if (connection ? looksLikeConnectionToken(presented) : looksLikeKey(presented)) await failures.failed(request.ip)
         throw new ApiError('invalid_key', connection ? 'The connection token is not valid (unknown, expired, or its key was revoked).' : undefined)
       }
       if (access.kind === 'key' && access.feature && !planHas(record.plan, access.feature)) {

@@ -48,6 +48,9 @@ export const KEY_CACHE_ENTRIES = 10_000
  */
 export function createKeyRegistry(ch: ClickHouseClient, store?: Store, opts: { cacheEntries?: number } = {}) {
   const cache = createBoundedCache<KeyRecord | null>(opts.cacheEntries ?? KEY_CACHE_ENTRIES, CACHE_MS)
+  // Live keys just looked up, by the key as presented: a busy caller's key is not hashed again on
+  // every call (in memory only, for CACHE_MS, like the lookup it came from; never stored).
+  const presentedCache = createBoundedCache<KeyRecord>(opts.cacheEntries ?? KEY_CACHE_ENTRIES, CACHE_MS)
 
   async function write(r: KeyRecord): Promise<void> {
     if (store) {
@@ -95,6 +98,13 @@ export function createKeyRegistry(ch: ClickHouseClient, store?: Store, opts: { c
     return record
   }
 
+  /** A live key verified within CACHE_MS, answered from memory without hashing it; else undefined. */
+  function held(key: string): KeyRecord | undefined {
+    const record = presentedCache.get(key)
+    if (record) countCacheLookup('api_keys', true)
+    return record
+  }
+
   return {
     /** Issue a key; the only time it exists in clear. */
     async create(plan: PlanName): Promise<{ key: string; record: KeyRecord }> {
@@ -109,6 +119,7 @@ export function createKeyRegistry(ch: ClickHouseClient, store?: Store, opts: { c
       const live = (await all()).filter((r) => r.prefix === prefix && !r.revokedAt)
       for (const r of live) await write({ ...r, revokedAt: new Date().toISOString() })
       for (const r of live) cache.delete(r.keyHash)
+      if (live.length) presentedCache.clear()
       return live.length
     },
     /**
@@ -117,16 +128,23 @@ export function createKeyRegistry(ch: ClickHouseClient, store?: Store, opts: { c
      * guards lookups only) has let it.
      */
     async verify(key: string, beforeLookup?: () => Promise<void>): Promise<KeyRecord | null> {
+      const known = held(key)
+      if (known) return known
       if (!looksLikeKey(key)) return null
       const h = hashKey(key)
-      const held = cache.get(h)
-      if (held) {
+      const cached = cache.get(h)
+      if (cached) {
         countCacheLookup('api_keys', true)
-        return held
+        return cached
       }
       await beforeLookup?.()
-      return byHash(h)
+      // Only a record read now is remembered by the presented key, so it is never trusted
+      // longer than CACHE_MS after its lookup.
+      const record = await byHash(h)
+      if (record && cached === undefined) presentedCache.set(key, record)
+      return record
     },
+    held,
     byHash,
     /** Lookups held in memory now (at most `cacheEntries`). */
     cacheSize: () => cache.size(),

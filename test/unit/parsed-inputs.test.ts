@@ -20,6 +20,17 @@ describe('parsed request inputs', () => {
     expect(c.since).toBe('2026-11-27T10:00:00.000002Z')
   })
 
+  it('never answers one input with the parse of another whose names and values read alike', () => {
+    const pair = z.object({ a: z.string(), b: z.string().optional() })
+    const plain = parsePart(pair, { a: 'x', b: 'y' }, 'query')
+    // Values holding the separators of the kept text, and a repeated name, are keyed apart.
+    expect(parsePart(pair, { a: 'x\u0000b\u0001y' }, 'query')).toEqual({ a: 'x\u0000b\u0001y' })
+    expect(parsePart(pair, { a: 'x\u0001b\u0000y' }, 'query')).toEqual({ a: 'x\u0001b\u0000y' })
+    expect(() => parsePart(pair, { a: ['x', 'y'] }, 'query')).toThrow(ApiError)
+    expect(parsePart(pair, { a: 'x', b: 'y' }, 'query')).toBe(plain)
+    expect(parsePart(pair, { b: 'y', a: 'x' }, 'query')).toEqual(plain)
+  })
+
   it('keeps no failure: the same bad text is refused each time, and a good parse of a like text is not disturbed', () => {
     const bad = { limit: '0' }
     expect(() => parsePart(query, bad, 'query')).toThrow(ApiError)
