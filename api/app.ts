@@ -77,9 +77,7 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
   // their GC) per request.
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched'
-    const seconds = reply.elapsedTime / 1000
-    metrics.requests.inc({ route, status: String(reply.statusCode) })
-    metrics.requestLatency.observe({ route }, seconds)
+    metrics.httpRequests.record(route, reply.statusCode, reply.elapsedTime / 1000)
     // (Its fields are not even gathered unless the line is written: this runs on every request.)
     if (logger.isLevelEnabled('info')) logger.info({ method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
     done()

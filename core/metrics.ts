@@ -1,4 +1,5 @@
 import { createInfraFaults } from './infra-faults.ts'
+import { HttpRequestMetrics } from './http-request-metrics.ts'
 import { collectDefaultMetrics, Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry } from 'prom-client'
 
 /**
@@ -136,8 +137,7 @@ export function createMetrics(options: MetricsOptions = {}) {
     infraFaultActive: new Gauge(r, 'svc_pipeline_infra_fault_active', '1 while a consumer or source is retrying an infrastructure fault, by component, where and kind', ['component', 'at', 'kind']),
     watermark: new Gauge(r, 'svc_measured_through_block', 'Last block fully ingested and served, by chain', ['chain']),
     servedBlockAge: new Gauge(r, 'svc_served_block_age_seconds', 'Seconds since the timestamp of the last served block, by chain: a few seconds when live, the chain time still to catch up while behind', ['chain']),
-    requests: new Counter(r, 'svc_http_requests_total', 'HTTP requests, by route and status', ['route', 'status']),
-    requestLatency: new Histogram(r, 'svc_http_request_duration_seconds', 'HTTP request latency, by route', ['route']),
+    httpRequests: new HttpRequestMetrics(r, LATENCY_BUCKETS),
     longPollAnswer: new Histogram(
       r,
       'svc_long_poll_answer_seconds',

@@ -17,7 +17,7 @@ describe('infra/grafana/svc-dashboard.json', () => {
   it('queries only metrics a process exports, and shows process, route, consumer, lag, cache and x402 metrics', async () => {
     const metrics = createMetrics()
     // What one scrape exposes: every series name in the text format (histograms as _bucket/_sum/_count).
-    metrics.requestLatency.observe({ route: '/x' }, 0.01)
+    metrics.httpRequests.record('/x', 200, 0.01)
     const text = await metrics.render()
     const exported = new Set([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!])))
     const queried = [...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)), ...dashboard.templating.list.map((v) => v.query ?? '')].flatMap(seriesIn)
