@@ -8,7 +8,7 @@ import type { AnyEndpoint, RequestInfo } from '../core/endpoint/types.ts'
 import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
 import { ApiError } from '../core/endpoint/errors.ts'
 import { responseBytes } from '../core/serving/rendered-json.ts'
-import { keepParse, keptParse } from '../core/endpoint/parsed-inputs.ts'
+import { keepParse, keepRequestParse, keptParse, keptRequestParse, type ParsedInput } from '../core/endpoint/parsed-inputs.ts'
 import { wokenAt } from '../core/serving/long-poll.ts'
 import { API_CONSUMER, engineFor } from '../core/engine-accounting.ts'
 
@@ -130,7 +130,7 @@ export function invokeEndpoint(
   deps: ApiDeps,
   gate: AccessGate,
 ) {
-  return invokeGated(e, input, info, depsOf(e, deps), gate)
+  return invokeGated(e, parseInput(e, input), info, depsOf(e, deps), gate)
 }
 
 const endpointDeps = new WeakMap<ApiDeps, Map<string, ApiDeps>>()
@@ -159,17 +159,37 @@ function depsOf(e: ServedEndpoint, deps: ApiDeps): ApiDeps {
   return d
 }
 
-async function invokeGated(
-  e: ServedEndpoint,
-  input: { params: unknown; query: unknown; body: unknown },
-  info: RequestInfo,
-  deps: ApiDeps,
-  gate: AccessGate,
-) {
-  if (!e.handler) throw new ApiError('not_implemented', `${e.method} ${e.path} is declared by the contract but not served yet.`)
-  const params = parsePart(e.params, input.params, 'path')
-  const query = parsePart(e.query, input.query, 'query')
-  const body = parsePart(e.body, input.body, 'body')
+const notServed = (e: ServedEndpoint) => new ApiError('not_implemented', `${e.method} ${e.path} is declared by the contract but not served yet.`)
+
+/** A request's path, query and body parsed with the endpoint's schemas. */
+function parseInput(e: ServedEndpoint, input: { params: unknown; query: unknown; body: unknown }): ParsedInput {
+  if (!e.handler) throw notServed(e)
+  return { params: parsePart(e.params, input.params, 'path'), query: parsePart(e.query, input.query, 'query'), body: parsePart(e.body, input.body, 'body') }
+}
+
+/**
+ * A GET's path and query, refused when the query names a credential, then parsed: kept per URL
+ * text (core/endpoint/parsed-inputs.ts), since a GET's URL is all of its input.
+ */
+function parseGet(e: ServedEndpoint, req: FastifyRequest): ParsedInput {
+  const kept = keptRequestParse(e, req.url)
+  if (kept) return kept
+  const query = refuseKeyParams((req.query ?? {}) as Record<string, unknown>)
+  return keepRequestParse(e, req.url, parseInput(e, { params: req.params, query, body: undefined }))
+}
+
+function refuseKeyParams(query: Record<string, unknown>): Record<string, unknown> {
+  for (const k of Object.keys(query)) {
+    if (KEY_PARAMS.has(k.toLowerCase())) throw new ApiError('key_in_url', undefined, { parameter: k })
+  }
+  return query
+}
+
+async function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate) {
+  const params = input.params as Record<string, unknown>
+  const query = input.query as Record<string, unknown>
+  const body = input.body
+  if (!e.handler) throw notServed(e)
   e.validate?.({ params, query, body }, deps)
   const grant = await gate.admit(e, query as Record<string, unknown>, info)
   const result = await e.handler({ params, query, body, deps, request: info, grant })
@@ -190,11 +210,8 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
       // Who may call a route with a large body is decided before that body is read.
       ...(large ? { onRequest: async (req: FastifyRequest) => admitBeforeBody(gate, deps.store, e, (req.query ?? {}) as Record<string, unknown>, requestInfo(req)) } : {}),
       async handler(req: FastifyRequest, reply: FastifyReply) {
-        const query = (req.query ?? {}) as Record<string, unknown>
-        for (const k of Object.keys(query)) {
-          if (KEY_PARAMS.has(k.toLowerCase())) throw new ApiError('key_in_url', undefined, { parameter: k })
-        }
-        const { result, headers } = await invokeEndpoint(e, { params: req.params, query, body: req.body }, requestInfo(req), deps, gate)
+        const input = e.method === 'GET' ? parseGet(e, req) : parseInput(e, { params: req.params, query: refuseKeyParams((req.query ?? {}) as Record<string, unknown>), body: req.body })
+        const { result, headers } = await invokeGated(e, input, requestInfo(req), depsOf(e, deps), gate)
         reply.headers(headers)
         if (result && typeof result === 'object' && 'raw' in result && 'contentType' in result) {
           if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)

@@ -30,3 +30,31 @@ export function keepParse<T>(schema: z.ZodType, input: string, parsed: T): T {
   kept.set(input, Object.freeze(parsed))
   return parsed
 }
+
+/** A request's parsed path, query and body. */
+export interface ParsedInput {
+  params: unknown
+  query: unknown
+  body: unknown
+}
+
+/** GET URLs whose parse is kept, per endpoint (its paid keys and pollers' cursors repeat). */
+const PARSED_URLS_PER_ENDPOINT = 1_024
+const byEndpoint = new WeakMap<object, LruMap<ParsedInput>>()
+
+/**
+ * The kept parse of a GET to `endpoint` at `url` (its path and query as sent), if one was kept:
+ * a GET's URL is all of its input, so the request is not taken apart and parsed again.
+ */
+export function keptRequestParse(endpoint: object, url: string): ParsedInput | undefined {
+  return byEndpoint.get(endpoint)?.get(url)
+}
+
+/** Keep the successful parse of a GET's URL (of up to KEPT_INPUT_CHARS), frozen; answers it. */
+export function keepRequestParse(endpoint: object, url: string, parsed: ParsedInput): ParsedInput {
+  if (url.length > KEPT_INPUT_CHARS) return parsed
+  let kept = byEndpoint.get(endpoint)
+  if (!kept) byEndpoint.set(endpoint, (kept = new LruMap<ParsedInput>(PARSED_URLS_PER_ENDPOINT)))
+  kept.set(url, Object.freeze(parsed))
+  return parsed
+}

@@ -61,3 +61,20 @@ describe('parsed request inputs', () => {
     expect(Object.isFrozen(x)).toBe(false)
   })
 })
+
+describe('parsed GET requests, kept per URL', async () => {
+  const { keepRequestParse, keptRequestParse } = await import('../../core/endpoint/parsed-inputs.ts')
+  it('answers a URL with the parse kept for it, frozen, per endpoint; a long URL is not kept', () => {
+    const endpoint = {}
+    const other = {}
+    const parsed = { params: { address: '0xab' }, query: {}, body: {} }
+    expect(keptRequestParse(endpoint, '/token/0xab')).toBeUndefined()
+    expect(keepRequestParse(endpoint, '/token/0xab', parsed)).toBe(parsed)
+    expect(keptRequestParse(endpoint, '/token/0xab')).toBe(parsed)
+    expect(Object.isFrozen(parsed)).toBe(true)
+    expect(keptRequestParse(other, '/token/0xab')).toBeUndefined()
+    const long = `/token/0xab?pad=${'x'.repeat(600)}`
+    keepRequestParse(endpoint, long, { params: {}, query: {}, body: {} })
+    expect(keptRequestParse(endpoint, long)).toBeUndefined()
+  })
+})
