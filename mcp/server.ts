@@ -17,7 +17,7 @@ const SHARED_VALIDATOR = new AjvJsonSchemaValidator()
 interface ToolConfig {
   title: string
   description: string
-  inputSchema: z.ZodRawShape
+  inputSchema: z.ZodObject
   annotations: { readOnlyHint: boolean; openWorldHint: boolean }
 }
 const toolLists = new WeakMap<ServedEndpoint[], Array<{ e: ServedEndpoint; config: ToolConfig }>>()
@@ -33,7 +33,9 @@ function toolsOf(catalog: ServedEndpoint[]): Array<{ e: ServedEndpoint; config: 
         config: {
           title: e.summary,
           description: `${e.tool!.description ?? e.description} (${e.method} ${e.path})`,
-          inputSchema: toolInputShape(e),
+          // An object schema made here, once: given a raw shape, the SDK builds one per
+          // registration, which is per call (a server per call): 15% of a tool call's CPU.
+          inputSchema: z.object(toolInputShape(e)),
           annotations: { readOnlyHint: e.method === 'GET', openWorldHint: false },
         },
       }))
