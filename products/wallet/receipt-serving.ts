@@ -15,6 +15,7 @@ import { notFoundReceipt, receiptView, type WalletReceiptData } from './wallet-r
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
 import { createRefreshAhead, REFRESH_BATCH_KEYS } from '../../core/serving/refresh-ahead.ts'
 import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
+import { renderOnce } from '../../core/serving/rendered-json.ts'
 import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 /**
@@ -62,6 +63,8 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
   // removes blocks.
   const lastGiven = createBoundedCache<WalletReceiptData>(deps.maxEntries, Number.POSITIVE_INFINITY)
   const previous = createBoundedCache<WalletReceiptData>(deps.maxEntries, Number.POSITIVE_INFINITY)
+  /** The built receipt each given answer was made from: an answer is given again while both hold. */
+  const madeFrom = new WeakMap<WalletReceiptData, WalletReceiptData>()
 
   function clear(): void {
     receipts.clear()
@@ -203,8 +206,14 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
         return before
       }
       const cached = await building
-      // Nothing the answer depends on changed since it was built: it holds through the new watermark.
-      const answer = { ...cached.data, measured_through_block: synced.block }
+      // Nothing the answer depends on changed since it was built: it holds through the new
+      // watermark. Made once per receipt and watermark, and written to JSON once
+      // (core/serving/rendered-json.ts): a roster wallet's receipt is tens of KB, and
+      // stringifying it on every call was most of the call.
+      const last = lastGiven.get(wallet)
+      if (last && madeFrom.get(last) === cached.data && last.measured_through_block === synced.block) return last
+      const answer = renderOnce({ ...cached.data, measured_through_block: synced.block })
+      madeFrom.set(answer, cached.data)
       lastGiven.set(wallet, answer)
       return answer
     },
