@@ -5,6 +5,9 @@ import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { VerdictReasonView, VerdictSignalsView, VerdictView, verdictSignalsView, verdictView } from './verdict-view.ts'
 import { tokenVerdictSignals } from './verdict-signals-serving.ts'
+import { renderOnce } from '../../core/serving/rendered-json.ts'
+import type { DeployerRecord, TokenRecord } from '../token/token-serving.ts'
+import type { VerdictSignals } from './verdict.ts'
 
 export const verdictEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
   method: 'GET',
@@ -31,13 +34,30 @@ export const verdictEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>(
   async handler({ params, deps }) {
     const t = await deps.tokens.token(params.token)
     const signals = t ? await tokenVerdictSignals(deps, t) : undefined
-    const v = verdictView(t, t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined, signals)
-    return {
-      signal: v.signal,
-      confidence: v.confidence,
-      data: { token: params.token, found: Boolean(t), symbol: t?.symbol || null, deployer: t?.deployer ?? null, reasons: v.reasons, signals: verdictSignalsView(signals) },
-      chain_id: deps.tokens.chainId,
-      measured_through_block: deps.tokens.measuredThrough(),
-    }
+    const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
+    const v = t && signals ? keptVerdict(params.token, t, d, signals) : verdictAnswer(params.token, t, d, signals)
+    return { ...v, chain_id: deps.tokens.chainId, measured_through_block: deps.tokens.measuredThrough() }
   },
 })
+
+/** A verdict answer without its envelope: the signal, its confidence and the data behind them. */
+function verdictAnswer(token: string, t: TokenRecord | undefined, d: DeployerRecord | undefined, signals: VerdictSignals | undefined) {
+  const v = verdictView(t, d, signals)
+  const data = { token, found: Boolean(t), symbol: t?.symbol || null, deployer: t?.deployer ?? null, reasons: v.reasons, signals: verdictSignalsView(signals) }
+  return { signal: v.signal, confidence: v.confidence, data }
+}
+
+const verdicts = new WeakMap<VerdictSignals, { t: TokenRecord; d: DeployerRecord | undefined; answer: ReturnType<typeof verdictAnswer> }>()
+
+/**
+ * A tracked token's verdict, decided once per token record, deployer record and signals (each a
+ * new object when it changes) and written to JSON once (core/serving/rendered-json.ts).
+ */
+function keptVerdict(token: string, t: TokenRecord, d: DeployerRecord | undefined, signals: VerdictSignals) {
+  const memo = verdicts.get(signals)
+  if (memo && memo.t === t && memo.d === d && memo.answer.data.token === token) return memo.answer
+  const answer = verdictAnswer(token, t, d, signals)
+  renderOnce(answer.data)
+  verdicts.set(signals, { t, d, answer })
+  return answer
+}

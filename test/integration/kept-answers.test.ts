@@ -184,10 +184,11 @@ describe('verdict signals kept per token', () => {
   it('a repeated verdict is answered from memory: no engine read until its token changes', async () => {
     const [token] = await launchedTokens(1)
     const t = (await env.api.deps.tokens.token(token!))!
-    await tokenVerdictSignals(env.api.deps, t)
+    const first = await tokenVerdictSignals(env.api.deps, t)
     const caches = ['verdict_chain', 'verdict_scans', 'verdict_mention_authors']
     const before = caches.map(cacheLookupCounts)
-    for (let i = 0; i < 20; i++) await tokenVerdictSignals(env.api.deps, t)
+    // The same signals object each time: the answer made from it is kept with it (verdict-endpoint.ts).
+    for (let i = 0; i < 20; i++) expect(await tokenVerdictSignals(env.api.deps, t)).toBe(first)
     caches.forEach((cache, i) => {
       const after = cacheLookupCounts(cache)
       expect(after.miss, cache).toBe(before[i]!.miss)
