@@ -8,6 +8,10 @@ import { priceView, tokenView } from '../token/token-view.ts'
 import { mentionSummary, tgRecords, voicesOf, type MentionSummary } from '../social/social-queries.ts'
 import type { RoomRecord } from '../social/room-lead.ts'
 import type { TokenRecord } from '../token/token-state.ts'
+import type { DeployerRecord } from '../token/deployer-state.ts'
+import type { CallerRecord } from '../social/caller-state.ts'
+import { KeptByInputs } from '../../core/serving/kept-by-inputs.ts'
+import { renderOnce } from '../../core/serving/rendered-json.ts'
 import { createRefreshAhead, REFRESH_BATCH_KEYS } from '../../core/serving/refresh-ahead.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
 import { oncePerVersion } from '../../core/serving/once-per-version.ts'
@@ -175,8 +179,11 @@ export async function agentFeatures(deps: FeaturesDeps, token: string) {
   k.asked(token)
   const t = await deps.tokens.token(token)
   const g = await k.globals()
-  return featureRow(deps, token, t, g, await k.parts(token, t, g))
+  return featureRow(deps, token, t, g, await k.parts(token, t, g), keptRows)
 }
+
+/** Feature rows kept per token: made again when anything a row is made of changes. */
+const keptRows = new KeptByInputs<FeatureRow>(FEATURES_KEPT_TOKENS)
 
 /** The same row read wholly from the engine (what the kept one is held against). */
 export async function agentFeaturesFresh(deps: FeaturesDeps, token: string) {
@@ -185,10 +192,39 @@ export async function agentFeaturesFresh(deps: FeaturesDeps, token: string) {
   return featureRow(deps, token, t, g, await readParts(deps, token, t, g))
 }
 
-async function featureRow(deps: FeaturesDeps, token: string, t: TokenRecord | undefined, g: Globals, parts: FeatureParts) {
+/**
+ * A token's feature row. With `kept`, the row (and its JSON: core/serving/rendered-json.ts) is
+ * made once per set of what it is made of, and `generated_at` says when: the records, the parts,
+ * the callers and clusters of its authors, the clocks and the watermark.
+ */
+async function featureRow(deps: FeaturesDeps, token: string, t: TokenRecord | undefined, g: Globals, parts: FeatureParts, kept?: KeptByInputs<FeatureRow>): Promise<FeatureRow> {
   const { liquidity: liq, mentions, room, roster } = parts
   const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
   const [callers, clusterOf] = await Promise.all([deps.social.callers(mentions.authors), deps.social.clusters(mentions.authors)])
+  const make = () => makeFeatureRow(deps, token, t, d, g, parts, callers, clusterOf)
+  if (!kept) return make()
+  const { authors } = mentions
+  const inputs = [t, d, g.clock, g.corpus, g.roster, liq, roster, mentions, room, deps.tokens.measuredThrough(), deps.tokens.chainTime(), ...authors.map((a) => callers.get(a)), ...authors.map((a) => clusterOf.get(a))]
+  return kept.get(token, inputs, () => {
+    const row = make()
+    renderOnce(row.data)
+    return row
+  })
+}
+
+type FeatureRow = ReturnType<typeof makeFeatureRow>
+
+function makeFeatureRow(
+  deps: FeaturesDeps,
+  token: string,
+  t: TokenRecord | undefined,
+  d: DeployerRecord | undefined,
+  g: Globals,
+  parts: FeatureParts,
+  callers: Map<string, CallerRecord>,
+  clusterOf: Map<string, string>,
+) {
+  const { liquidity: liq, mentions, room, roster } = parts
   const measured = mentions.authors.map((a) => callers.get(a)).filter((c) => c?.measured)
   const voices = voicesOf(mentions.authors, clusterOf)
   const reportable = roomRecordReportable(room)

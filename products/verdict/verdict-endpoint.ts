@@ -4,7 +4,8 @@ import { Address, Measured } from '../../core/endpoint/schemas.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { VerdictReasonView, VerdictSignalsView, VerdictView, verdictSignalsView, verdictView } from './verdict-view.ts'
-import { tokenVerdictSignals } from './verdict-signals-serving.ts'
+import { tokenVerdictSignals, VERDICT_KEPT_TOKENS } from './verdict-signals-serving.ts'
+import { KeptByInputs } from '../../core/serving/kept-by-inputs.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
 import type { DeployerRecord, TokenRecord } from '../token/token-serving.ts'
 import type { VerdictSignals } from './verdict.ts'
@@ -47,17 +48,16 @@ function verdictAnswer(token: string, t: TokenRecord | undefined, d: DeployerRec
   return { signal: v.signal, confidence: v.confidence, data }
 }
 
-const verdicts = new WeakMap<VerdictSignals, { t: TokenRecord; d: DeployerRecord | undefined; answer: ReturnType<typeof verdictAnswer> }>()
+const verdicts = new KeptByInputs<ReturnType<typeof verdictAnswer>>(VERDICT_KEPT_TOKENS)
 
 /**
  * A tracked token's verdict, decided once per token record, deployer record and signals (each a
  * new object when it changes) and written to JSON once (core/serving/rendered-json.ts).
  */
 function keptVerdict(token: string, t: TokenRecord, d: DeployerRecord | undefined, signals: VerdictSignals) {
-  const memo = verdicts.get(signals)
-  if (memo && memo.t === t && memo.d === d && memo.answer.data.token === token) return memo.answer
-  const answer = verdictAnswer(token, t, d, signals)
-  renderOnce(answer.data)
-  verdicts.set(signals, { t, d, answer })
-  return answer
+  return verdicts.get(token, [t, d, signals], () => {
+    const answer = verdictAnswer(token, t, d, signals)
+    renderOnce(answer.data)
+    return answer
+  })
 }

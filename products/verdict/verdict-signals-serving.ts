@@ -3,7 +3,7 @@ import { chainSignalsOf, measuredCallersOf, mentionAuthorsOf, scanSignalsOf, typ
 import type { TokenRecord } from '../token/token-state.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
-import { LruMap } from '../../core/serving/lru-map.ts'
+import { KeptByInputs } from '../../core/serving/kept-by-inputs.ts'
 import { createRefreshAhead, REFRESH_BATCH_KEYS } from '../../core/serving/refresh-ahead.ts'
 
 /** What a part is for a token its read did not name (the reads answer every token they are given). */
@@ -38,8 +38,8 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
   const chain = createKeyedCache<ChainSignals>(VERDICT_KEPT_TOKENS, 'verdict_chain')
   const scans = createKeyedCache<ScanSignals>(VERDICT_KEPT_TOKENS, 'verdict_scans')
   const authors = createKeyedCache<string[]>(VERDICT_KEPT_TOKENS, 'verdict_mention_authors')
-  /** The signals last given per token and the parts (and caller records) they were made of. */
-  const given = new LruMap<{ c: ChainSignals; s: ScanSignals; a: string[]; records: unknown[]; signals: VerdictSignals }>(VERDICT_KEPT_TOKENS)
+  /** The signals last given per token, by the parts (and caller records) they were made of. */
+  const given = new KeptByInputs<VerdictSignals>(VERDICT_KEPT_TOKENS)
   const ahead = createRefreshAhead({
     recentMs: VERDICT_REFRESH_AHEAD_MS,
     concurrency: 2,
@@ -92,14 +92,9 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
         authors.get(t.token, one((keys) => mentionAuthorsOf(ch, keys), t.token)),
       ])
       const standing = a.length ? await social.callers(a) : new Map()
-      const records = a.map((x) => standing.get(x))
       // The same parts give the same signals object, so the answer made from it is kept too
       // (products/verdict/verdict-endpoint.ts).
-      const last = given.get(t.token)
-      if (last && last.c === c && last.s === s && last.a === a && last.records.every((r, i) => r === records[i])) return last.signals
-      const signals = { ...c, measuredCallers: measuredCallersOf(a, (x) => standing.get(x)), ...s }
-      given.set(t.token, { c, s, a, records, signals })
-      return signals
+      return given.get(t.token, [c, s, a, ...a.map((x) => standing.get(x))], () => ({ ...c, measuredCallers: measuredCallersOf(a, (x) => standing.get(x)), ...s }))
     },
   }
   return serving

@@ -181,7 +181,7 @@ describe('verdict signals kept per token', () => {
     expect(all.some((s) => s.lp !== null)).toBe(true)
   })
 
-  it('a repeated verdict is answered from memory: no engine read until its token changes', async () => {
+  it('a repeated verdict or feature row is answered from memory: no engine read, and the same answer, until its token changes', async () => {
     const [token] = await launchedTokens(1)
     const t = (await env.api.deps.tokens.token(token!))!
     const first = await tokenVerdictSignals(env.api.deps, t)
@@ -189,6 +189,18 @@ describe('verdict signals kept per token', () => {
     const before = caches.map(cacheLookupCounts)
     // The same signals object each time: the answer made from it is kept with it (verdict-endpoint.ts).
     for (let i = 0; i < 20; i++) expect(await tokenVerdictSignals(env.api.deps, t)).toBe(first)
+    // So is a feature row, made once (with its generated_at) while nothing it is made of moves.
+    // (Asked twice between batches: a batch moves the watermark the row states.)
+    let compared = false
+    for (let i = 0; i < 5 && !compared; i++) {
+      const at = env.api.deps.tokens.measuredThrough()
+      const row = await agentFeatures(env.api.deps, token!)
+      const again = await agentFeatures(env.api.deps, token!)
+      if (env.api.deps.tokens.measuredThrough() !== at) continue
+      expect(again).toBe(row)
+      compared = true
+    }
+    expect(compared).toBe(true)
     caches.forEach((cache, i) => {
       const after = cacheLookupCounts(cache)
       expect(after.miss, cache).toBe(before[i]!.miss)
