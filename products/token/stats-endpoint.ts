@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { KeptByInputs } from '../../core/serving/kept-by-inputs.ts'
+import { renderOnce } from '../../core/serving/rendered-json.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
 import { BlockNumber, Wei } from '../../core/endpoint/schemas.ts'
@@ -72,6 +74,9 @@ export const statsEndpoint = defineEndpoint<Uses<'cache' | 'ch' | 'tokens' | 'wa
         }),
       ),
     )
-    return { data: { chains } }
+    // Made, and written to JSON, once per pair of chain totals (each kept per watermark).
+    return { data: keptStats.get('stats', chains, () => renderOnce({ chains })) }
   },
 })
+
+const keptStats = new KeptByInputs<{ chains: Array<z.infer<typeof ChainTotals>> }>(1)

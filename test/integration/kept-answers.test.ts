@@ -6,6 +6,7 @@ import { agentFeatures, agentFeaturesFresh } from '../../products/features/featu
 import { tokenSocial } from '../../products/social/token-social.ts'
 import { firstMentions, tgRecords } from '../../products/social/social-queries.ts'
 import { cacheLookupCounts } from '../../core/metrics.ts'
+import { statsEndpoint } from '../../products/token/stats-endpoint.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
 import { TOPICS } from '../../core/bus/topics.ts'
@@ -206,6 +207,19 @@ describe('verdict signals kept per token', () => {
       expect(after.miss, cache).toBe(before[i]!.miss)
       expect(after.hit - before[i]!.hit, cache).toBe(20)
     })
+  })
+
+  it('/stats is made, and written to JSON, once per pair of chain totals', async () => {
+    const stats = () => statsEndpoint.handler!({ deps: env.api.deps } as never) as Promise<{ data: unknown }>
+    let compared = false
+    for (let i = 0; i < 5 && !compared; i++) {
+      const at = [env.api.deps.watermarks.version(4663), env.api.deps.watermarks.version(5042)].join()
+      const [a, b] = [await stats(), await stats()]
+      if ([env.api.deps.watermarks.version(4663), env.api.deps.watermarks.version(5042)].join() !== at) continue
+      expect(b.data).toBe(a.data)
+      compared = true
+    }
+    expect(compared).toBe(true)
   })
 
   it('the asked tokens a batch changes are read again together, before anyone asks: about one read per batch, not one per token', { timeout: 180_000 }, async () => {
