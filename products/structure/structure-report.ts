@@ -157,7 +157,13 @@ export async function structureReport(ch: ClickHouseClient, chainId: number, tok
  * the answer holds while its window's start moves over blocks before that one (and nothing
  * touches the token), what an answer kept per token is dropped by.
  */
-export async function structureReportOverWindow(ch: ClickHouseClient, chainId: number, token: string, toBlock: number): Promise<{ answer: StructureAnswer; firstChange: number | null }> {
+export async function structureReportOverWindow(
+  ch: ClickHouseClient,
+  chainId: number,
+  token: string,
+  toBlock: number,
+  reads: { transfersBefore: typeof transfersBefore } = { transfersBefore },
+): Promise<{ answer: StructureAnswer; firstChange: number | null }> {
   token = token.toLowerCase()
   const facts = await structureInputs(ch, chainId, token, toBlock)
   if (!facts.to) throw new StructureBlockMissing(toBlock)
@@ -169,7 +175,7 @@ export async function structureReportOverWindow(ch: ClickHouseClient, chainId: n
   const [w, preSwap] = await Promise.all([
     holderWindow(ch, chainId, token, { fromBlock: window.from.number, toBlock }, { pools, top: STRUCTURE_TOP_HOLDERS, diffLimit: STRUCTURE_DIFF_LIMIT }),
     // Insiders and round allocations: the token's off-market transfers before its first swap.
-    transfersBefore(ch, chainId, token, firstSwap),
+    reads.transfersBefore(ch, chainId, token, firstSwap),
   ])
   const insiders = insidersOf(deployer, poolSet, preSwap)
   const rounds = roundAllocationsOf(deployer, poolSet, preSwap, w.supply, facts.decimals)
