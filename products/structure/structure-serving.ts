@@ -5,8 +5,8 @@ import { renderOnce } from '../../core/serving/rendered-json.ts'
 import { oncePerVersion } from '../../core/serving/once-per-version.ts'
 import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
 import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
-import { LruMap } from '../../core/serving/lru-map.ts'
-import { transfersBefore } from './holder-balances.ts'
+import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
+import { transfersBefore, type TokenTransfer } from './holder-balances.ts'
 import { createServingCache, type ServingCache } from '../../core/serving/serving-cache.ts'
 import type { TokenServing } from '../token/token-serving.ts'
 import type { Watermarks } from '../../core/serving/watermarks.ts'
@@ -133,17 +133,9 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   // A token's transfers before a block are the same at every later served block (until a reorg):
   // its off-market transfers before its first swap are read once, not at every computation (the
   // read is FINAL over the token's transfers: a sixth of a computation's engine time).
-  const preSwap = new LruMap<{ before: number; transfers: ReturnType<typeof transfersBefore> }>(maxEntries)
-  const keptTransfersBefore: typeof transfersBefore = (ch, chain, token, before) => {
-    const k = preSwap.get(token)
-    if (k && k.before === before) return k.transfers
-    const transfers = transfersBefore(ch, chain, token, before)
-    preSwap.set(token, { before, transfers })
-    transfers.catch(() => {
-      if (preSwap.peek(token)?.transfers === transfers) preSwap.delete(token)
-    })
-    return transfers
-  }
+  const preSwap = createKeyedCache<TokenTransfer[]>(maxEntries, 'structure_pre_swap')
+  const keptTransfersBefore: typeof transfersBefore = (ch, chain, token, before) =>
+    preSwap.get(`${token}@${before}`, () => transfersBefore(ch, chain, token, before))
 
   async function compute(token: string, block: number): Promise<Kept> {
     const { answer, firstChange } = await structureReportOverWindow(deps.ch, chainId, token, block, { transfersBefore: keptTransfersBefore })

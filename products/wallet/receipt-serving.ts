@@ -16,6 +16,7 @@ import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
 import { createRefreshAhead, REFRESH_BATCH_KEYS } from '../../core/serving/refresh-ahead.ts'
 import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
+import { KeptByInputs } from '../../core/serving/kept-by-inputs.ts'
 import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 /**
@@ -63,8 +64,8 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
   // removes blocks.
   const lastGiven = createBoundedCache<WalletReceiptData>(deps.maxEntries, Number.POSITIVE_INFINITY)
   const previous = createBoundedCache<WalletReceiptData>(deps.maxEntries, Number.POSITIVE_INFINITY)
-  /** The built receipt each given answer was made from: an answer is given again while both hold. */
-  const madeFrom = new WeakMap<WalletReceiptData, WalletReceiptData>()
+  /** The answer per wallet, made from its built receipt and the watermark it is given at. */
+  const answers = new KeptByInputs<WalletReceiptData>(deps.maxEntries)
 
   function clear(): void {
     receipts.clear()
@@ -210,11 +211,8 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
       // watermark. Made once per receipt and watermark, and written to JSON once
       // (core/serving/rendered-json.ts): a roster wallet's receipt is tens of KB, and
       // stringifying it on every call was most of the call.
-      const last = lastGiven.get(wallet)
-      if (last && madeFrom.get(last) === cached.data && last.measured_through_block === synced.block) return last
-      const answer = renderOnce({ ...cached.data, measured_through_block: synced.block })
-      madeFrom.set(answer, cached.data)
-      lastGiven.set(wallet, answer)
+      const answer = answers.get(wallet, [cached.data, synced.block], () => renderOnce({ ...cached.data, measured_through_block: synced.block }))
+      if (lastGiven.get(wallet) !== answer) lastGiven.set(wallet, answer)
       return answer
     },
     async rosterTraders(token) {

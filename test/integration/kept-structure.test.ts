@@ -85,13 +85,17 @@ describe('/structure kept per token', () => {
     expect(left.kept).toEqual(left.fresh)
     expect(left.kept.data.diff.summary).not.toEqual(sliding.kept.data.diff.summary)
 
-    // The token moves.
+    // The token moves: its answer is computed again, but its transfers before its first swap
+    // (the same at every later block) are not read again.
     w.block(60)
     w.transfer(token, holders[1]!, w.address('401e'), 250n)
     await ingest(w)
+    const preSwap = cacheLookupCounts('structure_pre_swap')
     const moved = await keptAndFresh(token)
     expect(moved.kept).toEqual(moved.fresh)
     expect(moved.kept.data.holders.count).toBe(left.kept.data.holders.count + 1)
+    expect(cacheLookupCounts('structure_pre_swap').hit).toBeGreaterThan(preSwap.hit)
+    expect(cacheLookupCounts('structure_pre_swap').miss).toBe(preSwap.miss)
 
     // A reorg: the chain forks two blocks back, and on the new branch the token moves otherwise.
     const forkParent = w.blocks[w.blocks.length - 3]!
