@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { queryRows } from '../../core/clickhouse.ts'
+import { queryRows, tupleParam } from '../../core/clickhouse.ts'
 
 /**
  * Token holders and balances as of any block, read by key (migration 018):
@@ -113,23 +113,24 @@ export async function tokenPools(ch: ClickHouseClient, chainId: number, token: s
 }
 
 /**
- * Every wallet of {token} with a balance at {from} or {to}: bal_now at {to}, delta over
- * ({from}, {to}], is_pool. One row per wallet from the summing table (FINAL merges its parts in
- * key order, cheaper than hashing every row again), joined with the few wallets the deltas
- * after {from} touch.
+ * Every wallet of the {tokens} with a balance at {from} or {to}: bal_now at {to}, delta over
+ * ({from}, {to}], is_pool ({pools}: (token, pool) pairs). One row per token and wallet from the
+ * summing table (FINAL merges its parts in key order, cheaper than hashing every row again),
+ * joined with the few wallets the deltas after {from} touch.
  */
 const WINDOW_WALLETS = `
-        SELECT wallet, b.balance - d.after AS bal_now, d.win AS delta, wallet IN {pools:Array(String)} AS is_pool
-        FROM (SELECT wallet, balance FROM holder_balances FINAL WHERE chain_id = {chain:UInt32} AND token = {token:String}) AS b
+        SELECT token, wallet, b.balance - d.after AS bal_now, d.win AS delta, (token, wallet) IN {pools:Array(Tuple(String, String))} AS is_pool
+        FROM (SELECT token, wallet, balance FROM holder_balances FINAL WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)}) AS b
         FULL OUTER JOIN
         (
-            SELECT wallet, sumIf(delta, block_number > {to:UInt64}) AS after, sumIf(delta, block_number <= {to:UInt64}) AS win
-            FROM holder_deltas WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number > {from:UInt64}
-            GROUP BY wallet
-        ) AS d USING (wallet)
+            SELECT token, wallet, sumIf(delta, block_number > {to:UInt64}) AS after, sumIf(delta, block_number <= {to:UInt64}) AS win
+            FROM holder_deltas WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND block_number > {from:UInt64}
+            GROUP BY token, wallet
+        ) AS d USING (token, wallet)
         WHERE bal_now != 0 OR bal_now - delta != 0`
 
 interface WindowRow {
+  token: string
   holders: string
   supply: string
   frozen: string
@@ -150,37 +151,51 @@ interface WindowRow {
   first_change: string
 }
 
+/** The window of a token without a balance at either end (no row of its own). */
+const EMPTY_WINDOW_ROW: WindowRow = {
+  token: '',
+  holders: '0', supply: '0', frozen: '0', added: '0', trimmed: '0', exited: '0', total: '0', top: [], diff: [], pool_rows: [],
+  pools_then: '0', grew_n: '0', grew_amount: '0', exited_then: '0', new_n: '0', new_now: '0', top_then: [], first_change: '0',
+}
+
 /**
- * Every wallet's balance of `token` at `fromBlock` and at `toBlock` (fromBlock <= toBlock), in
- * one pass: the token's current balances, minus the deltas above `toBlock`, give the end; the
- * deltas in (fromBlock, toBlock] give the change. Reads the token's key range of
- * holder_balances and of holder_deltas after `fromBlock`; nothing else.
+ * Every wallet's balance of each token at `fromBlock` and at `toBlock` (fromBlock <= toBlock), in
+ * one pass for all the tokens: their current balances, minus the deltas above `toBlock`, give
+ * the end; the deltas in (fromBlock, toBlock] give the change. Reads the tokens' key ranges of
+ * holder_balances and of holder_deltas after `fromBlock`; nothing else. `tokens` maps each token
+ * to its pools.
  */
-export async function holderWindow(
+export async function holderWindows(
   ch: ClickHouseClient,
   chainId: number,
-  token: string,
+  tokens: Map<string, string[]>,
   range: { fromBlock: number; toBlock: number },
-  opts: { pools: string[]; top?: number; diffLimit?: number; topThen?: number },
-): Promise<HolderWindow> {
+  opts: { top?: number; diffLimit?: number; topThen?: number } = {},
+): Promise<Map<string, HolderWindow>> {
+  const out = new Map<string, HolderWindow>()
+  if (tokens.size === 0) return out
   const top = opts.top ?? 50
   const diffLimit = opts.diffLimit ?? 1000
   const topThen = opts.topThen ?? 10
+  const pools = [...tokens].flatMap(([token, ps]) => ps.map((p) => [token, p] as [string, string]))
+  const params = { chain: chainId, tokens: [...tokens.keys()], from: range.fromBlock, to: range.toBlock, pools: tupleParam(pools) }
   const rows = await queryRows<WindowRow>(
     ch,
-    `SELECT
+    `SELECT * FROM
+     (
+       SELECT
+        token,
         countIf(bal_now > 0 AND NOT is_pool) AS holders,
-        sum(bal_now) AS supply,
+        toString(sum(bal_now)) AS supply,
         countIf(NOT is_pool AND delta = 0) AS frozen,
         countIf(NOT is_pool AND delta > 0) AS added,
         countIf(NOT is_pool AND delta < 0 AND bal_now > 0) AS trimmed,
         countIf(NOT is_pool AND delta < 0 AND bal_now <= 0) AS exited,
         countIf(NOT is_pool) AS total,
-        groupArraySortedIf(${top})((-bal_now, wallet), NOT is_pool AND bal_now > 0) AS top_sorted,
-        arrayMap(x -> (x.2, toString(-x.1)), top_sorted) AS top,
+        arrayMap(x -> (x.2, toString(-x.1)), groupArraySortedIf(${top})((-bal_now, wallet), NOT is_pool AND bal_now > 0)) AS top,
         -- The wallets that changed, by |delta| (the unchanged ones follow, read apart when needed).
-        groupArraySortedIf(${diffLimit})((-toInt256(abs(delta)), -bal_now, wallet, delta), NOT is_pool AND delta != 0) AS moved_sorted,
-        arrayMap(x -> (x.3, toString(-x.2 - x.4), toString(-x.2), toString(x.4)), moved_sorted) AS diff,
+        arrayMap(x -> (x.3, toString(-x.2 - x.4), toString(-x.2), toString(x.4)),
+                 groupArraySortedIf(${diffLimit})((-toInt256(abs(delta)), -bal_now, wallet, delta), NOT is_pool AND delta != 0)) AS diff,
         groupArrayIf((wallet, toString(bal_now)), is_pool) AS pool_rows,
         toString(sumIf(bal_now - delta, is_pool)) AS pools_then,
         countIf(NOT is_pool AND delta > 0) AS grew_n,
@@ -188,47 +203,75 @@ export async function holderWindow(
         toString(sumIf(bal_now - delta, NOT is_pool AND delta < 0 AND bal_now <= 0)) AS exited_then,
         countIf(NOT is_pool AND bal_now - delta = 0 AND bal_now > 0) AS new_n,
         toString(sumIf(bal_now, NOT is_pool AND bal_now - delta = 0 AND bal_now > 0)) AS new_now,
-        groupArraySortedIf(${topThen})((-(bal_now - delta), wallet), NOT is_pool AND bal_now - delta > 0) AS top_then_sorted,
-        arrayMap(x -> (x.2, toString(-x.1)), top_then_sorted) AS top_then,
-        -- By the table's key (token, then block): a read of the window's first granule.
-        (SELECT min(block_number) FROM holder_deltas
-         WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number > {from:UInt64} AND block_number <= {to:UInt64}) AS first_change
-     FROM
+        arrayMap(x -> (x.2, toString(-x.1)), groupArraySortedIf(${topThen})((-(bal_now - delta), wallet), NOT is_pool AND bal_now - delta > 0)) AS top_then
+       FROM (${WINDOW_WALLETS})
+       GROUP BY token
+     ) AS w
+     FULL OUTER JOIN
      (
-${WINDOW_WALLETS}
-     )
+       -- By the table's key (token, then block): each token's first delta in the window.
+       SELECT token, toString(min(block_number)) AS first_change FROM holder_deltas
+       WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND block_number > {from:UInt64} AND block_number <= {to:UInt64}
+       GROUP BY token
+     ) AS f USING (token)
      SETTINGS join_use_nulls = 0`,
-    { chain: chainId, token, from: range.fromBlock, to: range.toBlock, pools: opts.pools },
+    params,
   )
-  const r = rows[0]!
-  const wallets = r.diff.map(([wallet, then, now, delta]) => ({ wallet, then: BigInt(then), now: BigInt(now), delta: BigInt(delta) }))
-  const frozen = Number(r.frozen)
-  if (wallets.length < diffLimit && frozen > 0) {
-    // Fewer changed wallets than the limit: the unchanged ones follow, largest balance first.
-    const rest = await queryRows<{ wallet: string; b: string }>(
+  const found = new Map(rows.map((r) => [r.token, r]))
+  // Fewer changed wallets than the limit: the unchanged ones follow, largest balance first.
+  const short = [...tokens.keys()].filter((t) => {
+    const r = found.get(t)
+    return r?.diff && r.diff.length < diffLimit && Number(r.frozen) > 0
+  })
+  const unchanged = new Map<string, HolderChange[]>()
+  if (short.length) {
+    const rest = await queryRows<{ token: string; wallet: string; b: string }>(
       ch,
-      `SELECT wallet, toString(bal_now) AS b FROM (${WINDOW_WALLETS}) WHERE NOT is_pool AND delta = 0
-       ORDER BY bal_now DESC, wallet LIMIT {n:UInt32} SETTINGS join_use_nulls = 0`,
-      { chain: chainId, token, from: range.fromBlock, to: range.toBlock, pools: opts.pools, n: diffLimit - wallets.length },
+      `SELECT token, wallet, toString(bal_now) AS b FROM (${WINDOW_WALLETS}) WHERE NOT is_pool AND delta = 0
+       ORDER BY token, bal_now DESC, wallet LIMIT {n:UInt32} BY token SETTINGS join_use_nulls = 0`,
+      { ...params, tokens: short, n: diffLimit },
     )
-    for (const x of rest) wallets.push({ wallet: x.wallet, then: BigInt(x.b), now: BigInt(x.b), delta: 0n })
+    for (const x of rest) {
+      let list = unchanged.get(x.token)
+      if (!list) unchanged.set(x.token, (list = []))
+      list.push({ wallet: x.wallet, then: BigInt(x.b), now: BigInt(x.b), delta: 0n })
+    }
   }
-  const poolBalance = new Map(r.pool_rows.map(([w, b]) => [w, BigInt(b)]))
-  return {
-    supply: BigInt(r.supply),
-    holders: Number(r.holders),
-    top: r.top.map(([wallet, b]) => ({ wallet, balance: BigInt(b) })),
-    summary: { frozen: Number(r.frozen), added: Number(r.added), trimmed: Number(r.trimmed), exited: Number(r.exited) },
-    wallets,
-    total: Number(r.total),
-    pools: opts.pools.map((pool) => ({ pool, balance: poolBalance.get(pool) ?? 0n })),
-    poolsThen: BigInt(r.pools_then),
-    grew: { count: Number(r.grew_n), amount: BigInt(r.grew_amount) },
-    exited: { count: Number(r.exited), then: BigInt(r.exited_then) },
-    newHolders: { count: Number(r.new_n), now: BigInt(r.new_now) },
-    topThen: r.top_then.map(([wallet, b]) => ({ wallet, balance: BigInt(b) })),
-    firstChange: Number(r.first_change) > 0 ? Number(r.first_change) : null,
+  for (const [token, tokenPools] of tokens) {
+    // A token with deltas in the window but no wallet holding at either end comes from the join's
+    // right side alone: its other columns are defaults ('' for a sum, which BigInt reads as 0).
+    const r = found.get(token) ?? EMPTY_WINDOW_ROW
+    const wallets = r.diff.map(([wallet, then, now, delta]) => ({ wallet, then: BigInt(then), now: BigInt(now), delta: BigInt(delta) }))
+    wallets.push(...(unchanged.get(token) ?? []).slice(0, diffLimit - wallets.length))
+    const poolBalance = new Map(r.pool_rows.map(([w, b]) => [w, BigInt(b)]))
+    out.set(token, {
+      supply: BigInt(r.supply),
+      holders: Number(r.holders),
+      top: r.top.map(([wallet, b]) => ({ wallet, balance: BigInt(b) })),
+      summary: { frozen: Number(r.frozen), added: Number(r.added), trimmed: Number(r.trimmed), exited: Number(r.exited) },
+      wallets,
+      total: Number(r.total),
+      pools: tokenPools.map((pool) => ({ pool, balance: poolBalance.get(pool) ?? 0n })),
+      poolsThen: BigInt(r.pools_then),
+      grew: { count: Number(r.grew_n), amount: BigInt(r.grew_amount) },
+      exited: { count: Number(r.exited), then: BigInt(r.exited_then) },
+      newHolders: { count: Number(r.new_n), now: BigInt(r.new_now) },
+      topThen: r.top_then.map(([wallet, b]) => ({ wallet, balance: BigInt(b) })),
+      firstChange: Number(r.first_change) > 0 ? Number(r.first_change) : null,
+    })
   }
+  return out
+}
+
+/** holderWindows for one token. */
+export async function holderWindow(
+  ch: ClickHouseClient,
+  chainId: number,
+  token: string,
+  range: { fromBlock: number; toBlock: number },
+  opts: { pools: string[]; top?: number; diffLimit?: number; topThen?: number },
+): Promise<HolderWindow> {
+  return (await holderWindows(ch, chainId, new Map([[token, opts.pools]]), range, opts)).get(token)!
 }
 
 /**
@@ -264,38 +307,49 @@ export interface TokenTransfer {
   value: bigint
 }
 
-/** The token's transfers in blocks [0, beforeBlock), in chain order (transfers_by_token, by key). */
-export async function transfersBefore(ch: ClickHouseClient, chainId: number, token: string, beforeBlock: number, limit = 20_000): Promise<TokenTransfer[]> {
-  const rows = await queryRows<{ block_number: string; log_index: number; from_address: string; to_address: string; value: string }>(
+/** Each token's transfers in blocks [0, its before block), in chain order, at most `limit` per token (transfers_by_token, by key). */
+export async function transfersBeforeOf(ch: ClickHouseClient, chainId: number, before: Map<string, number>, limit = 20_000): Promise<Map<string, TokenTransfer[]>> {
+  const out = new Map<string, TokenTransfer[]>([...before.keys()].map((t) => [t, []]))
+  if (before.size === 0) return out
+  const rows = await queryRows<{ token: string; block_number: string; log_index: number; from_address: string; to_address: string; value: string }>(
     ch,
-    `SELECT block_number, log_index, from_address, to_address, toString(value) AS value
+    `SELECT token, block_number, log_index, from_address, to_address, toString(value) AS value
      FROM transfers_by_token FINAL
-     WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number < {before:UInt64}
-     ORDER BY block_number, log_index LIMIT {limit:UInt32}`,
-    { chain: chainId, token, before: beforeBlock, limit },
+     WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)}
+       AND block_number < transform(token, {tokens:Array(String)}, {before:Array(UInt64)}, toUInt64(0))
+     ORDER BY token, block_number, log_index LIMIT {limit:UInt32} BY token`,
+    { chain: chainId, tokens: [...before.keys()], before: [...before.values()], limit },
   )
-  return rows.map((r) => ({ block: Number(r.block_number), logIndex: r.log_index, from: r.from_address, to: r.to_address, value: BigInt(r.value) }))
+  for (const r of rows) out.get(r.token)!.push({ block: Number(r.block_number), logIndex: r.log_index, from: r.from_address, to: r.to_address, value: BigInt(r.value) })
+  return out
+}
+
+/** The token's transfers in blocks [0, beforeBlock), in chain order. */
+export async function transfersBefore(ch: ClickHouseClient, chainId: number, token: string, beforeBlock: number, limit = 20_000): Promise<TokenTransfer[]> {
+  return (await transfersBeforeOf(ch, chainId, new Map([[token, beforeBlock]]), limit)).get(token)!
 }
 
 /**
- * Counterparties of `wallets` in `token` (token_wallet_links, by key), first seen at or before
- * `throughBlock`, leaving out `exclude` (pools): the edges the entity rule follows.
+ * Counterparties of each token's wallets in that token (token_wallet_links, by key), first seen
+ * at or before `throughBlock`, leaving out the token's `exclude` (its pools): the edges the entity
+ * rule follows.
  */
-export async function walletLinks(
+export async function walletLinksOf(
   ch: ClickHouseClient,
   chainId: number,
-  token: string,
-  wallets: string[],
+  asks: Map<string, { wallets: string[]; exclude: string[] }>,
   throughBlock: number,
-  exclude: string[],
-): Promise<Array<{ wallet: string; peer: string }>> {
-  if (wallets.length === 0) return []
-  return queryRows<{ wallet: string; peer: string }>(
+): Promise<Array<{ token: string; wallet: string; peer: string }>> {
+  const tokens = [...asks.keys()].filter((t) => asks.get(t)!.wallets.length > 0)
+  if (tokens.length === 0) return []
+  const pairs = (pick: (a: { wallets: string[]; exclude: string[] }) => string[]) => tokens.flatMap((t) => pick(asks.get(t)!).map((w) => [t, w] as [string, string]))
+  return queryRows<{ token: string; wallet: string; peer: string }>(
     ch,
-    `SELECT wallet, peer FROM token_wallet_links
-     WHERE chain_id = {chain:UInt32} AND token = {token:String} AND wallet IN {wallets:Array(String)} AND peer NOT IN {exclude:Array(String)}
-     GROUP BY wallet, peer HAVING min(first_block) <= {to:UInt64}`,
-    { chain: chainId, token, wallets, exclude, to: throughBlock },
+    `SELECT token, wallet, peer FROM token_wallet_links
+     WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)}
+       AND (token, wallet) IN {wallets:Array(Tuple(String, String))} AND (token, peer) NOT IN {exclude:Array(Tuple(String, String))}
+     GROUP BY token, wallet, peer HAVING min(first_block) <= {to:UInt64}`,
+    { chain: chainId, tokens, wallets: tupleParam(pairs((a) => a.wallets)), exclude: tupleParam(pairs((a) => a.exclude)), to: throughBlock },
   )
 }
 
@@ -325,10 +379,8 @@ export async function tokenFacts(
   }
 }
 
-/** What a structure answer needs to know about a token and its window end, read in one round trip. */
+/** What a structure answer needs to know about a token. */
 export interface StructureInputs {
-  /** The window end, or null when that block is not ingested. */
-  to: BlockRef | null
   deployer: string | null
   decimals: number | null
   createdBlock: number | null
@@ -338,55 +390,66 @@ export interface StructureInputs {
 }
 
 /**
- * The window end's timestamp, the token's creation (contract_creations), first swap
- * (token_activity) and pools (token_pools), each by key, in one query: every chDB query costs
- * a few milliseconds of planning, so the small reads travel together.
+ * The window end's timestamp (null: that block is not ingested) and each token's creation
+ * (contract_creations), first swap (token_activity) and pools (token_pools), each by key, in one
+ * query: every chDB query costs a few milliseconds of planning, so the small reads travel together.
  */
-export async function structureInputs(ch: ClickHouseClient, chainId: number, token: string, toBlock: number): Promise<StructureInputs> {
-  const [r] = await queryRows<{ to_ts: string[]; creation: Array<[string, number | null, string]>; first_swaps: string[]; pools: string[] }>(
+export async function structureInputsOf(
+  ch: ClickHouseClient,
+  chainId: number,
+  tokens: string[],
+  toBlock: number,
+): Promise<{ to: BlockRef | null; tokens: Map<string, StructureInputs> }> {
+  const [r] = await queryRows<{ to_ts: string[]; creation: Array<[string, string, number | null, string]>; first_swaps: Array<[string, string]>; pools: Array<[string, string]> }>(
     ch,
     `SELECT
         (SELECT groupArray(toUnixTimestamp(timestamp)) FROM chain_blocks WHERE chain_id = {chain:UInt32} AND number = {to:UInt64}) AS to_ts,
-        (SELECT groupArray((deployer, decimals, block_number)) FROM contract_creations WHERE chain_id = {chain:UInt32} AND address = {token:String}) AS creation,
-        (SELECT groupArray(first_swap_block) FROM token_activity WHERE chain_id = {chain:UInt32} AND token = {token:String}) AS first_swaps,
-        (SELECT arraySort(groupUniqArray(pool)) FROM token_pools WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number <= {to:UInt64}) AS pools`,
-    { chain: chainId, token, to: toBlock },
+        (SELECT groupArray((address, deployer, decimals, block_number)) FROM contract_creations WHERE chain_id = {chain:UInt32} AND address IN {tokens:Array(String)}) AS creation,
+        (SELECT groupArray((token, first_swap_block)) FROM token_activity WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)}) AS first_swaps,
+        (SELECT groupUniqArray((token, pool)) FROM token_pools WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND block_number <= {to:UInt64}) AS pools`,
+    { chain: chainId, tokens, to: toBlock },
   )
-  const c = r!.creation[0]
-  const swaps = r!.first_swaps.map(Number)
-  return {
-    to: r!.to_ts.length ? { number: toBlock, timestamp: Number(r!.to_ts[0]) } : null,
-    deployer: c ? c[0] : null,
-    decimals: c ? c[1] : null,
-    createdBlock: c ? Number(c[2]) : null,
-    firstSwapBlock: swaps.length ? Math.min(...swaps) : null,
-    pools: r!.pools,
+  const out = new Map<string, StructureInputs>(tokens.map((t) => [t, { deployer: null, decimals: null, createdBlock: null, firstSwapBlock: null, pools: [] }]))
+  for (const [token, deployer, decimals, block] of r!.creation) {
+    const x = out.get(token)!
+    if (x.createdBlock === null) Object.assign(x, { deployer, decimals, createdBlock: Number(block) })
   }
+  for (const [token, block] of r!.first_swaps) {
+    const x = out.get(token)!
+    x.firstSwapBlock = Math.min(x.firstSwapBlock ?? Number(block), Number(block))
+  }
+  for (const [token, pool] of r!.pools) out.get(token)!.pools.push(pool)
+  for (const x of out.values()) x.pools.sort()
+  return { to: r!.to_ts.length ? { number: toBlock, timestamp: Number(r!.to_ts[0]) } : null, tokens: out }
 }
 
-/** Balances of some wallets of `token` at two blocks (from <= to), in one read: their current rows by key, minus their deltas after each. */
-export async function balancesBetween(
+/**
+ * Balances of some wallets of each token at two blocks (from <= to), in one read for all the
+ * tokens: their current rows by key, minus their deltas after each. `wallets` maps a token to
+ * its wallets; every one asked is in the answer (0 at both ends when it has no balance).
+ */
+export async function balancesBetweenOf(
   ch: ClickHouseClient,
   chainId: number,
-  token: string,
+  wallets: Map<string, string[]>,
   range: { fromBlock: number; toBlock: number },
-  wallets: string[],
-): Promise<Map<string, { then: bigint; now: bigint }>> {
-  const out = new Map<string, { then: bigint; now: bigint }>(wallets.map((w) => [w, { then: 0n, now: 0n }]))
-  if (wallets.length === 0) return out
-  const rows = await queryRows<{ wallet: string; now: string; win: string }>(
+): Promise<Map<string, Map<string, { then: bigint; now: bigint }>>> {
+  const out = new Map([...wallets].map(([t, ws]) => [t, new Map(ws.map((w) => [w, { then: 0n, now: 0n }]))]))
+  const pairs = [...wallets].flatMap(([t, ws]) => ws.map((w) => [t, w] as [string, string]))
+  if (pairs.length === 0) return out
+  const rows = await queryRows<{ token: string; wallet: string; now: string; win: string }>(
     ch,
-    `SELECT wallet, toString(sum(now_part)) AS now, toString(sum(win_part)) AS win FROM
+    `SELECT token, wallet, toString(sum(now_part)) AS now, toString(sum(win_part)) AS win FROM
      (
-        SELECT wallet, balance AS now_part, toInt256(0) AS win_part FROM holder_balances
-        WHERE chain_id = {chain:UInt32} AND token = {token:String} AND wallet IN {wallets:Array(String)}
+        SELECT token, wallet, balance AS now_part, toInt256(0) AS win_part FROM holder_balances
+        WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND (token, wallet) IN {pairs:Array(Tuple(String, String))}
         UNION ALL
-        SELECT wallet, if(block_number > {to:UInt64}, -delta, toInt256(0)), if(block_number > {to:UInt64}, toInt256(0), delta) FROM holder_deltas
-        WHERE chain_id = {chain:UInt32} AND token = {token:String} AND block_number > {from:UInt64} AND wallet IN {wallets:Array(String)}
+        SELECT token, wallet, if(block_number > {to:UInt64}, -delta, toInt256(0)), if(block_number > {to:UInt64}, toInt256(0), delta) FROM holder_deltas
+        WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} AND block_number > {from:UInt64} AND (token, wallet) IN {pairs:Array(Tuple(String, String))}
      )
-     GROUP BY wallet`,
-    { chain: chainId, token, from: range.fromBlock, to: range.toBlock, wallets },
+     GROUP BY token, wallet`,
+    { chain: chainId, tokens: [...new Set(pairs.map((p) => p[0]))], pairs: tupleParam(pairs), from: range.fromBlock, to: range.toBlock },
   )
-  for (const r of rows) out.set(r.wallet, { then: BigInt(r.now) - BigInt(r.win), now: BigInt(r.now) })
+  for (const r of rows) out.get(r.token)!.set(r.wallet, { then: BigInt(r.now) - BigInt(r.win), now: BigInt(r.now) })
   return out
 }

@@ -8,21 +8,24 @@ import {
   roundAllocationsOf,
   shareOf,
   type HolderLabel,
+  ZERO_ADDRESS,
 } from './holder-labels.ts'
 import { STRUCTURE_LARGE_HOLDERS, structureVerdict, type StructureVerdict } from './structure-verdict.ts'
 import {
-  balancesBetween,
+  balancesBetweenOf,
   blockAt,
   DAY_SECONDS,
   firstIngestedBlock,
-  holderWindow,
+  holderWindows,
   latestBlockAtOrBefore,
-  structureInputs,
-  transfersBefore,
-  walletLinks,
+  structureInputsOf,
+  transfersBeforeOf,
+  walletLinksOf,
   type BlockRef,
+  type HolderWindow,
+  type StructureInputs,
 } from './holder-balances.ts'
-import { identityHandles, smartHolderRecords } from './wallet-records.ts'
+import { identityHandles, smartHolderRecords, type SmartRecord } from './wallet-records.ts'
 
 /** Holders listed in `holders.top`. */
 export const STRUCTURE_TOP_HOLDERS = 50
@@ -105,10 +108,57 @@ export function windowFields(window: { from: BlockRef; to: BlockRef }): Pick<Str
   }
 }
 
+/** What the entity rule starts from in one token: the wallets to label, the token's pools and its deployer. */
+export interface EntityAsk {
+  wallets: string[]
+  pools: string[]
+  deployer: string | null
+}
+
 /**
- * Entities of `wallets`: follow their off-market links (not to pools or the zero address) by
- * key, ENTITY_MAX_DEPTH rounds at most, not through the deployer or a hub.
+ * Entities of each token's wallets: follow their off-market links (not to pools or the zero
+ * address) by key, ENTITY_MAX_DEPTH rounds at most, not through the deployer or a hub. One read
+ * per round for all the tokens.
  */
+export async function entityLabelsOf(
+  ch: ClickHouseClient,
+  chainId: number,
+  asks: Map<string, EntityAsk>,
+  toBlock: number,
+): Promise<Map<string, Map<string, { entityId: string; wallets: number }>>> {
+  const state = new Map(
+    [...asks].map(([token, a]) => {
+      const hubs = new Set<string>(a.deployer ? [a.deployer] : [])
+      return [token, { hubs, seen: new Set(a.wallets), edges: [] as Array<{ wallet: string; peer: string }>, exclude: [...a.pools, ZERO_ADDRESS], frontier: a.wallets.filter((w) => !hubs.has(w)) }]
+    }),
+  )
+  for (let depth = 0; depth < ENTITY_MAX_DEPTH; depth++) {
+    const round = new Map([...state].filter(([, s]) => s.frontier.length > 0).map(([token, s]) => [token, { wallets: s.frontier, exclude: s.exclude }]))
+    if (round.size === 0) break
+    const links = await walletLinksOf(ch, chainId, round, toBlock)
+    const byToken = new Map<string, Array<{ wallet: string; peer: string }>>([...round.keys()].map((t) => [t, []]))
+    for (const l of links) byToken.get(l.token)!.push(l)
+    for (const [token, tokenLinks] of byToken) {
+      const s = state.get(token)!
+      const degree = new Map<string, number>()
+      for (const l of tokenLinks) degree.set(l.wallet, (degree.get(l.wallet) ?? 0) + 1)
+      for (const [w, n] of degree) if (n > ENTITY_HUB_DEGREE) s.hubs.add(w)
+      const next: string[] = []
+      for (const l of tokenLinks) {
+        if (s.hubs.has(l.wallet)) continue
+        s.edges.push({ wallet: l.wallet, peer: l.peer })
+        if (!s.seen.has(l.peer) && s.seen.size < ENTITY_MAX_WALLETS) {
+          s.seen.add(l.peer)
+          next.push(l.peer)
+        }
+      }
+      s.frontier = next.filter((w) => !s.hubs.has(w))
+    }
+  }
+  return new Map([...state].map(([token, s]) => [token, entitiesOf(s.edges, s.hubs)]))
+}
+
+/** entityLabelsOf for one token. */
 export async function entityLabels(
   ch: ClickHouseClient,
   chainId: number,
@@ -118,28 +168,7 @@ export async function entityLabels(
   pools: string[],
   deployer: string | null,
 ): Promise<Map<string, { entityId: string; wallets: number }>> {
-  const exclude = [...pools, '0x0000000000000000000000000000000000000000']
-  const hubs = new Set<string>(deployer ? [deployer] : [])
-  const seen = new Set<string>(wallets)
-  const edges: Array<{ wallet: string; peer: string }> = []
-  let frontier = wallets.filter((w) => !hubs.has(w))
-  for (let depth = 0; depth < ENTITY_MAX_DEPTH && frontier.length > 0; depth++) {
-    const links = await walletLinks(ch, chainId, token, frontier, toBlock, exclude)
-    const degree = new Map<string, number>()
-    for (const l of links) degree.set(l.wallet, (degree.get(l.wallet) ?? 0) + 1)
-    for (const [w, n] of degree) if (n > ENTITY_HUB_DEGREE) hubs.add(w)
-    const next: string[] = []
-    for (const l of links) {
-      if (hubs.has(l.wallet)) continue
-      edges.push(l)
-      if (!seen.has(l.peer) && seen.size < ENTITY_MAX_WALLETS) {
-        seen.add(l.peer)
-        next.push(l.peer)
-      }
-    }
-    frontier = next.filter((w) => !hubs.has(w))
-  }
-  return entitiesOf(edges, hubs)
+  return (await entityLabelsOf(ch, chainId, new Map([[token, { wallets, pools, deployer }]]), toBlock)).get(token)!
 }
 
 /**
@@ -149,57 +178,113 @@ export async function entityLabels(
  * (products/structure/holder-balances.ts); nothing depends on the API, so a scan worker calls it too.
  */
 export async function structureReport(ch: ClickHouseClient, chainId: number, token: string, toBlock: number): Promise<StructureAnswer> {
-  return (await structureReportOverWindow(ch, chainId, token, toBlock)).answer
+  token = token.toLowerCase()
+  return (await structureReports(ch, chainId, [token], toBlock)).get(token)!.answer
+}
+
+/** A structure answer with the window's first block with a balance change of its token (null: none). */
+export interface StructureComputation {
+  answer: StructureAnswer
+  /**
+   * The answer holds while its window's start moves over blocks before this one (and nothing
+   * touches the token): what an answer kept per token is dropped by.
+   */
+  firstChange: number | null
 }
 
 /**
- * structureReport, with the window's first block with a balance change of the token (null: none):
- * the answer holds while its window's start moves over blocks before that one (and nothing
- * touches the token), what an answer kept per token is dropped by.
+ * structureReport for several tokens (lowercase) at one window end, with each answer's first
+ * change: every read is made once for all of them (one statement per part, not one per token),
+ * so a batch of tokens costs the engine about what one does. `reads.transfersBefore` may serve
+ * the pre-swap transfers from a cache (they never change until a reorg).
  */
-export async function structureReportOverWindow(
+export async function structureReports(
   ch: ClickHouseClient,
   chainId: number,
-  token: string,
+  tokens: string[],
   toBlock: number,
-  reads: { transfersBefore: typeof transfersBefore } = { transfersBefore },
-): Promise<{ answer: StructureAnswer; firstChange: number | null }> {
-  token = token.toLowerCase()
-  const facts = await structureInputs(ch, chainId, token, toBlock)
-  if (!facts.to) throw new StructureBlockMissing(toBlock)
-  const window = await structureWindow(ch, chainId, toBlock, facts.to)
-  const pools = facts.pools
-  const poolSet = new Set(pools)
-  const deployer = facts.deployer && (facts.createdBlock ?? 0) <= toBlock ? facts.deployer : null
-  const firstSwap = facts.firstSwapBlock !== null && facts.firstSwapBlock <= toBlock ? facts.firstSwapBlock : toBlock + 1
-  const [w, preSwap] = await Promise.all([
-    holderWindow(ch, chainId, token, { fromBlock: window.from.number, toBlock }, { pools, top: STRUCTURE_TOP_HOLDERS, diffLimit: STRUCTURE_DIFF_LIMIT }),
-    // Insiders and round allocations: the token's off-market transfers before its first swap.
-    reads.transfersBefore(ch, chainId, token, firstSwap),
+  reads: { transfersBefore: typeof transfersBeforeOf } = { transfersBefore: transfersBeforeOf },
+): Promise<Map<string, StructureComputation>> {
+  const inputs = await structureInputsOf(ch, chainId, tokens, toBlock)
+  if (!inputs.to) throw new StructureBlockMissing(toBlock)
+  const window = await structureWindow(ch, chainId, toBlock, inputs.to)
+  const range = { fromBlock: window.from.number, toBlock }
+  const facts = new Map(
+    tokens.map((token) => {
+      const f = inputs.tokens.get(token)!
+      const deployer = f.deployer && (f.createdBlock ?? 0) <= toBlock ? f.deployer : null
+      const firstSwap = f.firstSwapBlock !== null && f.firstSwapBlock <= toBlock ? f.firstSwapBlock : toBlock + 1
+      return [token, { ...f, deployer, firstSwap, poolSet: new Set(f.pools) }]
+    }),
+  )
+  const [windows, preSwaps] = await Promise.all([
+    holderWindows(ch, chainId, new Map(tokens.map((t) => [t, facts.get(t)!.pools])), range, { top: STRUCTURE_TOP_HOLDERS, diffLimit: STRUCTURE_DIFF_LIMIT }),
+    // Insiders and round allocations: each token's off-market transfers before its first swap.
+    reads.transfersBefore(ch, chainId, new Map(tokens.map((t) => [t, facts.get(t)!.firstSwap]))),
   ])
-  const insiders = insidersOf(deployer, poolSet, preSwap)
-  const rounds = roundAllocationsOf(deployer, poolSet, preSwap, w.supply, facts.decimals)
 
   // The verdict's inputs: the large holders (largest at the baseline, and insiders) and the
-  // largest now, at both ends.
-  const largeWallets = [...new Set([...w.topThen.slice(0, STRUCTURE_LARGE_HOLDERS).map((h) => h.wallet), ...insiders.keys()])].filter((x) => !poolSet.has(x))
-  const topNowWallets = w.top.slice(0, STRUCTURE_LARGE_HOLDERS).map((h) => h.wallet)
-  const judged = [...new Set([...largeWallets, ...topNowWallets])]
-  // Labels of every listed wallet, read together with the judged balances.
-  const listed = [...new Set([...w.top.map((h) => h.wallet), ...w.wallets.map((x) => x.wallet)])]
+  // largest now, at both ends; and every listed wallet, labelled.
+  const parts = new Map(
+    tokens.map((token) => {
+      const f = facts.get(token)!
+      const w = windows.get(token)!
+      const preSwap = preSwaps.get(token) ?? []
+      const insiders = insidersOf(f.deployer, f.poolSet, preSwap)
+      const rounds = roundAllocationsOf(f.deployer, f.poolSet, preSwap, w.supply, f.decimals)
+      const large = [...new Set([...w.topThen.slice(0, STRUCTURE_LARGE_HOLDERS).map((h) => h.wallet), ...insiders.keys()])].filter((x) => !f.poolSet.has(x))
+      const topNow = w.top.slice(0, STRUCTURE_LARGE_HOLDERS).map((h) => h.wallet)
+      const listed = [...new Set([...w.top.map((h) => h.wallet), ...w.wallets.map((x) => x.wallet)])]
+      return [token, { insiders, rounds, large, topNow, judged: [...new Set([...large, ...topNow])], listed }]
+    }),
+  )
+  const allListed = [...new Set(tokens.flatMap((t) => parts.get(t)!.listed))]
   const [judgedBalances, entities, handles, smart] = await Promise.all([
-    balancesBetween(ch, chainId, token, { fromBlock: window.from.number, toBlock }, judged),
-    entityLabels(ch, chainId, token, listed, toBlock, pools, deployer),
-    identityHandles(ch, chainId, listed),
-    smartHolderRecords(ch, chainId, listed),
+    balancesBetweenOf(ch, chainId, new Map(tokens.map((t) => [t, parts.get(t)!.judged])), range),
+    entityLabelsOf(ch, chainId, new Map(tokens.map((t) => [t, { wallets: parts.get(t)!.listed, pools: facts.get(t)!.pools, deployer: facts.get(t)!.deployer }])), toBlock),
+    identityHandles(ch, chainId, allListed),
+    smartHolderRecords(ch, chainId, allListed),
   ])
-  const both = (x: string) => judgedBalances.get(x) ?? { then: 0n, now: 0n }
+  const out = new Map<string, StructureComputation>()
+  for (const token of tokens) {
+    const w = windows.get(token)!
+    const answer = answerOf(token, window, facts.get(token)!, w, {
+      ...parts.get(token)!,
+      judgedBalances: judgedBalances.get(token)!,
+      entities: entities.get(token)!,
+      handles,
+      smart,
+    })
+    out.set(token, { answer, firstChange: w.firstChange })
+  }
+  return out
+}
+
+/** One token's answer from its reads. */
+function answerOf(
+  token: string,
+  window: { from: BlockRef; to: BlockRef; full: boolean },
+  f: StructureInputs & { poolSet: Set<string> },
+  w: HolderWindow,
+  labels: {
+    insiders: ReturnType<typeof insidersOf>
+    rounds: ReturnType<typeof roundAllocationsOf>
+    large: string[]
+    topNow: string[]
+    judgedBalances: Map<string, { then: bigint; now: bigint }>
+    entities: Map<string, { entityId: string; wallets: number }>
+    handles: Map<string, string>
+    smart: Map<string, SmartRecord>
+  },
+): StructureAnswer {
+  const { deployer } = f
+  const both = (x: string) => labels.judgedBalances.get(x) ?? { then: 0n, now: 0n }
   const judgement = structureVerdict({
     holders: w.holders,
     fullWindow: window.full,
     supply: w.supply,
-    large: largeWallets.map(both),
-    topNow: topNowWallets.map(both),
+    large: labels.large.map(both),
+    topNow: labels.topNow.map(both),
     grew: w.grew,
     pools: { then: w.poolsThen, now: w.pools.reduce((a, p) => a + p.balance, 0n) },
     exited: w.exited,
@@ -209,21 +294,21 @@ export async function structureReportOverWindow(
   const labelsOf = (x: string): HolderLabel[] => {
     const out: HolderLabel[] = []
     if (x === deployer) out.push({ kind: 'deployer' })
-    const ins = insiders.get(x)
+    const ins = labels.insiders.get(x)
     if (ins) out.push({ kind: 'insider', from: ins.from, received_wei: ins.received.toString(), block: ins.block })
-    const ent = entities.get(x)
+    const ent = labels.entities.get(x)
     if (ent) out.push({ kind: 'entity', entity_id: ent.entityId, wallets: ent.wallets })
-    const r = rounds.get(x)
+    const r = labels.rounds.get(x)
     if (r) out.push({ kind: 'round_allocation', received_wei: r.received.toString(), share: r.share })
-    const h = handles.get(x)
+    const h = labels.handles.get(x)
     if (h) out.push({ kind: 'identity', handle: h })
-    const s = smart.get(x)
+    const s = labels.smart.get(x)
     if (s) out.push({ kind: 'smart', basis: s.basis })
     return out
   }
 
-  const found = deployer !== null || w.total > 0 || pools.length > 0
-  const answer: StructureAnswer = {
+  const found = deployer !== null || w.total > 0 || f.pools.length > 0
+  return {
     signal: judgement.verdict,
     data: {
       token,
@@ -250,5 +335,4 @@ export async function structureReportOverWindow(
       pools: w.pools.map((p) => ({ address: p.pool, balance_wei: p.balance.toString() })),
     },
   }
-  return { answer, firstChange: w.firstChange }
 }

@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { FIFO_STATE_TYPE } from '../../products/wallet/fifo-sql.ts'
 import { balancesAt, latestBlockAtOrBefore } from '../../products/structure/holder-balances.ts'
-import { classOf, structureReport, structureWindow } from '../../products/structure/structure-report.ts'
+import { classOf, structureReport, structureReports, structureWindow } from '../../products/structure/structure-report.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
 import { migratedChDB } from '../setup/chdb.ts'
 
@@ -192,6 +192,39 @@ describe('holder balances (migration 018) and structureReport()', () => {
     const r = await structureReport(ch, CHAIN, token, 60)
     expect(r.data.pools).toEqual([{ address: pm, balance_wei: '600' }])
     expect(r.data.holders).toEqual({ count: 1, top: [{ address: FRIEND_A, balance_wei: '400', share: '0.4', labels: [] }] })
+  })
+
+  it('several tokens computed together each get the answer computed for them alone', async () => {
+    // A third token whose holders include the first token's pool and its insiders, with a pool
+    // of its own and links between wallets that are linked differently in the first token.
+    const third = addr(0xcccc)
+    const thirdPool = addr(0xc00)
+    await ch.insert({ table: 'contract_creations', format: 'JSONEachRow', values: [{ chain_id: CHAIN, address: third, deployer: INSIDER, block_number: 30, tx_index: 0, tx_hash: '0x3', created_at: T0, decimals: 6 }] })
+    await ch.insert({ table: 'pools', format: 'JSONEachRow', values: [{ chain_id: CHAIN, pool: thirdPool, protocol: 'v2', factory: addr(0xf), token0: third, token1: addr(0xeeee), block_number: 31, log_index: 0, created_at: T0 }] })
+    const moves: Array<[number, string, string, bigint]> = [
+      [30, ZERO, INSIDER, 1_000_000n],
+      [31, INSIDER, POOL, 100_000n],
+      [31, INSIDER, FRIEND_B, 50_000n],
+      [32, INSIDER, thirdPool, 400_000n],
+      [40, thirdPool, INSIDER2, 30_000n],
+      [50, FRIEND_B, addr(0x100), 20_000n],
+      [59, thirdPool, DEPLOYER, 1_000n],
+    ]
+    await ch.insert({
+      table: 'erc20_transfers', format: 'JSONEachRow',
+      values: moves.map(([block, from, to, value], i) => ({ chain_id: CHAIN, block_number: block, log_index: 700 + i, tx_hash: `0xc${i}`, token: third, from_address: from, to_address: to, value: value.toString(), block_time: T0 + block * 3600 })),
+    })
+    const tokens = [TOKEN, addr(0xbbbb), third, addr(0xdddd)]
+    for (const block of [60, 45, 20]) {
+      const together = await structureReports(ch, CHAIN, tokens, block)
+      for (const token of tokens) expect(together.get(token)!.answer, `${token} at ${block}`).toEqual(await structureReport(ch, CHAIN, token, block))
+      // The batch is not one answer repeated: each token's own holders.
+      expect(together.get(addr(0xdddd))!.answer.data.found).toBe(false)
+    }
+    const third60 = (await structureReports(ch, CHAIN, [third], 60)).get(third)!.answer.data
+    // The first token's pool holds the third token as any wallet does; the third's pool is apart.
+    expect(third60.holders.top.map((h) => h.address)).toContain(POOL)
+    expect(third60.pools.map((p) => p.address)).toEqual([thirdPool])
   })
 
   it('a replayed batch (same deduplication token) counts once, and a reorg leaves no orphaned delta', async () => {
