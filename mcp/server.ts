@@ -72,11 +72,12 @@ function toolError(err: ApiError): CallToolResult {
  * that names one, with the same schemas, the same handler and the same access gate. Domain
  * failures (bad input, payment required, not found) and an unavailable dependency come back
  * as results with isError and our error body; the arguments the tool receives are the raw
- * ones, validated by the endpoint's own schemas.
+ * ones, validated by the endpoint's own schemas. `call.info` is the HTTP call the server is
+ * answering (mcp/http.ts reuses a server for one call after another).
  */
-export function createMcpServer(catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate, fallbackInfo: RequestInfo): McpServer {
-  // A server per call (stateless transport), but not an Ajv instance per call: building one
-  // was a sixth of a tool call's CPU, and the validator keeps no per-call state.
+export function createMcpServer(catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate, call: { info: RequestInfo }): McpServer {
+  // Not an Ajv instance per server: building one was a sixth of a tool call's CPU, and the
+  // validator keeps no per-call state.
   const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: SHARED_VALIDATOR })
   for (const { e, config } of toolsOf(catalog)) {
     server.registerTool(
@@ -84,7 +85,8 @@ export function createMcpServer(catalog: ServedEndpoint[], deps: ApiDeps, gate: 
       config,
       async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
         // The call's own headers, with the address and channel /mcp was reached by.
-        const info: RequestInfo = extra.requestInfo ? { ip: fallbackInfo.ip, headers: extra.requestInfo.headers, channel: fallbackInfo.channel } : fallbackInfo
+        const reached = call.info
+        const info: RequestInfo = extra.requestInfo ? { ip: reached.ip, headers: extra.requestInfo.headers, channel: reached.channel } : reached
         try {
           const { result } = await invokeEndpoint(e, splitInput(e, args), info, deps, gate)
           const json = result as Record<string, unknown>

@@ -72,4 +72,14 @@ describe('MCP server at /mcp', () => {
     expect((await admin.callTool({ name: 'svc_token', arguments: { address } })).isError).toBeFalsy()
     await admin.close()
   })
+
+  it('calls of two clients (the same JSON-RPC ids), interleaved on the reused tool servers, each get their own answer', { timeout: 60_000 }, async () => {
+    const clients = [await connect(), await connect()]
+    const addresses = Array.from({ length: 40 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`)
+    const calls = await Promise.all(addresses.map((address, i) => clients[i % 2]!.callTool({ name: 'svc_token', arguments: { address } })))
+    expect(calls.map((r) => (r.structuredContent as { data: { token: string } }).data.token)).toEqual(addresses)
+    const bad = await Promise.all(addresses.slice(0, 6).map((a, i) => clients[i % 2]!.callTool({ name: 'svc_token', arguments: { address: i % 3 === 0 ? '0x12' : a } })))
+    expect(bad.map((r) => Boolean(r.isError))).toEqual([true, false, false, true, false, false])
+    for (const c of clients) await c.close()
+  })
 })
