@@ -216,7 +216,9 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
       ahead.asked(wallet)
       const r = await ready()
       if (!r.claims.has(wallet)) return notFoundReceipt(wallet, synced.block)
-      const before = receipts.has(wallet) ? undefined : previous.get(wallet)
+      // Kept until its new receipt lands, also while that is built by the refresh ahead (which
+      // holds the build in `receipts`): a caller then waited for the whole batch's build.
+      const before = previous.get(wallet)
       const building = receipts.get(wallet, async () => kept(wallet, (await buildMany([wallet], r)).get(wallet)!))
       // A batch changed the wallet: its receipt before, stating its block, while this one is built.
       if (before) {
