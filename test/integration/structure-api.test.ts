@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { structureReport } from '../../products/structure/structure-report.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+import { until } from '../setup/until.ts'
 import { SIM_4663_CONTRACTS } from '../../pipelines/sim/contracts.ts'
 
 /**
@@ -223,6 +224,53 @@ describe('GET /structure/{token}', () => {
       release()
       env.api.deps.ch = ch
     }
+  })
+
+  it('an answer whose token moved again while it was computed is given as the previous one, stating its block', { timeout: 120_000 }, async () => {
+    const [token] = await busyTokens(1)
+    const before = (await get(`/structure/${token}`)).json()
+    // A computation's holder window (its first holder read) waits for the gate of the moment it is sent.
+    const gates: Array<() => void> = []
+    let gate: Promise<void> = Promise.resolve()
+    const hold = () => (gate = new Promise<void>((r) => gates.push(r)))
+    const ch = env.api.deps.ch
+    env.api.deps.ch = new Proxy(ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return async (args: Parameters<ClickHouseClient['query']>[0]) => {
+          if (args.query.includes('first_change')) await gate
+          return target.query(args)
+        }
+      },
+    })
+    const movedSince = async (b: number) =>
+      Number((await queryRows<{ n: string }>(env.rt.ch, 'SELECT count() AS n FROM erc20_transfers WHERE token = {t:String} AND block_number > {b:UInt64}', { t: token, b }))[0]!.n)
+    try {
+      hold()
+      await env.ingestThrough(before.measured_through_block + 50)
+      await env.api.deps.tokens.sync()
+      const first = env.api.deps.tokens.measuredThrough()!
+      expect(await movedSince(before.measured_through_block)).toBeGreaterThan(0)
+      // Given as before; its computation at `first` starts and waits at the first gate.
+      expect((await get(`/structure/${token}`)).json()).toEqual(before)
+      await new Promise((r) => setTimeout(r, 200))
+      hold()
+      await env.ingestThrough(first + 50)
+      await env.api.deps.tokens.sync()
+      expect(await movedSince(first)).toBeGreaterThan(0)
+      // The token moved again: the computation at `first` finishes, is not kept, and is given
+      // while the one at the new block waits at the second gate.
+      gates[0]!()
+      await new Promise((r) => setTimeout(r, 500))
+      const meanwhile = (await get(`/structure/${token}`)).json()
+      expect(meanwhile.measured_through_block).toBe(first)
+      expect(meanwhile.data.token).toBe(token)
+    } finally {
+      for (const open of gates) open()
+      env.api.deps.ch = ch
+    }
+    const served = env.api.deps.tokens.measuredThrough()!
+    await until('the new answer kept', async () => ((await get(`/structure/${token}`)).json().measured_through_block === served ? true : undefined))
   })
 
   it('an answer asked recently is computed again in the background when a batch drops it', { timeout: 120_000 }, async () => {
