@@ -207,6 +207,36 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
     return list.map((token) => loading.get(token)!)
   }
 
+  // Misses at one block asked while a computation of misses runs wait for it and are then computed
+  // together: after a restart every token is a miss, and computed one by one they queued behind
+  // one another in the engine. A lone miss starts at once.
+  type Waiting = { block: number; tokens: Set<string>; started: Promise<Map<string, Promise<Kept>>>; start: (m: Map<string, Promise<Kept>>) => void }
+  const misses: Waiting[] = []
+  let missesRunning = false
+  function missed(token: string, block: number): Promise<Kept> {
+    let waiting = misses.find((w) => w.block === block && (w.tokens.has(token) || w.tokens.size < STRUCTURE_REFRESH_BATCH_TOKENS))
+    if (!waiting) {
+      let start!: Waiting['start']
+      const started = new Promise<Map<string, Promise<Kept>>>((r) => (start = r))
+      misses.push((waiting = { block, tokens: new Set(), started, start }))
+    }
+    waiting.tokens.add(token)
+    const own = waiting.started.then((m) => m.get(token)!)
+    computeMisses()
+    return own
+  }
+  function computeMisses(): void {
+    if (missesRunning || misses.length === 0) return
+    const { block, tokens: list, start } = misses.shift()!
+    const pendings = load([...list], block)
+    start(new Map([...list].map((t, i) => [t, pendings[i]!])))
+    missesRunning = true
+    void Promise.allSettled(pendings).then(() => {
+      missesRunning = false
+      computeMisses()
+    })
+  }
+
   /**
    * Whether a kept answer holds in `window`: its window was as full, and the window's start has
    * not reached the first block whose change it counted (a transfer leaving the window changes
@@ -230,8 +260,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
         kept.set(token, held)
         return given(held, window)
       }
-      const [pending] = load([token], block)
-      return given(await pending!, window)
+      return given(await (loading.get(token) ?? missed(token, block)), window)
     },
 
     /**

@@ -273,6 +273,39 @@ describe('GET /structure/{token}', () => {
     await until('the new answer kept', async () => ((await get(`/structure/${token}`)).json().measured_through_block === served ? true : undefined))
   })
 
+  it('first asks of several tokens at once are computed together, each equal to its own computation', { timeout: 120_000 }, async () => {
+    // Tokens no test asked before: the quietest ones.
+    const quiet = (await queryRows<{ token: string }>(
+      env.rt.ch,
+      'SELECT token FROM erc20_transfers WHERE token != {weth:String} GROUP BY token ORDER BY count(), token LIMIT 8',
+      { weth: SIM_4663_CONTRACTS.weth },
+    )).map((r) => r.token)
+    let windows = 0
+    const ch = env.api.deps.ch
+    env.api.deps.ch = new Proxy(ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (args: Parameters<ClickHouseClient['query']>[0]) => {
+          if (args.query.includes('first_change')) windows++
+          return target.query(args)
+        }
+      },
+    })
+    try {
+      const answers = await Promise.all(quiet.map((t) => get(`/structure/${t}`)))
+      // The first starts at once, the others wait for it and go together.
+      expect(windows).toBeGreaterThanOrEqual(1)
+      expect(windows).toBeLessThanOrEqual(2)
+      for (const [i, res] of answers.entries()) {
+        expect(res.status).toBe(200)
+        const body = res.json()
+        expect(body.data).toEqual((await structureReport(env.rt.ch, 4663, quiet[i]!, body.measured_through_block)).data)
+      }
+    } finally {
+      env.api.deps.ch = ch
+    }
+  })
+
   it('an answer asked recently is computed again in the background when a batch drops it', { timeout: 120_000 }, async () => {
     const candidates = await busyTokens(12)
     for (const t of candidates) expect((await get(`/structure/${t}`)).status).toBe(200)
