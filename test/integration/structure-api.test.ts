@@ -42,6 +42,19 @@ async function recount(ch: ClickHouseClient, token: string, block: number): Prom
  * The simulated tokens most active lately, then with the most transfers: the next batches move
  * them too (wrapped ether, the quote side of every pool and once the pick, is refused).
  */
+/** `ch` with `before` run (and awaited) ahead of each query it sends: counts or holds the API's reads. */
+function beforeQueries(ch: ClickHouseClient, before: (sql: string) => unknown): ClickHouseClient {
+  return new Proxy(ch, {
+    get(target, prop, receiver) {
+      if (prop !== 'query') return Reflect.get(target, prop, receiver)
+      return async (args: Parameters<ClickHouseClient['query']>[0]) => {
+        await before(args.query)
+        return target.query(args)
+      }
+    },
+  })
+}
+
 async function busyTokens(n: number): Promise<string[]> {
   const rows = await queryRows<{ token: string }>(
     env.rt.ch,
@@ -155,14 +168,8 @@ describe('GET /structure/{token}', () => {
     const candidates = await busyTokens(12)
     let reads = 0
     const ch = env.api.deps.ch
-    const counting = new Proxy(ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return (args: Parameters<ClickHouseClient['query']>[0]) => {
-          if (args.query.includes('holder_balances')) reads++
-          return target.query(args)
-        }
-      },
+    const counting = beforeQueries(ch, (sql) => {
+      if (sql.includes('holder_balances')) reads++
     })
     env.api.deps.ch = counting
     try {
@@ -196,15 +203,7 @@ describe('GET /structure/{token}', () => {
     let release = () => {}
     const held = new Promise<void>((r) => (release = r))
     const ch = env.api.deps.ch
-    env.api.deps.ch = new Proxy(ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return async (args: Parameters<ClickHouseClient['query']>[0]) => {
-          if (args.query.includes('holder_balances')) await held
-          return target.query(args)
-        }
-      },
-    })
+    env.api.deps.ch = beforeQueries(ch, (sql) => (sql.includes('holder_balances') ? held : undefined))
     try {
       await env.ingestThrough(before.measured_through_block + 50)
       await env.api.deps.tokens.sync()
@@ -234,15 +233,7 @@ describe('GET /structure/{token}', () => {
     let gate: Promise<void> = Promise.resolve()
     const hold = () => (gate = new Promise<void>((r) => gates.push(r)))
     const ch = env.api.deps.ch
-    env.api.deps.ch = new Proxy(ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return async (args: Parameters<ClickHouseClient['query']>[0]) => {
-          if (args.query.includes('first_change')) await gate
-          return target.query(args)
-        }
-      },
-    })
+    env.api.deps.ch = beforeQueries(ch, (sql) => (sql.includes('first_change') ? gate : undefined))
     const movedSince = async (b: number) =>
       Number((await queryRows<{ n: string }>(env.rt.ch, 'SELECT count() AS n FROM erc20_transfers WHERE token = {t:String} AND block_number > {b:UInt64}', { t: token, b }))[0]!.n)
     try {
@@ -282,14 +273,8 @@ describe('GET /structure/{token}', () => {
     )).map((r) => r.token)
     let windows = 0
     const ch = env.api.deps.ch
-    env.api.deps.ch = new Proxy(ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return (args: Parameters<ClickHouseClient['query']>[0]) => {
-          if (args.query.includes('first_change')) windows++
-          return target.query(args)
-        }
-      },
+    env.api.deps.ch = beforeQueries(ch, (sql) => {
+      if (sql.includes('first_change')) windows++
     })
     try {
       const answers = await Promise.all(quiet.map((t) => get(`/structure/${t}`)))
@@ -311,14 +296,8 @@ describe('GET /structure/{token}', () => {
     for (const t of candidates) expect((await get(`/structure/${t}`)).status).toBe(200)
     let reads = 0
     const ch = env.api.deps.ch
-    env.api.deps.ch = new Proxy(ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return (args: Parameters<ClickHouseClient['query']>[0]) => {
-          if (args.query.includes('holder_balances')) reads++
-          return target.query(args)
-        }
-      },
+    env.api.deps.ch = beforeQueries(ch, (sql) => {
+      if (sql.includes('holder_balances')) reads++
     })
     try {
       const token = await ingestUntilOneMoves(candidates, env.api.watermarks.get(4663)!)
