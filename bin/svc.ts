@@ -117,6 +117,7 @@ async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: (b: num
     maxBatchBlocks: rt.config.PIPELINE_BATCH_BLOCKS,
     flushEveryMs: chainId === 5042 ? rt.config.CHAIN_5042_FLUSH_MS : 0,
     follow: followedContracts(rt.config, chainId),
+    tokenFactsEntries: rt.config.SERVING_CACHE_ENTRIES,
     onAdvance,
     sinkHooks: faultHooks(),
   })

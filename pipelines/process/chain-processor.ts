@@ -4,6 +4,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
 import type { Bus } from '../../core/bus/types.ts'
+import { deferred } from '../../core/deferred.ts'
 import { createConsumer, type Consumer, type SinkContext, type SinkItem } from '../consumer/create-consumer.ts'
 import { ChainBlock } from '../records/chain-block.ts'
 import { createClickHouseSink, type SinkHooks } from '../sink/clickhouse-sink.ts'
@@ -19,6 +20,7 @@ import { chainTotalsMissing, CountedBefore, recountChainTotals } from '../../pro
 import type { IdleWatch } from '../../products/token/idle-deployers.ts'
 import { blockAt, catchUpServingState, foldBatch, refreshServingState, touchedByBatch, tradedPairsOf, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
+import { TokenFacts } from '../../products/token/token-facts.ts'
 import { createLaunchOutcomes } from '../../products/verdict/launch-verdicts.ts'
 import { catchUpFifo } from '../../products/wallet/fifo-refresh.ts'
 
@@ -35,10 +37,15 @@ export interface ChainProcessorDeps {
   maxBatchBlocks?: number
   /** After a batch that did not fill, wait this long before the next (batch by time); 0 or absent: no wait. */
   flushEveryMs?: number
+  /** Tokens whose frozen facts (creation, launch, real block) the processor keeps (SERVING_CACHE_ENTRIES). */
+  tokenFactsEntries?: number
   /** Called after each batch once its serving state is refreshed: the new watermark and the refresh's seq. */
   onAdvance?(block: number, seq: number): void
   sinkHooks?: SinkHooks
 }
+
+/** Tokens whose frozen facts a processor keeps unless told (about 1 KB each). */
+const DEFAULT_TOKEN_FACTS = 100_000
 
 export interface ChainProcessor {
   start(): Promise<void>
@@ -82,6 +89,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let idleWatch: IdleWatch | undefined
   /** The traders and tokens this processor's batches counted (a rollback recounts: forgotten then). */
   const counted = new CountedBefore()
+  /** The frozen facts of the tokens its batches refreshed (a rollback may take them away: cleared then). */
+  const facts = new TokenFacts(deps.tokenFactsEntries ?? DEFAULT_TOKEN_FACTS)
 
   /** Tokens traded in blocks [from, to]: whose "real" status a restart must re-check. */
   async function tokensTradedIn(from: number, to: number): Promise<string[]> {
@@ -94,7 +103,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   }
 
   /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
-  async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number): Promise<number> {
+  async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number, blocksIn?: Promise<unknown>): Promise<number> {
     const started = performance.now()
     const head = typeof to === 'number' ? { number: to, ...(await blockAt(refreshing, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
     // A rollback, and a refresh after a failed one, read what was served last from serving_changes.
@@ -102,7 +111,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     const watch = scope.kind === 'batch' ? idleWatch : undefined
     servedChainTime = undefined
     idleWatch = undefined
-    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch, counted })
+    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch, counted, blocksIn, facts })
     servedChainTime = head.time
     idleWatch = r.idleWatch
     servedBlockTime = head.time
@@ -133,6 +142,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     owedAfterRollback = false
     // The rollback recounts the totals: a trader whose only swaps it removes is no longer counted.
     counted.forget()
+    // It may remove a creation, a launch or a real block.
+    facts.clear()
     const orphan = { block: block.number, hash: old }
     const owe = (r: RollbackResult) => {
       const owed = { ...r, orphans: [orphan] }
@@ -231,17 +242,35 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       // The FIFO fold reads only what the swaps' insert fills: it starts once that is in, beside the
       // batch's other inserts (the longest part of a live batch's refresh, off its critical path).
       let folding: Promise<Set<string>> | undefined
+      // The refresh reads what the raw tables' inserts fill, not the watermark table (chain_blocks,
+      // inserted last): it starts once the others are in, beside that insert, and waits for it
+      // only where it reads it or publishes the batch (serving-refresh.ts `blocksIn`). A fault
+      // after it began is retried as a whole batch: every refresh write is idempotent.
+      let refreshed: Promise<number> | undefined
+      const blocksIn = deferred()
       try {
-        rows = await sink.insertBatch(token, tables, (table) => {
-          if (table !== 'swaps') return
-          folding = foldBatch(refreshing, chainId, fromBlock, through.number, tradedPairs)
-          // Awaited by the refresh; marked handled now, in case another insert fails first.
-          folding.catch(() => {})
+        rows = await sink.insertBatch(token, tables, {
+          onInserted: (table) => {
+            if (table !== 'swaps') return
+            folding = foldBatch(refreshing, chainId, fromBlock, through.number, tradedPairs)
+            // Awaited by the refresh; marked handled now, in case another insert fails first.
+            folding.catch(() => {})
+          },
+          onHeadInserted: () => {
+            // A pool created in this batch is not in state.pools until commit(): its rows name its tokens.
+            const touch = { ...touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] }), tradedPairs, folding }
+            refreshed = refreshServing(touch, { kind: 'batch', fromBlock }, through, blocksIn.promise)
+            refreshed.catch(() => {})
+          },
         })
+        blocksIn.resolve()
         commit()
-        const touch = { ...touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] }), tradedPairs, folding }
-        seq = await refreshServing(touch, { kind: 'batch', fromBlock }, through)
+        seq = await refreshed!
       } catch (err) {
+        // The watermark's insert failed (or one before it): a refresh running beside it stops at
+        // it; settled before the retry, so two refreshes of the batch never overlap.
+        blocksIn.reject(err)
+        await refreshed?.catch(() => {})
         // The consumer retries this batch (an infrastructure fault is retried until it clears):
         // chainRows marked the batch's launches as seen, so forget them, or the retry would form
         // the batch without its launch rows (and its refresh without their launches). Rows that

@@ -5,6 +5,7 @@ import { launchesMark, lastServedBatch, nextServingSeq } from '../../core/record
 import { countNewTraders, recountChainTotals, type CountedBefore } from '../../products/token/chain-totals.ts'
 import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { deployersTurnedIdle, type IdleWatch } from '../../products/token/idle-deployers.ts'
+import type { TokenFacts } from '../../products/token/token-facts.ts'
 import { catchUpFifo, foldBlocks, pairsOfSwaps, type TradedPairs } from '../../products/wallet/fifo-refresh.ts'
 import { sideBySide } from '../../core/side-by-side.ts'
 
@@ -98,6 +99,14 @@ export async function refreshServingState(
     idleWatch?: IdleWatch
     /** The traders and tokens the caller knows were counted (a batch's new ones are counted by key). */
     counted?: CountedBefore
+    /**
+     * A batch's `chain_blocks` insert (its watermark), when it runs beside this refresh: awaited
+     * before what reads that table (a turned-real token's block time) and before the batch is
+     * published in serving_changes. Nothing else here reads it.
+     */
+    blocksIn?: Promise<unknown>
+    /** The frozen token facts the caller's processor keeps (a batch's refresh only). */
+    facts?: TokenFacts
   },
 ): Promise<RefreshResult> {
   const batch = at.scope.kind === 'batch' ? at.scope : null
@@ -126,12 +135,13 @@ export async function refreshServingState(
       // rollback or a rebuild may have taken a token's creation away: the deployers stored before count too.
       const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
       // The tokens the batch traded may have turned real: the records' read tells (and records it).
-      const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined })
+      const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts: batch ? at.facts : undefined })
       return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
     })(),
     batch ? (touch.folding ?? foldBatch(ch, chainId, batch.fromBlock, at.watermark, touch.tradedPairs)) : Promise.resolve(new Set<string>()),
   ] as const)
   const wallets = new Set([...(touch.wallets ?? []), ...folded])
+  await at.blocksIn
 
   const change = (kind: string, key: string) => ({ chain_id: chainId, seq: version, kind, key, watermark: at.watermark, chain_time: at.chainTime })
   await ch.insert({

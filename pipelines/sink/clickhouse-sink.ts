@@ -10,10 +10,17 @@ export interface ClickHouseSink {
    * Insert one batch; the last table of the list is inserted after all others are in. Each
    * table's insert carries the token `<batchToken>:<table>`, and
    * dependent materialized views deduplicate with it, so inserting the same batch again
-   * (after a crash or a redelivery) changes nothing. `onInserted` is told each table whose insert
-   * was acknowledged (work that reads only that table may start before the rest are in).
+   * (after a crash or a redelivery) changes nothing.
    */
-  insertBatch(batchToken: string, tables: TableRows, onInserted?: (table: string) => void): Promise<number>
+  insertBatch(batchToken: string, tables: TableRows, progress?: InsertProgress): Promise<number>
+}
+
+/** What a batch's caller hears while its inserts land (work that reads only those may start). */
+export interface InsertProgress {
+  /** Each table whose insert was acknowledged. */
+  onInserted?(table: string): void
+  /** Every table but the last is in; the last one's insert starts now. */
+  onHeadInserted?(): void
 }
 
 export interface SinkHooks {
@@ -23,7 +30,7 @@ export interface SinkHooks {
 
 export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hooks: SinkHooks = {}): ClickHouseSink {
   return {
-    async insertBatch(batchToken, tables, onInserted) {
+    async insertBatch(batchToken, tables, progress = {}) {
       const insertOne = async ([table, rows]: TableRows[number]) => {
         if (rows.length === 0) return 0
         // Counted per table: an insert's cost is mostly its table's materialized views.
@@ -47,12 +54,13 @@ export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hoo
         })
         metrics.ingestRows.inc({ table }, rows.length)
         hooks.afterInsert?.(table, rows.length)
-        onInserted?.(table)
+        progress.onInserted?.(table)
         return rows.length
       }
       // All tables but the last go in concurrently; the last (the watermark table) goes in only
       // after every other insert was acknowledged.
       const head = await Promise.all(tables.slice(0, -1).map(insertOne))
+      progress.onHeadInserted?.()
       const tail = tables.length ? await insertOne(tables[tables.length - 1]!) : 0
       return head.reduce((a, b) => a + b, tail)
     },

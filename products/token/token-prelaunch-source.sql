@@ -1,7 +1,8 @@
 -- The pre-launch distribution of tokens whose launch the batch ingested ({launched}): how many
 -- wallets other than the deployer and the zero address the deployer sent the token to before the
 -- launch block (transfers_by_token by (chain_id, token, block)). Computed once, at launch: the fact
--- freezes then. A branch of token-state-sources.sql, appended only when a batch has launches.
+-- freezes then. A branch of token-state-sources.sql, appended only when a batch has launches (with the launched
+-- tokens' frozen facts: a launch is one of them).
 SELECT 'prelaunch', t.token,
        formatRowNoNewline('JSONEachRow', uniqExact(t.to_address) AS prelaunch_recipients)
 FROM transfers_by_token AS t

@@ -8,6 +8,7 @@ import { meetsRealThresholds } from './real-token.ts'
 import { recordTurnedReal } from './token-real-refresh.ts'
 import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from './token-state.ts'
 import { jsonLinesUpTo, quotedRange, tokenStateInputs, type TokenSourceRow } from './token-state-inputs.ts'
+import type { TokenFacts } from './token-facts.ts'
 
 /** Keys per refresh statement: bounds statement size and memory whatever the batch. */
 const CHUNK = 2_000
@@ -28,21 +29,36 @@ const CHUNK = 2_000
 export async function refreshTokenStates(
   ch: ClickHouseClient,
   chainId: number,
-  batch: { tokens: string[]; launched: ReadonlySet<string>; version: number; traded?: ReadonlySet<string> },
+  batch: {
+    tokens: string[]
+    launched: ReadonlySet<string>
+    version: number
+    traded?: ReadonlySet<string>
+    /** The batch's chain_blocks insert, when it runs beside: a turned-real token's block time is read from it. */
+    blocksIn?: Promise<unknown>
+    /** The frozen facts its chain processor keeps (a live batch's); without, every token's are read. */
+    facts?: TokenFacts
+  },
 ): Promise<Set<string>> {
   const deployers = new Set<string>()
   for (const part of chunks(batch.tokens, CHUNK)) {
     // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
     const launched = part.filter((t) => batch.launched.has(t))
-    let sources = await tokenSources(ch, chainId, part, launched)
+    // A launch is a frozen fact that changed: the launched tokens' facts are read again.
+    batch.facts?.forget(launched)
+    let { sources, read } = await tokenSources(ch, chainId, part, launched, batch.facts)
     const turned = turnedReal(part.filter((t) => batch.traded?.has(t)), sources)
     if (turned.length) {
+      await batch.blocksIn
       await recordTurnedReal(engineStep(ch, 'token_real'), chainId, turned)
       const again = new Set(turned)
-      const reread = await tokenSources(ch, chainId, turned, launched.filter((t) => again.has(t)))
-      sources = [...sources.filter((r) => !again.has(r.key)), ...reread]
+      batch.facts?.forget(turned)
+      const reread = await tokenSources(ch, chainId, turned, launched.filter((t) => again.has(t)), batch.facts)
+      sources = [...sources.filter((r) => !again.has(r.key)), ...reread.sources]
+      read = [...new Set([...read, ...turned])]
     }
-    const rows = tokenStateInputs(part, new Set(launched), sources)
+    const launchedSet = new Set(launched)
+    const rows = tokenStateInputs(part, launchedSet, sources)
     for (const r of rows) if (typeof r.deployer === 'string' && r.deployer !== '') deployers.add(r.deployer)
     // The rows travel as a query parameter (the same statement for the embedded engine and a
     // server; a server takes it in the URL), a bounded size per statement.
@@ -52,19 +68,39 @@ export async function refreshTokenStates(
         query_params: { chain: chainId, version: batch.version, rows: piece.text, ...quotedRange(piece.rows) },
       })
     }
+    // Kept once written: a batch retried after a fault reads what it read again.
+    batch.facts?.keep(read, sources, launchedSet)
   }
   return deployers
 }
 
-/** The sources of `tokens` (one row per source and key), with the pre-launch ones of `launched`. */
-async function tokenSources(ch: ClickHouseClient, chainId: number, tokens: string[], launched: string[]): Promise<TokenSourceRow[]> {
-  return (await engineStep(ch, 'token_state').query({
-    query: launched.length ? `${sqlFile(SOURCES)}\nUNION ALL\n${sqlFile(PRELAUNCH_SOURCE)}` : sqlFile(SOURCES),
-    query_params: { chain: chainId, tokens, launched },
+/**
+ * The sources of `tokens` (one row per source and key), with the pre-launch ones of `launched`,
+ * in one statement: what moves for every token; the frozen facts (token-facts.ts) from `facts`
+ * for the tokens it keeps, read for the others (answered as `read`), so a batch whose tokens are
+ * all kept plans three or four branches instead of eight.
+ */
+async function tokenSources(ch: ClickHouseClient, chainId: number, tokens: string[], launched: string[], facts?: TokenFacts): Promise<{ sources: TokenSourceRow[]; read: string[] }> {
+  const kept: TokenSourceRow[] = []
+  const pools: string[] = []
+  const read: string[] = []
+  for (const token of tokens) {
+    const k = facts?.get(token)
+    if (!k) read.push(token)
+    else {
+      kept.push(...k.rows)
+      if (k.pool) pools.push(k.pool)
+    }
+  }
+  const branches = [SOURCES, ...(pools.length ? [LIQUIDITY_SOURCE] : []), ...(read.length ? [FROZEN_SOURCES] : []), ...(launched.length ? [PRELAUNCH_SOURCE] : [])]
+  const rows = await (await engineStep(ch, 'token_state').query({
+    query: branches.map(sqlFile).join('\nUNION ALL\n'),
+    query_params: { chain: chainId, tokens, pools, facts: read, launched },
     format: 'JSONEachRow',
     // The fields' 64-bit and wider integers as strings, whatever the client's defaults.
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
   })).json<TokenSourceRow>()
+  return { sources: [...rows, ...kept], read }
 }
 
 /** Of `candidates`, those without a `real` source whose `activity` totals meet the thresholds. */
@@ -85,6 +121,8 @@ function turnedReal(candidates: string[], sources: readonly TokenSourceRow[]): s
 const INSERT_BYTES = 160 * 1024
 
 const SOURCES = new URL('./token-state-sources.sql', import.meta.url)
+const LIQUIDITY_SOURCE = new URL('./token-liquidity-source.sql', import.meta.url)
+const FROZEN_SOURCES = new URL('./token-frozen-sources.sql', import.meta.url)
 const PRELAUNCH_SOURCE = new URL('./token-prelaunch-source.sql', import.meta.url)
 const INSERT = new URL('./token-state-insert.sql', import.meta.url)
 

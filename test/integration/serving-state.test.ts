@@ -75,6 +75,21 @@ describe('serving state kept by key', () => {
     for (const r of rows) expect(r.stored, r.token).toBe(r.recount)
   })
 
+  it('the token records a live processor wrote from the frozen facts it keeps equal a refresh that reads every fact', async () => {
+    // The processor read creations, launches, real blocks and pre-launch distributions once per
+    // token and kept them (products/token/token-facts.ts); 600 blocks of 50 bring launches of
+    // tokens created batches before (chain-e2e.test.ts checks tokens turning real against the chain).
+    const ch = env.rt.ch
+    // eth_usd is the candle of the quote's minute as the refresh found it (a candle may land later).
+    const live = await queryRows<Record<string, unknown>>(ch, `SELECT * EXCEPT (version, eth_usd) FROM (${latestTokens}) ORDER BY token`)
+    expect(live.filter((r) => Number(r.launched)).length).toBeGreaterThan(10)
+    expect(live.filter((r) => Number(r.prelaunch_recipients) > 0).length).toBeGreaterThan(0)
+    const version = nextServingSeq()
+    await refreshTokenStates(ch, 4663, { tokens: live.map((r) => r.token as string), launched: new Set(), version })
+    const fresh = await queryRows<Record<string, unknown>>(ch, 'SELECT * EXCEPT (version, eth_usd) FROM token_state WHERE chain_id = 4663 AND version = {v:UInt64} ORDER BY token', { v: version })
+    expect(fresh).toEqual(live)
+  })
+
   it('one refresh of many keys writes the same token and deployer rows as a refresh of each key alone', async () => {
     const ch = env.rt.ch
     // Every token of the world (launched or not: pools, WETH) in a seeded shuffle, and a key that is no token.

@@ -101,9 +101,11 @@ async function ingest(blocks: Block[], token: string): Promise<void> {
     ['swaps', blocks.flatMap((b) => b.swaps)],
     ['erc20_transfers', blocks.flatMap((b) => b.transfers)],
     ['chain_blocks', blocks.map((b) => ({ chain_id: CHAIN, number: b.number, hash: hex(b.number + (token.includes('fork') ? 7 : 0), 64), parent_hash: hex(b.number - 1, 64), timestamp: b.time, log_count: b.swaps.length + b.transfers.length }))],
-  ], (table) => {
-    acknowledged.push(table)
-    if (table === 'swaps') folding = foldBlocks(ch, CHAIN, blocks[0]!.number, blocks[blocks.length - 1]!.number)
+  ], {
+    onInserted: (table) => {
+      acknowledged.push(table)
+      if (table === 'swaps') folding = foldBlocks(ch, CHAIN, blocks[0]!.number, blocks[blocks.length - 1]!.number)
+    },
   })
   expect(acknowledged.at(-1)).toBe('chain_blocks')
   expect(folding, 'the fold started before the watermark table was in').toBeDefined()

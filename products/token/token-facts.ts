@@ -1,0 +1,67 @@
+import { LruMap } from '../../core/serving/lru-map.ts'
+import type { TokenSourceRow } from './token-state-inputs.ts'
+
+/** The sources of token-frozen-sources.sql that a chain processor keeps per token (not the pool's liquidity). */
+const FROZEN: ReadonlySet<TokenSourceRow['source']> = new Set(['created', 'launched', 'real', 'kept'])
+
+/** One token's frozen facts as last read: its rows of those sources (a source it lacks: a fact it does not have). */
+export interface KeptFacts {
+  rows: TokenSourceRow[]
+  /** Its launch pool, whose liquidity is read by key (token-liquidity-source.sql). */
+  pool?: string
+}
+
+/**
+ * The facts of tokens that freeze when they happen (creation, launch, the first real block, the
+ * pre-launch distribution), kept by a chain processor so that a live batch's token records read
+ * only what moves (token-state-sources.sql) for the tokens whose facts it has. The absence of a
+ * fact is kept too, which holds while every change of one passes through the processor's batches:
+ *  - a creation comes before any log of the token (logs come from the created contract), so a
+ *    token first read without one never gets one;
+ *  - a launch arrives in a batch's launches: the refresh reads those tokens' facts again
+ *    (`forget` before the read, token-refresh.ts);
+ *  - a token turns real in the refresh that records it (token-refresh.ts forgets it first);
+ *  - the pre-launch distribution is computed at the launch, kept from then on.
+ * A rollback or a rebuild may take any of them away: the processor clears what it keeps then.
+ * At most `maxTokens` tokens (least recently used evicted); a token not kept is read.
+ */
+export class TokenFacts {
+  private readonly kept: LruMap<KeptFacts>
+
+  constructor(maxTokens: number) {
+    this.kept = new LruMap(maxTokens)
+  }
+
+  get(token: string): KeptFacts | undefined {
+    return this.kept.get(token)
+  }
+
+  /**
+   * Keep the facts a refresh read for `tokens` (their rows in `sources`); for those launched in
+   * the batch, the pre-launch distribution it computed (`prelaunch`) is what the token keeps.
+   */
+  keep(tokens: Iterable<string>, sources: readonly TokenSourceRow[], launched: ReadonlySet<string>): void {
+    const byToken = new Map<string, TokenSourceRow[]>()
+    for (const r of sources) {
+      const source = r.source === 'prelaunch' ? 'kept' : r.source
+      if (!FROZEN.has(source) || (r.source === 'kept' && launched.has(r.key)) || (r.source === 'prelaunch' && !launched.has(r.key))) continue
+      const rows = byToken.get(r.key) ?? []
+      rows.push(source === r.source ? r : { ...r, source })
+      byToken.set(r.key, rows)
+    }
+    for (const token of tokens) {
+      const rows = byToken.get(token) ?? []
+      const launch = rows.find((r) => r.source === 'launched')
+      const pool = launch ? (JSON.parse(launch.fields) as { launch_pool?: string }).launch_pool : undefined
+      this.kept.set(token, { rows, pool: pool || undefined })
+    }
+  }
+
+  forget(tokens: Iterable<string>): void {
+    for (const t of tokens) this.kept.delete(t)
+  }
+
+  clear(): void {
+    this.kept.clear()
+  }
+}
