@@ -6,14 +6,14 @@ import { superviseEngine } from '../infra/engine/supervise.ts'
 import { createClickHouse } from '../core/clickhouse.ts'
 import { startAlertsWorker } from '../pipelines/alerts/alerts-worker.ts'
 import { startScansRole } from './scans-role.ts'
-import { createChainProcessor, type ChainProcessor } from '../pipelines/process/chain-processor.ts'
+import { createChainProcessor, type ChainProcessor, type ChainProcessorDeps } from '../pipelines/process/chain-processor.ts'
 import { createPriceProcessor } from '../pipelines/process/price-processor.ts'
 import { createClaimsProcessor, publishClaims } from '../pipelines/process/claims-processor.ts'
 import { claimRow, Leaderboard } from '../products/wallet/leaderboard-claim.ts'
 import { createSocialProcessor } from '../pipelines/process/social-processor.ts'
 import { createSolanaProcessor } from '../pipelines/process/solana-processor.ts'
 import { createSolanaSimSource, type SolanaSimSource } from '../pipelines/sources/solana-sim-source.ts'
-import { createCallGrader } from '../pipelines/social/grade-calls.ts'
+import { createCallGrader, type CallGrader } from '../pipelines/social/grade-calls.ts'
 import { catchUpCallerState } from '../products/social/caller-refresh.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
 import { createSimSource, resolveSimStart, type SimSource, type SocialCounts } from '../pipelines/sources/sim-source.ts'
@@ -106,7 +106,7 @@ function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | void>): vo
 
 type ChainId = 4663 | 5042
 
-async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: (b: number, seq: number) => void): Promise<ChainProcessor> {
+async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: ChainProcessorDeps['onAdvance']): Promise<ChainProcessor> {
   const processor = createChainProcessor({
     ch: rt.ch,
     bus: rt.bus,
@@ -124,6 +124,13 @@ async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: (b: num
   await processor.start()
   return processor
 }
+
+/**
+ * The call grader's pause between passes when the chain and social pipelines of its process tell
+ * it what changed: a safety net, the passes run when they can grade something (the grader on a
+ * 2 s timer was about 30 passes a minute at 20 ms of engine time each on an idle world).
+ */
+const GRADER_TOLD_INTERVAL_MS = 30_000
 
 /** A chain's JSON-RPC settings (CHAIN_<id>_RPC_URL, _START_BLOCK, _CONFIRMATIONS). */
 function chainRpc(c: Config, chainId: ChainId) {
@@ -215,13 +222,22 @@ async function commandStart(config: Config): Promise<void> {
   // The audit of kept views against raw rows, sampled, on its own timer within a CPU share.
   const audit = config.AUDIT_SAMPLE > 0 ? startAuditSchedule({ ch: rt.ch, logger: rt.logger, metrics: rt.metrics, sample: config.AUDIT_SAMPLE, cpuShare: config.AUDIT_CPU_SHARE }) : undefined
   const api = await createApiServer(rt, { pollMs: 0, faucet: payments?.faucet, audit })
-  const processor = await startProcessor(rt, 4663, (b, seq) => api.watermarks.advance(4663, b, seq))
+  // The call grader (started below) is told what changed by the chain and social pipelines.
+  let grader: CallGrader | undefined
+  const processor = await startProcessor(rt, 4663, (b, seq, served) => {
+    api.watermarks.advance(4663, b, seq)
+    grader?.changed({ kind: 'chain', ...served })
+  })
   const arcProcessor = await startProcessor(rt, 5042, (b, seq) => api.watermarks.advance(5042, b, seq))
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS })
   await prices.start()
   const claims = createClaimsProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
   await claims.start()
-  const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS, onInserted: (n) => api.watermarks.socialAdvanced(n) })
+  const social = createSocialProcessor({
+    ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS,
+    onInserted: (n) => api.watermarks.socialAdvanced(n),
+    onCallerInputs: () => grader?.changed({ kind: 'calls' }),
+  })
   await social.start()
   const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS, onTrades: (n) => api.deps.solana.advanced(n) })
   await solana.start()
@@ -231,7 +247,7 @@ async function commandStart(config: Config): Promise<void> {
   const scans = await startScansRole(rt, api.deps.scans)
   // A data dir from before caller_state: build it once before the grader's passes keep it.
   await catchUpCallerState(rt.ch, rt.logger)
-  const grader = createCallGrader({ ch: rt.ch, logger: rt.logger, onGraded: (n) => api.watermarks.socialAdvanced(n) })
+  grader = createCallGrader({ ch: rt.ch, logger: rt.logger, intervalMs: GRADER_TOLD_INTERVAL_MS, onGraded: (n) => api.watermarks.socialAdvanced(n) })
   grader.start()
   let sim: SimSource | RpcSource | undefined
   // The Solana venue starts a minute after the simulated chain has caught up with its backfill,
@@ -278,7 +294,7 @@ async function commandStart(config: Config): Promise<void> {
     source.run().catch((err) => rt.logger.error({ err }, 'chain-5042 simulator stopped'))
   }
   const solanaSim = config.simulatorOn ? startSolanaSim(rt, () => chainCaughtUp()) : null
-  onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader.stop(), () => audit?.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
+  onShutdown(rt, [() => sim?.stop(), () => arcSource?.stop(), () => solanaSim?.stop(), () => processor.stop(), () => arcProcessor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader?.stop(), () => audit?.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
   const address = await api.app.listen({ port: config.PORT, host: config.HOST })
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
   warnWithoutServiceFlags(rt)
@@ -331,12 +347,14 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
   }
   if (positionals[0] === 'social') {
     const rt = await createRoleRuntime(config, 'pipeline-social')
-    const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS })
+    // The chain is another process's: its passes run on the timer, and when calls are stored.
+    let grader: CallGrader | undefined
+    const social = createSocialProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS, onCallerInputs: () => grader?.changed({ kind: 'calls' }) })
     await social.start()
     await catchUpCallerState(rt.ch, rt.logger)
-    const grader = createCallGrader({ ch: rt.ch, logger: rt.logger })
+    grader = createCallGrader({ ch: rt.ch, logger: rt.logger })
     grader.start()
-    onShutdown(rt, [() => social.stop(), () => grader.stop()])
+    onShutdown(rt, [() => social.stop(), () => grader?.stop()])
     return
   }
   if (positionals[0] === 'solana') {

@@ -40,12 +40,22 @@ export interface ChainProcessorDeps {
   /** Tokens whose frozen facts (creation, launch, real block) the processor keeps (SERVING_CACHE_ENTRIES). */
   tokenFactsEntries?: number
   /** Called after each batch once its serving state is refreshed: the new watermark and the refresh's seq. */
-  onAdvance?(block: number, seq: number): void
+  onAdvance?(block: number, seq: number, served: ServedBatch): void
   sinkHooks?: SinkHooks
 }
 
 /** Tokens whose frozen facts a processor keeps unless told (about 1 KB each). */
 const DEFAULT_TOKEN_FACTS = 100_000
+
+/** What a served batch (or a rollback's refresh) was, for those that follow the chain in-process. */
+export interface ServedBatch {
+  /** The chain time of the block it is served through. */
+  chainTime: number
+  /** Whether a token turned real in it. */
+  turnedReal: boolean
+  /** Whether it is a rollback's refresh (blocks were taken away). */
+  rolledBack: boolean
+}
 
 export interface ChainProcessor {
   start(): Promise<void>
@@ -103,7 +113,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   }
 
   /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
-  async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number, blocksIn?: Promise<unknown>): Promise<number> {
+  async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number, blocksIn?: Promise<unknown>): Promise<{ seq: number; served: ServedBatch }> {
     const started = performance.now()
     const head = typeof to === 'number' ? { number: to, ...(await blockAt(refreshing, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
     // A rollback, and a refresh after a failed one, read what was served last from serving_changes.
@@ -119,7 +129,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     await outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 })
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
     logger.debug({ consumer, ...r, ms: Math.round(performance.now() - started) }, 'serving state refreshed')
-    return r.seq
+    return { seq: r.seq, served: { chainTime: head.time, turnedReal: r.turnedReal > 0, rolledBack: scope.kind === 'rollback' } }
   }
 
   /**
@@ -165,10 +175,10 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     const { tokens, touched, wallets } = owedRollback
     await refreshTokenReal(ch, chainId, tokens)
     // Totals are recounted by the rollback; nothing is counted here.
-    const seq = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set(), wallets: new Set(wallets) }, { kind: 'rollback' }, state.watermark)
+    const { seq, served } = await refreshServing({ tokens: new Set(touched), launched: new Set(), traders: new Set(), tradedTokens: new Set(), wallets: new Set(wallets) }, { kind: 'rollback' }, state.watermark)
     await owedRollbacks.settle()
     owedRollback = undefined
-    deps.onAdvance?.(state.watermark, seq)
+    deps.onAdvance?.(state.watermark, seq, served)
   }
 
   /**
@@ -236,6 +246,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const { tables, rejected, commit } = chainRows(chainId, blocks, state)
       let rows: number
       let seq: number
+      let served: ServedBatch
       const fromBlock = blocks[0]!.number
       const through = blocks[blocks.length - 1]!
       const tradedPairs = tradedPairsOf(tables)
@@ -246,7 +257,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       // inserted last): it starts once the others are in, beside that insert, and waits for it
       // only where it reads it or publishes the batch (serving-refresh.ts `blocksIn`). A fault
       // after it began is retried as a whole batch: every refresh write is idempotent.
-      let refreshed: Promise<number> | undefined
+      let refreshed: ReturnType<typeof refreshServing> | undefined
       const blocksIn = deferred()
       try {
         rows = await sink.insertBatch(token, tables, {
@@ -265,7 +276,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         })
         blocksIn.resolve()
         commit()
-        seq = await refreshed!
+        ;({ seq, served } = await refreshed!)
       } catch (err) {
         // The watermark's insert failed (or one before it): a refresh running beside it stops at
         // it; settled before the retry, so two refreshes of the batch never overlap.
@@ -286,7 +297,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       }
       metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       rowsWindow.push([Date.now(), rows])
-      deps.onAdvance?.(state.watermark, seq)
+      deps.onAdvance?.(state.watermark, seq, served)
       logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
     }
     return { through: doneThrough }
@@ -324,7 +335,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       })
       if (caughtUp) {
         logger.info({ consumer, ...caughtUp }, 'serving state caught up with the watermark')
-        deps.onAdvance?.(state.watermark, caughtUp.seq)
+        deps.onAdvance?.(state.watermark, caughtUp.seq, { chainTime: caughtUp.chainTime, turnedReal: caughtUp.turnedReal > 0, rolledBack: false })
       }
       // A rollback's refresh a dead process still owed: now if the rollback completed, otherwise
       // once the reorg, detected again, has been rolled back.

@@ -29,6 +29,10 @@ export interface RefreshResult {
   tokens: number
   deployers: number
   seq: number
+  /** The chain time it is refreshed through. */
+  chainTime: number
+  /** Tokens that turned real in it (their block searched and recorded here). */
+  turnedReal: number
   /** What the next batch needs to know of idle times (products/token/idle-deployers.ts). */
   idleWatch?: IdleWatch
 }
@@ -112,6 +116,7 @@ export async function refreshServingState(
   const batch = at.scope.kind === 'batch' ? at.scope : null
   const version = nextServingSeq()
   const tokens = [...touch.tokens]
+  let turnedReal = 0
   const served = at.servedChainTime ?? (await lastServedBatch(ch, chainId))?.chainTime
   // The chain time of the previous batch, when time moved since: what left a time window between them.
   const since = served !== undefined && at.chainTime > served ? served : null
@@ -135,7 +140,7 @@ export async function refreshServingState(
       // rollback or a rebuild may have taken a token's creation away: the deployers stored before count too.
       const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
       // The tokens the batch traded may have turned real: the records' read tells (and records it).
-      const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts: batch ? at.facts : undefined })
+      const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts: batch ? at.facts : undefined, onTurnedReal: (t) => (turnedReal += t.length) })
       return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
     })(),
     batch ? (touch.folding ?? foldBatch(ch, chainId, batch.fromBlock, at.watermark, touch.tradedPairs)) : Promise.resolve(new Set<string>()),
@@ -154,7 +159,7 @@ export async function refreshServingState(
     ],
     format: 'JSONEachRow',
   })
-  return { tokens: tokens.length, deployers: deployers.size, seq: version, idleWatch: batch ? (await idle).watch : undefined }
+  return { tokens: tokens.length, deployers: deployers.size, seq: version, chainTime: at.chainTime, turnedReal, idleWatch: batch ? (await idle).watch : undefined }
 }
 
 /**

@@ -23,6 +23,8 @@ export interface SocialProcessorDeps {
   flushEveryMs?: number
   /** Called after rows were inserted (the API's social version, in one process). */
   onInserted?(rows: number): void
+  /** Called after mentions or follow snapshots were inserted: calls or callers' inputs may have moved (the call grader). */
+  onCallerInputs?(): void
 }
 
 type Row = Record<string, unknown>
@@ -54,8 +56,14 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
   }
   const tokens = createTokenDirectory(engine.posts)
   const common = { bus, logger, metrics, namespace: deps.namespace, maxBatchSize: 2000, flushEveryMs: deps.flushEveryMs }
-  const table = <T>(ch: ClickHouseClient, name: string, tables: (values: T[]) => Array<[string, Row[]]>) =>
-    createTableSink<T>({ name, ch, metrics, tables, onInserted: deps.onInserted })
+  const table = <T>(ch: ClickHouseClient, name: string, tables: (values: T[]) => Array<[string, Row[]]>, callerInputs = false) =>
+    createTableSink<T>({
+      name, ch, metrics, tables,
+      onInserted: (rows) => {
+        deps.onInserted?.(rows)
+        if (callerInputs) deps.onCallerInputs?.()
+      },
+    })
 
   // Group ids are the ones the hand-written consumers used, so a deployment keeps its offsets.
   const consumers: Consumer[] = [
@@ -72,7 +80,7 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
         const rows = posts.flat()
         const resolved = rows.filter((r) => r.token)
         return [['mentions', rows], ['caller_changes', [...namedChanges('mention', resolved.map((r) => r.token as string)), ...namedChanges('author', resolved.map((r) => r.author as string))]]]
-      }),
+      }, true),
     }),
     createConsumer({
       ...common,
@@ -83,7 +91,7 @@ export function createSocialProcessor(deps: SocialProcessorDeps) {
       schema: FollowSnapshot,
       steps: [createFollowDiffStep({ ch: engine.follows })],
       // Events first: a snapshot row marks its transitions as recorded.
-      sink: table<FollowRows>(engine.follows, 'follows-writer', (v) => [['follow_events', v.flatMap((x) => x.events)], ['follow_snapshots', v.map((x) => x.snapshot)]]),
+      sink: table<FollowRows>(engine.follows, 'follows-writer', (v) => [['follow_events', v.flatMap((x) => x.events)], ['follow_snapshots', v.map((x) => x.snapshot)]], true),
     }),
     createConsumer({
       ...common,

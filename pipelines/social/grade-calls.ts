@@ -34,8 +34,16 @@ export interface CallGraderDeps {
   ch: ClickHouseClient
   logger: Logger
   chainId?: number
-  /** Pause between passes (default 2 s). */
+  /**
+   * Pause between passes (default 2 s). A process whose pipelines tell the grader what changed
+   * (`changed`) sets it long: the passes then run when they can grade something.
+   */
   intervalMs?: number
+  /**
+   * The least time between the end of a pass and one run for a change told (default 2 s): while
+   * the pipelines catch up, changes come faster than passes, and a pass a batch would fill the engine.
+   */
+  toldGapMs?: number
   /** How far passes overlap in the `*_noted` marks (default NOTED_OVERLAP_MS). */
   notedOverlapMs?: number
   /** Called after a pass that wrote grade or caller rows (the API's social version, in one process). */
@@ -57,10 +65,24 @@ export interface GraderPass {
   readAt?: number
 }
 
+/**
+ * What changed, as the pipelines in the grader's process tell it: calls or follows stored (calls
+ * noted, callers' inputs moved), or a batch of the chain served (its chain time; whether a token
+ * turned real in it; whether it was a rollback's).
+ */
+export type GraderChange = { kind: 'calls' } | { kind: 'chain'; chainTime: number; turnedReal?: boolean; rolledBack?: boolean }
+
 export interface CallGrader {
   /** Run one pass now (after the running one, if any); null before the chain has a block. */
   runOnce(): Promise<GraderPass | null>
-  /** Start passes every intervalMs. */
+  /**
+   * A change a pass may have to grade: a pass runs (after the running one; one at most waits)
+   * when calls or follows were stored, a token turned real, a rollback was served, or the chain
+   * reached the time the next stored call's window closes. Any other batch asks nothing.
+   * Settles once the pass it queued (or joined) has run.
+   */
+  changed(change: GraderChange): Promise<void>
+  /** Start passes every intervalMs (and on changes told). */
   start(): void
   /** Stop the loop; the running pass finishes first. */
   stop(): Promise<void>
@@ -108,6 +130,13 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
   let running: Promise<GraderPass | null> = Promise.resolve(null)
   let timer: NodeJS.Timeout | undefined
   let stopped = true
+  // The chain time the next open call's window closes, as the last pass read it (-Infinity:
+  // unknown, so the next served batch runs a pass that reads it).
+  let nextDue = Number.NEGATIVE_INFINITY
+  // A pass queued behind the running one for a change told: further changes join it.
+  let queued: Promise<void> | undefined
+  const toldGapMs = deps.toldGapMs ?? 2_000
+  let lastPassEnd = 0
 
   /** Versions increase across passes and restarts (microseconds of the wall clock, or one more). */
   const nextVersion = () => (lastVersion = Math.max(Date.now() * 1000, lastVersion + 1))
@@ -145,9 +174,10 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
   async function firstPassFacts(): Promise<PassFacts & { reorgsThrough: number }> {
     const head = await chainHead(ch, chainId)
     const reorgsThrough = await copiedAt(ch)
-    if (!head) return { head, now: 0, reorgs: [], closing: [], noted: [], realTokens: [], reorgsThrough }
+    const unknown = Number.NEGATIVE_INFINITY
+    if (!head) return { head, now: 0, reorgs: [], closing: [], noted: [], realTokens: [], nextDue: unknown, reorgsThrough }
     const now = await databaseNow(ch)
-    return { head, now, reorgs: await reorgsSince(ch, chainId, reorgsThrough), closing: await callsClosingIn(ch, 0, head.time), noted: [], realTokens: [], reorgsThrough }
+    return { head, now, reorgs: await reorgsSince(ch, chainId, reorgsThrough), closing: await callsClosingIn(ch, 0, head.time), noted: [], realTokens: [], nextDue: unknown, reorgsThrough }
   }
 
   async function pass(): Promise<GraderPass | null> {
@@ -160,6 +190,8 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
       ? { ...(await passFacts(ch, chainId, { gradedThrough: cp.gradedThrough, callsNotedMs: cp.callsNoted - overlapMs, realNotedMs: cp.realNoted - overlapMs, reorgsMs: cp.reorgsThrough })), reorgsThrough: cp.reorgsThrough }
       : await firstPassFacts()
     const { head, now, reorgs } = facts
+    // Known once the pass completes; a pass that stops early leaves it unknown.
+    nextDue = Number.NEGATIVE_INFINITY
     if (!head) return null
     const version = nextVersion()
     const keys = new Map<string, CallKey>()
@@ -194,11 +226,20 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     } else checkpoint.stored = false
     checkpoint.value = next
     checkpoint.version = version
+    nextDue = facts.nextDue
     return { chainTime: head.time, visited: keys.size, written, readAt: now }
   }
 
   /** A grading pass, then the caller records it (or newly stored calls and follows) changed. */
   async function passAndCallers(): Promise<GraderPass | null> {
+    try {
+      return await passAndCallersOnce()
+    } finally {
+      lastPassEnd = Date.now()
+    }
+  }
+
+  async function passAndCallersOnce(): Promise<GraderPass | null> {
     const p = await pass()
     // The pass's clock was read before anything it read: the callers' pass may start from it.
     const callers = await refreshCallerState(ch, logger, { kept: callerProgress, now: p?.readAt })
@@ -213,21 +254,35 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     return next
   }
 
+  const logPass = (p: GraderPass | null) => {
+    if (p && p.written > 0) logger.info({ chainTime: p.chainTime, visited: p.visited, written: p.written }, 'calls graded')
+  }
+  const logFailure = (err: unknown) => logger.error({ err }, 'call grading pass failed; it will be retried')
+
   function schedule(): void {
     if (stopped) return
     timer = setTimeout(() => {
-      runOnce().then(
-        (p) => {
-          if (p && p.written > 0) logger.info({ chainTime: p.chainTime, visited: p.visited, written: p.written }, 'calls graded')
-        },
-        (err) => logger.error({ err }, 'call grading pass failed; it will be retried'),
-      ).finally(schedule)
+      runOnce().then(logPass, logFailure).finally(schedule)
     }, intervalMs)
     timer.unref()
   }
 
   return {
     runOnce,
+    changed(change) {
+      if (stopped) return Promise.resolve()
+      if (queued) return queued
+      if (change.kind === 'chain' && !change.turnedReal && !change.rolledBack && change.chainTime < nextDue) return Promise.resolve()
+      const next = running.catch(() => null).then(async () => {
+        const wait = lastPassEnd + toldGapMs - Date.now()
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+        queued = undefined
+        return stopped ? null : passAndCallers()
+      })
+      running = next
+      queued = next.then(logPass, logFailure)
+      return queued
+    },
     start() {
       if (!stopped) return
       stopped = false

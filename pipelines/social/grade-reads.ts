@@ -36,12 +36,18 @@ export interface PassFacts {
   noted: CallKey[]
   /** Tokens noted real after `realNotedMs`. */
   realTokens: string[]
+  /**
+   * The chain time at which the next stored call's window closes (Infinity: none is open): until
+   * the chain reaches it, a pass has no closing call to grade (products/social/caller-grade.ts).
+   */
+  nextDue: number
 }
 
 /**
  * A checkpointed pass's inputs in one statement, one branch per read (each by its table's key,
  * as the reads below; calls_noted and token_real_noted by their time keys): the head and the database clock, the reorgs, the calls whose window
- * closed, the calls noted and the tokens noted real since the checkpoint. An idle pass is mostly
+ * closed, the calls noted and the tokens noted real since the checkpoint, and when the next open
+ * call's window closes (calls_by_time by its key, from the window's end back an hour). An idle pass is mostly
  * this read; a statement each cost the engine about as much again in planning and round trips.
  */
 export async function passFacts(
@@ -64,13 +70,16 @@ export async function passFacts(
      SELECT DISTINCT 'noted', author, token, '' FROM calls_noted
      WHERE noted_at > fromUnixTimestamp64Milli({calls:Int64}) AND toUnixTimestamp(called_at) + ${CALL_WINDOW_SECONDS} <= ${through}
      UNION ALL
-     SELECT DISTINCT 'real', token, '', '' FROM token_real_noted WHERE chain_id = {chain:UInt32} AND noted_at > fromUnixTimestamp64Milli({real:Int64})`,
+     SELECT DISTINCT 'real', token, '', '' FROM token_real_noted WHERE chain_id = {chain:UInt32} AND noted_at > fromUnixTimestamp64Milli({real:Int64})
+     UNION ALL
+     SELECT 'due', toString(toUnixTimestamp(min(called_at)) + ${CALL_WINDOW_SECONDS}), '', '' FROM calls_by_time
+     WHERE called_at > toDateTime(${through} - ${CALL_WINDOW_SECONDS}) HAVING count() > 0`,
     {
       chain: chainId, gt: since.gradedThrough, lo: closingFrom(since.gradedThrough),
       reorgs: since.reorgsMs, calls: since.callsNotedMs, real: since.realNotedMs,
     },
   )
-  const facts: PassFacts = { head: null, now: 0, reorgs: [], closing: [], noted: [], realTokens: [] }
+  const facts: PassFacts = { head: null, now: 0, reorgs: [], closing: [], noted: [], realTokens: [], nextDue: Number.POSITIVE_INFINITY }
   const closing: Array<{ key: CallKey; at: number }> = []
   for (const r of rows) {
     if (r.kind === 'head') {
@@ -79,6 +88,7 @@ export async function passFacts(
     } else if (r.kind === 'reorg') facts.reorgs.push({ fromBlock: Number(r.a), oldHash: r.b, detectedAt: Number(r.c) })
     else if (r.kind === 'closing') closing.push({ key: [r.a, r.b], at: Number(r.c) })
     else if (r.kind === 'noted') facts.noted.push([r.a, r.b])
+    else if (r.kind === 'due') facts.nextDue = Number(r.a)
     else facts.realTokens.push(r.a)
   }
   // As callsClosingIn orders them: oldest first, the grader prices calls in time order.

@@ -38,6 +38,8 @@ export async function refreshTokenStates(
     blocksIn?: Promise<unknown>
     /** The frozen facts its chain processor keeps (a live batch's); without, every token's are read. */
     facts?: TokenFacts
+    /** Told the tokens that turned real, once recorded. */
+    onTurnedReal?(tokens: string[]): void
   },
 ): Promise<Set<string>> {
   const deployers = new Set<string>()
@@ -51,6 +53,7 @@ export async function refreshTokenStates(
     if (turned.length) {
       await batch.blocksIn
       await recordTurnedReal(engineStep(ch, 'token_real'), chainId, turned)
+      batch.onTurnedReal?.(turned)
       const again = new Set(turned)
       batch.facts?.forget(turned)
       const reread = await tokenSources(ch, chainId, turned, launched.filter((t) => again.has(t)), batch.facts)

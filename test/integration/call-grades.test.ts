@@ -278,4 +278,51 @@ describe('createCallGrader()', () => {
     expect(await grader.runOnce()).toMatchObject({ written: 0 })
     expect((await grader.runOnce())?.waitingForRollback).toBeUndefined()
   })
+
+  it('told what changed, a grader runs a pass only when it can grade something: a call window closing, calls stored, a token turned real', async () => {
+    let passes = 0
+    // The real client, counting the passes' reads of their inputs.
+    const counting = new Proxy(ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (args: { query: string }) => {
+          if (args.query.includes("'head' AS kind")) passes++
+          return target.query(args as Parameters<ClickHouseClient['query']>[0])
+        }
+      },
+    }) as ClickHouseClient
+    // The timer alone would not run a pass within the test; the passes above stored the checkpoint
+    // a told pass starts from.
+    const told = createCallGrader({ ch: counting, logger: createLogger('warn', 'test'), chainId: CHAIN, notedOverlapMs: 0, intervalMs: 3_600_000, toldGapMs: 0 })
+    told.start()
+    try {
+      const head = Math.max(...blocks.keys())
+      // The first batch told: when the next window closes is not known yet, so a pass reads it.
+      await told.changed({ kind: 'chain', chainTime: timeOf(head) })
+      expect(passes).toBe(1)
+      const nextDue = (at: number) => Math.min(...[...calls.values()].filter((t) => t > at - 3600)) + 3600
+      const due = nextDue(timeOf(head))
+      expect(due).toBeLessThan(Number.POSITIVE_INFINITY)
+      // A batch before it reads nothing.
+      await told.changed({ kind: 'chain', chainTime: due - 1 })
+      expect(passes).toBe(1)
+      // The chain reaches it: that call is graded.
+      const until = head + Math.ceil((due - timeOf(head)) / BLOCK_SECONDS)
+      await addBlocks(head + 1, until)
+      await addSwaps(head + 1, until, 0)
+      await told.changed({ kind: 'chain', chainTime: timeOf(until) })
+      expect(passes).toBe(2)
+      await expectAllAgree()
+      expect(nextDue(timeOf(until))).toBeGreaterThan(timeOf(until))
+      await told.changed({ kind: 'chain', chainTime: timeOf(until) })
+      expect(passes).toBe(2)
+      // A token turned real, calls stored: a pass each.
+      await told.changed({ kind: 'chain', chainTime: timeOf(until), turnedReal: true })
+      expect(passes).toBe(3)
+      await told.changed({ kind: 'calls' })
+      expect(passes).toBe(4)
+    } finally {
+      await told.stop()
+    }
+  })
 })
