@@ -316,6 +316,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     async start() {
       const recovered = await recoverRollbacks(ch, chainId)
       state = await loadChainState(ch, chainId, deps.follow)
+      // On an empty chain every trader this processor counts is one it learns: none needs a read.
+      if (state.watermark < 0) counted.startEmpty()
       // A batch journaled but not completed is redelivered by a durable bus, or regenerated from
       // the watermark by the deterministic simulator on the in-process bus.
       pending = await journal.last()

@@ -25,12 +25,33 @@ export interface BatchTraders {
  * and tokens are all known asks the engine nothing. Learnt only once a batch's inserts landed (a
  * retried batch finds its counts stored, and its own tokens known, as its first attempt left them);
  * forgotten when totals are recounted (a rollback may take a trader's only swaps away).
+ *
+ * A processor that starts on an empty chain learns every trader and traded token as it counts
+ * them: until one is dropped (the bound reached) or the totals are recounted, what it has not
+ * learnt is new, and a batch asks the engine nothing to tell (`knowsAll`).
  */
 export class CountedBefore {
   private readonly keys: LruMap<true>
+  private complete = false
 
-  constructor(maxKeys = COUNTED_KEYS_KEPT) {
+  constructor(private readonly maxKeys = COUNTED_KEYS_KEPT) {
     this.keys = new LruMap(maxKeys)
+  }
+
+  /** Whether every trader and traded token counted on the chain is kept here. */
+  get knowsAll(): boolean {
+    return this.complete
+  }
+
+  /** The chain has nothing counted yet (its processor starts on an empty chain). */
+  startEmpty(): void {
+    this.keys.clear()
+    this.complete = true
+  }
+
+  /** Of a batch's traders and tokens, those not learnt (with `knowsAll`: the new ones). */
+  unknown(traders: readonly string[], tokens: readonly string[]): { traders: string[]; tokens: string[] } {
+    return { traders: traders.filter((t) => !this.keys.has(`t:${t}`)), tokens: tokens.filter((t) => !this.keys.has(`k:${t}`)) }
   }
 
   covers(traders: readonly string[], tokens: readonly string[]): boolean {
@@ -40,10 +61,13 @@ export class CountedBefore {
   learn(traders: readonly string[], tokens: readonly string[]): void {
     for (const t of traders) this.keys.set(`t:${t}`, true)
     for (const t of tokens) this.keys.set(`k:${t}`, true)
+    // At the bound, a key may have been dropped: from then on an unknown key may be an old one.
+    if (this.keys.size >= this.maxKeys) this.complete = false
   }
 
   forget(): void {
     this.keys.clear()
+    this.complete = false
   }
 }
 
@@ -56,20 +80,7 @@ export async function countNewTraders(ch: ClickHouseClient, chainId: number, bat
   const traders = [...batch.traders]
   const tokens = [...batch.tokens]
   if (counted?.covers(traders, tokens)) return
-  // One read: the batch's traders already counted, and its tokens traded before it (token_activity
-  // by key: a token whose first swap precedes the batch).
-  const known = await queryRows<{ kind: 'trader' | 'token'; key: string }>(
-    ch,
-    `SELECT DISTINCT 'trader' AS kind, trader AS key FROM chain_traders WHERE chain_id = {chain:UInt32} AND trader IN {t:Array(String)}
-     UNION ALL
-     SELECT 'token' AS kind, token AS key FROM token_activity WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)}
-     GROUP BY token HAVING min(first_swap_block) < {from:UInt64}`,
-    { chain: chainId, t: traders, tokens, from: batch.fromBlock },
-  )
-  const seen = new Set(known.filter((r) => r.kind === 'trader').map((r) => r.key))
-  const before = new Set(known.filter((r) => r.kind === 'token').map((r) => r.key))
-  const fresh = traders.filter((t) => !seen.has(t))
-  const freshTokens = tokens.filter((t) => !before.has(t)).length
+  const { fresh, freshTokens } = counted?.knowsAll ? freshOf(counted.unknown(traders, tokens)) : await readFresh(ch, chainId, batch, traders, tokens)
   // Most live batches trade only known tokens among known traders: nothing to count, no insert.
   if (fresh.length === 0 && freshTokens === 0) return counted?.learn(traders, tokens)
   const dedup = (table: string) => ({ insert_deduplicate: 1 as const, insert_deduplication_token: `${batch.token}:${table}` })
@@ -84,6 +95,26 @@ export async function countNewTraders(ch: ClickHouseClient, chainId: number, bat
     await ch.insert({ table: 'chain_traders', values: fresh.map((trader) => ({ chain_id: chainId, trader })), format: 'JSONEachRow', clickhouse_settings: dedup('chain_traders') })
   }
   counted?.learn(traders, tokens)
+}
+
+const freshOf = (u: { traders: string[]; tokens: string[] }) => ({ fresh: u.traders, freshTokens: u.tokens.length })
+
+/**
+ * One read: the batch's traders already counted, and its tokens traded before it (token_activity
+ * by key: a token whose first swap precedes the batch). Answers those that are not.
+ */
+async function readFresh(ch: ClickHouseClient, chainId: number, batch: BatchTraders, traders: string[], tokens: string[]): Promise<{ fresh: string[]; freshTokens: number }> {
+  const known = await queryRows<{ kind: 'trader' | 'token'; key: string }>(
+    ch,
+    `SELECT DISTINCT 'trader' AS kind, trader AS key FROM chain_traders WHERE chain_id = {chain:UInt32} AND trader IN {t:Array(String)}
+     UNION ALL
+     SELECT 'token' AS kind, token AS key FROM token_activity WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)}
+     GROUP BY token HAVING min(first_swap_block) < {from:UInt64}`,
+    { chain: chainId, t: traders, tokens, from: batch.fromBlock },
+  )
+  const seen = new Set(known.filter((r) => r.kind === 'trader').map((r) => r.key))
+  const before = new Set(known.filter((r) => r.kind === 'token').map((r) => r.key))
+  return { fresh: traders.filter((t) => !seen.has(t)), freshTokens: tokens.filter((t) => !before.has(t)).length }
 }
 
 /** Recount the chain's totals from the raw tables (after a reorg; once on an older data dir). */

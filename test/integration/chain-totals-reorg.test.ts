@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { queryRows } from '../../core/clickhouse.ts'
+import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { CountedBefore, countNewTraders } from '../../products/token/chain-totals.ts'
 import { ConstructedWorld, ingestWorld, weth, type Pair } from '../setup/constructed-world.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
@@ -47,5 +48,45 @@ describe('chain totals and reorgs', () => {
     for (let k = 0; k < 4; k++) f.block(12)
     await ingest(f)
     expect(await uniqueTraders()).toBe(await rawTraders())
+  })
+
+  it('a processor that started on an empty chain counts new traders and tokens without reading what was counted, until it forgets', async () => {
+    // A chain of its own, nothing counted on it; the real client, counting the reads.
+    const CHAIN = 4990
+    let reads = 0
+    const ch = new Proxy(env.rt.ch, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (args: Parameters<ClickHouseClient['query']>[0]) => {
+          reads++
+          return target.query(args)
+        }
+      },
+    }) as ClickHouseClient
+    const counted = new CountedBefore()
+    counted.startEmpty()
+    const batch = (n: number, traders: string[], tokens: string[]) => ({ traders: new Set(traders), tokens: new Set(tokens), fromBlock: n, token: `counted-${n}` })
+    const totals = async () => {
+      const [t] = await queryRows<{ traders: string; tokens: string; listed: string }>(
+        env.rt.ch,
+        `SELECT (SELECT sum(traders) FROM chain_totals WHERE chain_id = ${CHAIN}) AS traders, (SELECT sum(tokens_traded) FROM chain_totals WHERE chain_id = ${CHAIN}) AS tokens,
+                (SELECT uniqExact(trader) FROM chain_traders WHERE chain_id = ${CHAIN}) AS listed`,
+      )
+      return { traders: Number(t!.traders), tokens: Number(t!.tokens), listed: Number(t!.listed) }
+    }
+    await countNewTraders(ch, CHAIN, batch(1, ['0xa1', '0xa2'], ['0xt1']), counted)
+    await countNewTraders(ch, CHAIN, batch(2, ['0xa2', '0xa3'], ['0xt1', '0xt2']), counted)
+    // The same batch again (a retry): its inserts carry the same tokens and change nothing.
+    await countNewTraders(ch, CHAIN, batch(2, ['0xa2', '0xa3'], ['0xt1', '0xt2']), new CountedBefore())
+    expect(reads).toBe(1)
+    reads = 0
+    await countNewTraders(ch, CHAIN, batch(3, ['0xa1', '0xa3'], ['0xt2']), counted)
+    expect(await totals()).toEqual({ traders: 3, tokens: 2, listed: 3 })
+    expect(reads).toBe(0)
+    // Forgotten (a rollback recounts): what it has not learnt again is read.
+    counted.forget()
+    await countNewTraders(ch, CHAIN, batch(4, ['0xa1', '0xa4'], ['0xt2']), counted)
+    expect(reads).toBe(1)
+    expect((await totals()).listed).toBe(4)
   })
 })
