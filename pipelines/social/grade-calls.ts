@@ -230,16 +230,17 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     return { chainTime: head.time, visited: keys.size, written, readAt: now }
   }
 
-  /** A grading pass, then the caller records it (or newly stored calls and follows) changed. */
+  /** passThenCallers, its end noted (a pass told by a change keeps its distance from it). */
   async function passAndCallers(): Promise<GraderPass | null> {
     try {
-      return await passAndCallersOnce()
+      return await passThenCallers()
     } finally {
       lastPassEnd = Date.now()
     }
   }
 
-  async function passAndCallersOnce(): Promise<GraderPass | null> {
+  /** A grading pass, then the caller records it (or newly stored calls and follows) changed. */
+  async function passThenCallers(): Promise<GraderPass | null> {
     const p = await pass()
     // The pass's clock was read before anything it read: the callers' pass may start from it.
     const callers = await refreshCallerState(ch, logger, { kept: callerProgress, now: p?.readAt })
@@ -248,11 +249,13 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
     return p ? { ...p, callers } : null
   }
 
-  const runOnce = (): Promise<GraderPass | null> => {
-    const next = running.catch(() => null).then(passAndCallers)
+  /** A pass after the running one; `ready`, when given, runs first and may call it off. */
+  const enqueue = (ready?: () => Promise<boolean>): Promise<GraderPass | null> => {
+    const next = running.catch(() => null).then(async () => (!ready || (await ready()) ? passAndCallers() : null))
     running = next
     return next
   }
+  const runOnce = () => enqueue()
 
   const logPass = (p: GraderPass | null) => {
     if (p && p.written > 0) logger.info({ chainTime: p.chainTime, visited: p.visited, written: p.written }, 'calls graded')
@@ -273,13 +276,12 @@ export function createCallGrader(deps: CallGraderDeps): CallGrader {
       if (stopped) return Promise.resolve()
       if (queued) return queued
       if (change.kind === 'chain' && !change.turnedReal && !change.rolledBack && change.chainTime < nextDue) return Promise.resolve()
-      const next = running.catch(() => null).then(async () => {
+      const next = enqueue(async () => {
         const wait = lastPassEnd + toldGapMs - Date.now()
         if (wait > 0) await new Promise((r) => setTimeout(r, wait))
         queued = undefined
-        return stopped ? null : passAndCallers()
+        return !stopped
       })
-      running = next
       queued = next.then(logPass, logFailure)
       return queued
     },

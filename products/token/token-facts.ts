@@ -1,8 +1,8 @@
 import { LruMap } from '../../core/serving/lru-map.ts'
 import type { TokenSourceRow } from './token-state-inputs.ts'
 
-/** The sources of token-frozen-sources.sql that a chain processor keeps per token (not the pool's liquidity). */
-const FROZEN: ReadonlySet<TokenSourceRow['source']> = new Set(['created', 'launched', 'real', 'kept'])
+/** The sources of token-frozen-sources.sql kept as read (the distribution is kept as `kept`; not the pool's liquidity). */
+const FACTS: ReadonlySet<TokenSourceRow['source']> = new Set(['created', 'launched', 'real'])
 
 /** One token's frozen facts as last read: its rows of those sources (a source it lacks: a fact it does not have). */
 export interface KeptFacts {
@@ -42,12 +42,11 @@ export class TokenFacts {
    */
   keep(tokens: Iterable<string>, sources: readonly TokenSourceRow[], launched: ReadonlySet<string>): void {
     const byToken = new Map<string, TokenSourceRow[]>()
+    const add = (r: TokenSourceRow) => byToken.set(r.key, [...(byToken.get(r.key) ?? []), r])
     for (const r of sources) {
-      const source = r.source === 'prelaunch' ? 'kept' : r.source
-      if (!FROZEN.has(source) || (r.source === 'kept' && launched.has(r.key)) || (r.source === 'prelaunch' && !launched.has(r.key))) continue
-      const rows = byToken.get(r.key) ?? []
-      rows.push(source === r.source ? r : { ...r, source })
-      byToken.set(r.key, rows)
+      if (FACTS.has(r.source)) add(r)
+      // The distribution the rows were written with: computed now for a launch, else the kept one.
+      else if (r.source === (launched.has(r.key) ? 'prelaunch' : 'kept')) add({ ...r, source: 'kept' })
     }
     for (const token of tokens) {
       const rows = byToken.get(token) ?? []
