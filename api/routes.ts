@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { AccessGate } from './access/gate.ts'
+import type { AccessGrant } from '../core/endpoint/grant.ts'
 import { admitBeforeBody } from './access/pre-body.ts'
 import { bodyLimitOf, takesLargeBody } from '../core/endpoint/body-limits.ts'
 import { ADDRESS_MESSAGE } from '../core/endpoint/schemas.ts'
@@ -185,17 +186,39 @@ function refuseKeyParams(query: Record<string, unknown>): Record<string, unknown
   return query
 }
 
-async function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate) {
+/** A gated call's answer: the handler's result, headers its settlement added, and its grant. */
+interface Gated {
+  result: unknown
+  headers: Record<string, string>
+  grant: AccessGrant
+}
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>
+
+/**
+ * The endpoint's handler behind the access gate. When memory decides the grant (gate.admitNow)
+ * and the handler's answer is kept, the answer is given at once, without a promise: the busy
+ * path of paid consumers. Otherwise the gate admits (lookups, payments) and the handler loads.
+ */
+function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate): Gated | Promise<Gated> {
   const params = input.params as Record<string, unknown>
   const query = input.query as Record<string, unknown>
   const body = input.body
-  if (!e.handler) throw notServed(e)
+  const handler = e.handler
+  if (!handler) throw notServed(e)
   e.validate?.({ params, query, body }, deps)
-  const grant = await gate.admit(e, query as Record<string, unknown>, info)
-  const result = await e.handler({ params, query, body, deps, request: info, grant })
-  // Settle only after the handler succeeded; a settlement failure throws, so nothing is served.
-  const headers = grant.settle ? await grant.settle() : {}
-  return { result, headers, grant }
+  const now = gate.admitNow(e, query, info)
+  if (now) {
+    const result = handler({ params, query, body, deps, request: info, grant: now })
+    return result instanceof Promise ? result.then((r) => ({ result: r, headers: NO_HEADERS, grant: now })) : { result, headers: NO_HEADERS, grant: now }
+  }
+  return (async () => {
+    const grant = await gate.admit(e, query, info)
+    const result = await handler({ params, query, body, deps, request: info, grant })
+    // Settle only after the handler succeeded; a settlement failure throws, so nothing is served.
+    const headers = grant.settle ? await grant.settle() : NO_HEADERS
+    return { result, headers, grant }
+  })()
 }
 
 /** Register every catalog endpoint as a Fastify route. */
@@ -209,22 +232,27 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
       bodyLimit: bodyLimitOf(e),
       // Who may call a route with a large body is decided before that body is read.
       ...(large ? { onRequest: async (req: FastifyRequest) => admitBeforeBody(gate, deps.store, e, (req.query ?? {}) as Record<string, unknown>, requestInfo(req)) } : {}),
-      async handler(req: FastifyRequest, reply: FastifyReply) {
+      handler(req: FastifyRequest, reply: FastifyReply) {
         const input = e.method === 'GET' ? parseGet(e, req) : parseInput(e, { params: req.params, query: refuseKeyParams((req.query ?? {}) as Record<string, unknown>), body: req.body })
-        const { result, headers } = await invokeGated(e, input, requestInfo(req), depsOf(e, deps), gate)
-        reply.headers(headers)
-        if (result && typeof result === 'object' && 'raw' in result && 'contentType' in result) {
-          if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)
-          return reply.type(String(result.contentType)).send(result.raw)
-        }
-        // The body as JSON bytes, kept parts' bytes reused (core/serving/rendered-json.ts).
-        reply.type('application/json; charset=utf-8').send(responseBytes(result))
-        // A woken long poll's answer, timed once its bytes went to the socket: send writes them
-        // at once, while 'finish' comes after every answer woken with it has been written.
-        const advancedAt = wokenAt(result)
-        if (advancedAt !== undefined) deps.metrics.longPollAnswer.observe({ route: e.path }, (performance.now() - advancedAt) / 1000)
-        return reply
+        const gated = invokeGated(e, input, requestInfo(req), depsOf(e, deps), gate)
+        return gated instanceof Promise ? gated.then((g) => respond(e, deps, reply, g)) : respond(e, deps, reply, gated)
       },
     })
   }
+}
+
+/** A gated call's answer written to the reply. */
+function respond(e: ServedEndpoint, deps: ApiDeps, reply: FastifyReply, { result, headers }: Gated): FastifyReply {
+  if (headers !== NO_HEADERS) reply.headers(headers)
+  if (result && typeof result === 'object' && 'raw' in result && 'contentType' in result) {
+    if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)
+    return reply.type(String(result.contentType)).send(result.raw)
+  }
+  // The body as JSON bytes, kept parts' bytes reused (core/serving/rendered-json.ts).
+  reply.type('application/json; charset=utf-8').send(responseBytes(result))
+  // A woken long poll's answer, timed once its bytes went to the socket: send writes them
+  // at once, while 'finish' comes after every answer woken with it has been written.
+  const advancedAt = wokenAt(result)
+  if (advancedAt !== undefined) deps.metrics.longPollAnswer.observe({ route: e.path }, (performance.now() - advancedAt) / 1000)
+  return reply
 }

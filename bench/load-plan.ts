@@ -17,7 +17,7 @@ export interface LoadClass {
 /** What the load driver runs against one base URL. */
 export interface LoadPlan {
   base: string
-  /** The bare HTTP server answering the same bytes as `bareOf`'s first path. */
+  /** A bare HTTP server answering the bytes of the first class's first path to every request. */
   bareBase: string
   seconds: number
   classes: LoadClass[]
@@ -34,9 +34,12 @@ export interface ClassFigures {
   errors: number
 }
 
-/** What the driver prints: the bare server alone, each keyed class's first asks, each class alone, then all at once. */
+/** What the driver prints: the bare server (twice), each keyed class's first asks, each class alone, then all at once. */
 export interface LoadReport {
+  /** The bare server driven as the first class is (same paths, headers, connections): the baseline. */
   bare: ClassFigures
+  /** The bare server driven with one fixed request: what the driver alone reaches. */
+  bareFixed: ClassFigures
   /** Each key of a keyed class asked once, before the class runs alone (null for unkeyed classes). */
   first: Array<ClassFigures | null>
   alone: ClassFigures[]

@@ -16,7 +16,8 @@ const ADMIN = 'bench-admin-token-0123456789abcdef'
  * the default world as its own process (the 24 h backfill of both chains, then live), driven by
  * a separate load process (bench/load-driver.ts, autocannon), each class of callers alone and
  * then all at once, against a bare node:http server answering a /token answer's bytes in its own
- * process in the same run. The service idle, its batches and its start: the pipeline bench.
+ * process in the same run, driven as the /token class is (so the driver's own cost per request is
+ * the same on both sides). The service idle, its batches and its start: the pipeline bench.
  */
 export async function benchLoad(): Promise<BenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-load-'))
@@ -67,11 +68,11 @@ export async function benchLoad(): Promise<BenchResult[]> {
         const mix = report.mix[i]!
         return {
           name: `load: ${c.name} alone (${c.what}), ${c.connections} connections, from a separate process`,
-          baseline: 'a bare node:http server answering the same /token bytes, 16 connections, same run',
+          baseline: `a bare node:http server answering the same /token bytes, driven as the ${classes[0]!.name} class (same paths in turn, headers, ${classes[0]!.connections} connections), same run`,
           ours: { value: alone.rps, unit: 'req/s' },
           base: { value: report.bare.rps, unit: 'req/s' },
           ratio: alone.rps / report.bare.rps,
-          notes: `${i === 0 ? `the service live at blocks ${JSON.stringify(live)}, ${servedSeconds} s after start | what a query waited before the engine ran it, over the whole run (svc_engine_wait_seconds): ${waits} | ` : ''}${report.first[i] ? `first ask of each of its ${report.first[i]!.requests} keys: p50 ${report.first[i]!.p50} ms, p99 ${report.first[i]!.p99} ms | ` : ''}alone: ${fmt(alone)} | all ${classes.length} classes at once: ${fmt(mix)} | bare: ${fmt(report.bare)}`,
+          notes: `${i === 0 ? `the service live at blocks ${JSON.stringify(live)}, ${servedSeconds} s after start | what a query waited before the engine ran it, over the whole run (svc_engine_wait_seconds): ${waits} | ` : ''}${report.first[i] ? `first ask of each of its ${report.first[i]!.requests} keys: p50 ${report.first[i]!.p50} ms, p99 ${report.first[i]!.p99} ms | ` : ''}alone: ${fmt(alone)} | all ${classes.length} classes at once: ${fmt(mix)} | bare: ${fmt(report.bare)} | bare, one fixed request (what the driver alone reaches): ${fmt(report.bareFixed)}`,
         }
       }),
     ]

@@ -10,7 +10,7 @@ import { bearer, header } from '../../core/endpoint/request-headers.ts'
 import { createFailedLookups } from './failed-lookups.ts'
 import type { AccessGrant } from '../../core/endpoint/grant.ts'
 import { PAYMENT_ASSET, PAYMENT_NETWORK } from '../../core/payment-terms.ts'
-import { looksLikeKey, type KeyRegistry } from './keys.ts'
+import { looksLikeKey, type KeyRecord, type KeyRegistry } from './keys.ts'
 import { CONNECTION_PREFIX, looksLikeConnectionToken, type McpConnector } from './mcp-connector.ts'
 
 /**
@@ -19,6 +19,12 @@ import { CONNECTION_PREFIX, looksLikeConnectionToken, type McpConnector } from '
  */
 export interface AccessGate {
   admit(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo): Promise<AccessGrant>
+  /**
+   * The grant `admit` would give, when memory alone decides it (a free endpoint without a rate
+   * cap, a key verified moments ago on an endpoint its plan covers); undefined when anything else
+   * must be decided (then `admit`). The busy path of paid consumers: no promise per call.
+   */
+  admitNow(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo): AccessGrant | undefined
 }
 
 /** Per-call payment (x402): a grant for a valid payment, null when none was presented. */
@@ -27,6 +33,8 @@ export interface PaymentMethod {
   /** The 402 for a call that presented no payment. */
   required(endpoint: AnyEndpoint, price: string, request: RequestInfo): ApiError
 }
+
+const FREE_GRANT: AccessGrant = Object.freeze({ via: 'free', price: null })
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a)
@@ -135,14 +143,37 @@ export function createAccessGate(deps: GateDeps): AccessGate {
     return byConnection(presented)
   }
 
+  /** One grant per key record: held keys admit call after call without a new object each. */
+  const keyGrants = new WeakMap<KeyRecord, AccessGrant>()
+  function keyGrant(record: KeyRecord): AccessGrant {
+    let grant = keyGrants.get(record)
+    if (!grant) keyGrants.set(record, (grant = Object.freeze({ via: 'key', price: null, keyHash: record.keyHash, plan: record.plan } as const)))
+    return grant
+  }
+
+  function admitNow(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo): AccessGrant | undefined {
+    const access = endpoint.access
+    if (access.kind === 'free') return access.perMinute ? undefined : FREE_GRANT
+    if (access.kind === 'admin') return undefined
+    if (access.kind === 'paid' && priceOf(access, query) === null) return FREE_GRANT
+    const token = bearer(request)
+    // The operator's token admits as the operator: `admit` says so.
+    if (token !== undefined && deps.adminToken && sameSecret(token, deps.adminToken)) return undefined
+    const presented = header(request, 'x-svc-key') ?? token
+    const record = presented === undefined || presented.startsWith(CONNECTION_PREFIX) ? undefined : keys.held(presented)
+    if (!record || (access.kind === 'key' && access.feature && !planHas(record.plan, access.feature))) return undefined
+    return keyGrant(record)
+  }
+
   async function admit(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo): Promise<AccessGrant> {
+    const now = admitNow(endpoint, query, request)
+    if (now) return now
     const access = endpoint.access
     const price = priceOf(access, query)
     if (access.kind === 'free') {
       if (access.perMinute) await perMinute(endpoint, request.ip, access.perMinute)
-      return { via: 'free', price: null }
+      return FREE_GRANT
     }
-    if (access.kind === 'paid' && price === null) return { via: 'free', price: null }
 
     const token = bearer(request)
     if (deps.adminToken && token && sameSecret(token, deps.adminToken)) return { via: 'admin', price: null }
@@ -171,7 +202,7 @@ export function createAccessGate(deps: GateDeps): AccessGate {
       if (access.kind === 'key' && access.feature && !planHas(record.plan, access.feature)) {
         throw new ApiError('forbidden', `The ${record.plan} plan does not include ${access.feature}.`, { plan: record.plan, feature: access.feature })
       }
-      return { via: 'key', price: null, keyHash: record.keyHash, plan: record.plan }
+      return keyGrant(record)
     }
     if (access.kind === 'key') throw new ApiError('missing_key')
 
@@ -188,6 +219,7 @@ export function createAccessGate(deps: GateDeps): AccessGate {
   }
 
   return {
+    admitNow,
     // Keys, payments' replay guard and free quotas are not checked without the store (or
     // ClickHouse): such a call fails closed with 503, never admitted unverified.
     async admit(endpoint, query, request) {

@@ -95,7 +95,8 @@ export interface Endpoint<
    */
   validate?: (input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }, deps: D) => void
   /** Absent while the endpoint is declared but not served yet: it answers 501 not_implemented. */
-  handler?: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>, D>) => Promise<HandlerResult<z.input<R>>>
+  /** Answers a promise, or the answer itself when it is at hand (kept: no promise on the busy path). */
+  handler?: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>, D>) => HandlerResult<z.input<R>> | Promise<HandlerResult<z.input<R>>>
 }
 
 /**

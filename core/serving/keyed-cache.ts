@@ -11,6 +11,11 @@ export interface KeyedCache<V> {
   get(key: string, load: () => Promise<V>): Promise<V>
   /** Values of many keys; the misses are loaded together by one call of `loadMany`. */
   getMany(keys: string[], loadMany: (missing: string[]) => Promise<Map<string, V>>, absent: V): Promise<Map<string, V>>
+  /**
+   * The value kept for `key` once its load has settled (touched, counted as a hit), else
+   * undefined (not kept, or still loading: `get` waits for it). Read without a promise.
+   */
+  kept(key: string): { value: V } | undefined
   /** Whether `key` is kept (or loading), without touching it or counting a lookup. */
   has(key: string): boolean
   delete(key: string): void
@@ -78,6 +83,12 @@ export function createKeyedCache<V>(maxEntries: number, name = 'keyed'): KeyedCa
         out.set(foundKeys[i]!, f instanceof Promise ? await f : f.value)
       }
       return out
+    },
+    kept(key) {
+      const cached = entries.get(key)
+      const value = cached && settled.get(cached)
+      if (value) countCacheLookup(name, true)
+      return value
     },
     has: (key) => entries.has(key),
     delete: (key) => void entries.delete(key),

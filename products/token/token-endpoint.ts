@@ -6,6 +6,7 @@ import { TokenView, tokenView } from './token-view.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
 import type { DeployerRecord } from './deployer-state.ts'
 import type { TokenRecord } from './token-state.ts'
+import type { TokenServing } from './token-serving.ts'
 
 export const tokenEndpoint = defineEndpoint<Uses<'tokens'>>()({
   method: 'GET',
@@ -18,12 +19,20 @@ export const tokenEndpoint = defineEndpoint<Uses<'tokens'>>()({
   response: z.object({ data: TokenView, ...Measured }),
   access: { kind: 'paid', price: '0.01' },
   tool: { name: 'svc_token' },
-  async handler({ params, deps }) {
-    const t = await deps.tokens.token(params.address)
-    const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
-    return { data: keptTokenView(params.address, t, d), chain_id: deps.tokens.chainId, measured_through_block: deps.tokens.measuredThrough() }
+  handler({ params, deps }) {
+    const kept = deps.tokens.keptToken(params.address)
+    if (kept) return tokenAnswer(params.address, kept.token, kept.deployer, deps.tokens)
+    return (async () => {
+      const t = await deps.tokens.token(params.address)
+      const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
+      return tokenAnswer(params.address, t, d, deps.tokens)
+    })()
   },
 })
+
+function tokenAnswer(address: string, t: TokenRecord | undefined, d: DeployerRecord | undefined, tokens: Pick<TokenServing, 'chainId' | 'measuredThrough'>) {
+  return { data: keptTokenView(address, t, d), chain_id: tokens.chainId, measured_through_block: tokens.measuredThrough() }
+}
 
 const views = new WeakMap<TokenRecord, { address: string; d: DeployerRecord | undefined; view: ReturnType<typeof tokenView> }>()
 

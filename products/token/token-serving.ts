@@ -36,6 +36,12 @@ export interface TokenServing {
   /** Unix seconds of that block: the clock "dead" (idle 72 h) is decided at. */
   chainTime(): number
   token(address: string): Promise<TokenRecord | undefined>
+  /**
+   * What `token` and the `deployer` of its token answer, when both are kept and the serving is
+   * at the watermark; else undefined (then the promises, which load and sync). The busy path of
+   * /token: no promise per call.
+   */
+  keptToken(address: string): { token: TokenRecord | undefined; deployer: DeployerRecord | undefined } | undefined
   tokens(addresses: string[]): Promise<Map<string, TokenRecord>>
   deployer(address: string): Promise<DeployerRecord | undefined>
   deployers(addresses: string[]): Promise<Map<string, DeployerRecord>>
@@ -251,10 +257,23 @@ export function createTokenServing(
    * (a stored scan) without holding any request.
    */
   async function ready(): Promise<void> {
+    if (readyNow()) return
     const target = watermarks.seq(chainId)
     // A sync already running may have started for an older target (a background one): wait for
     // it, then sync on, so a request never answers below the watermark it saw.
     while (target > synced.seq || synced.block !== windowServed) await startSync(target)
+    syncLate(target)
+  }
+
+  /** Whether kept keys answer at the watermark now (what `ready` waits for), without a promise. */
+  function readyNow(): boolean {
+    const target = watermarks.seq(chainId)
+    if (target > synced.seq || synced.block !== windowServed) return false
+    syncLate(target)
+    return true
+  }
+
+  function syncLate(target: number): void {
     if (synced.seq > 0 && Date.now() - syncedAt >= LATE_SYNC_MS) {
       startSync(target).catch((err) => deps.logger.warn({ err: (err as Error).message }, 'serving sync failed'))
     }
@@ -351,6 +370,17 @@ export function createTokenServing(
     async token(address) {
       const r = await oneRow(tokenRows, loadTokenRows, address)
       return r ? recordOf(r) : undefined
+    },
+    keptToken(address) {
+      if (!readyNow()) return undefined
+      const row = tokenRows.kept(address)
+      if (!row) return undefined
+      const token = row.value ? recordOf(row.value) : undefined
+      if (!token?.deployer) return { token, deployer: undefined }
+      // A deployer not kept (dropped apart from its token): `deployer` loads it, and the token's
+      // lookup is then counted twice.
+      const d = deployerRows.kept(token.deployer)
+      return d && { token, deployer: d.value ? deployerOf(d.value) : undefined }
     },
     tokens: tokensByKey,
     async deployer(address) {

@@ -1,6 +1,15 @@
 import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashKey } from '../../api/access/keys.ts'
+import { createAccessGate } from '../../api/access/gate.ts'
+import type { AnyEndpoint } from '../../core/endpoint/types.ts'
+import type { ApiDeps } from '../../core/endpoint/deps.ts'
+import { responseBytes } from '../../core/serving/rendered-json.ts'
+import { tokenEndpoint } from '../../products/token/token-endpoint.ts'
+import { statsEndpoint } from '../../products/token/stats-endpoint.ts'
+import { listWatchlistEndpoint } from '../../products/watchlist/watchlist-endpoints.ts'
+import { callersEndpoint } from '../../products/social/callers-endpoint.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { tempDir } from '../setup/temp.ts'
@@ -106,5 +115,86 @@ describe('svc keys', () => {
     } finally {
       dir.cleanup()
     }
+  })
+})
+
+describe('the busy path: decided and answered from memory, without a promise', () => {
+  const asEndpoint = (e: unknown) => e as AnyEndpoint
+  const req = (headers: Record<string, string>) => ({ ip: '9.9.9.9', headers })
+
+  it('a key verified moments ago is admitted at once with the grant admit gives; the operator, a plan without the feature, a rate cap, a connection token and a revoked key are left to admit', async () => {
+    const gate = createAccessGate({ adminToken: TEST_ADMIN_TOKEN, store: env.rt.store, keys: env.api.deps.keys })
+    const paid = asEndpoint(tokenEndpoint)
+    const { key, prefix } = await issue('founders')
+    const byKey = req({ 'x-svc-key': key })
+    expect(gate.admitNow(paid, {}, byKey)).toBeUndefined() // not verified yet: admit looks it up
+    const admitted = await gate.admit(paid, {}, byKey)
+    expect(admitted).toMatchObject({ via: 'key', price: null, keyHash: hashKey(key), plan: 'founders' })
+    expect(gate.admitNow(paid, {}, byKey)).toBe(admitted)
+    expect(gate.admitNow(paid, {}, req({ authorization: `Bearer ${key}` }))).toBe(admitted)
+
+    const watchlist = asEndpoint(listWatchlistEndpoint)
+    expect(gate.admitNow(watchlist, {}, byKey)).toBeUndefined()
+    await expect(gate.admit(watchlist, {}, byKey)).rejects.toMatchObject({ code: 'forbidden' })
+
+    const operator = req({ authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'x-svc-key': key })
+    expect(gate.admitNow(paid, {}, operator)).toBeUndefined()
+    expect((await gate.admit(paid, {}, operator)).via).toBe('admin')
+
+    expect(gate.admitNow(asEndpoint(callersEndpoint), {}, req({}))).toBeUndefined()
+    expect(gate.admitNow(asEndpoint(statsEndpoint), {}, req({}))).toMatchObject({ via: 'free', price: null })
+    expect(gate.admitNow(paid, {}, req({ 'x-svc-key': `svc_conn_${'a'.repeat(40)}` }))).toBeUndefined()
+
+    expect((await call('DELETE', `/admin/keys/${prefix}`, { authorization: `Bearer ${TEST_ADMIN_TOKEN}` })).json()).toEqual({ revoked: 1 })
+    expect(gate.admitNow(paid, {}, byKey)).toBeUndefined()
+    await expect(gate.admit(paid, {}, byKey)).rejects.toMatchObject({ code: 'invalid_key' })
+  })
+
+  it('a kept /token answer is given at once and equals the loaded one; once the watermark moves, it waits for the serving state to catch up', async () => {
+    const [real] = await queryRows<{ token: string }>(env.rt.ch, "SELECT token FROM token_state WHERE created AND deployer != '' ORDER BY token LIMIT 1")
+    expect(real).toBeDefined()
+    const unknown = `0x${randomBytes(20).toString('hex')}`
+    const deps = env.api.deps as ApiDeps
+    const handle = (address: string) =>
+      tokenEndpoint.handler!({ params: { address }, query: {}, body: undefined, deps, request: req({}), grant: { via: 'free', price: null } })
+    const bodyOf = (answer: unknown) => JSON.parse(responseBytes(answer).toString('utf8'))
+    // Never asked before: loaded through the promise, then kept and given at once.
+    const asked = handle(unknown)
+    expect(asked).toBeInstanceOf(Promise)
+    const answered = await asked
+    expect(bodyOf(handle(unknown))).toEqual(bodyOf(answered))
+    expect(handle(unknown)).not.toBeInstanceOf(Promise)
+    // A token with a deployer: its record and its deployer's kept, given at once.
+    const loaded = await handle(real!.token)
+    const kept = handle(real!.token)
+    expect(kept).not.toBeInstanceOf(Promise)
+    expect(bodyOf(kept)).toEqual(bodyOf(loaded))
+    expect(bodyOf(handle(real!.token)).data).toMatchObject({ found: true, token: real!.token })
+    expect(bodyOf(handle(unknown)).data).toMatchObject({ found: false })
+
+    // Over HTTP, the answer given at once is the same bytes a call that loads gets.
+    const { key } = await issue('desk')
+    const viaHttp = () => env.api.app.inject({ method: 'GET', url: `/token/${real!.token}`, headers: { 'x-svc-key': key } })
+    const looked = await viaHttp()
+    const again = await viaHttp()
+    expect(again.statusCode).toBe(200)
+    expect(again.body).toBe(looked.body)
+
+    // The moment a batch advances the watermark (told synchronously), the kept answer is not
+    // given: the serving state has not caught up with it yet. The answer then is at the batch.
+    const through = (bodyOf(handle(unknown)) as { measured_through_block: number }).measured_through_block
+    const atAdvance: Array<{ kept: unknown; answer: unknown }> = []
+    const stop = env.api.watermarks.onAdvance((source) => {
+      if (source === 4663) atAdvance.push({ kept: deps.tokens.keptToken(unknown), answer: handle(unknown) })
+    })
+    await env.ingestThrough(through + 10)
+    stop()
+    expect(atAdvance.length).toBeGreaterThan(0)
+    for (const { kept, answer } of atAdvance) {
+      expect(kept).toBeUndefined()
+      expect(answer).toBeInstanceOf(Promise)
+    }
+    expect(bodyOf(await atAdvance[atAdvance.length - 1]!.answer).measured_through_block).toBe(through + 10)
+    expect(handle(unknown)).not.toBeInstanceOf(Promise)
   })
 })
