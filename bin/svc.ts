@@ -17,6 +17,7 @@ import { createCallGrader, type CallGrader } from '../pipelines/social/grade-cal
 import { catchUpCallerState } from '../products/social/caller-refresh.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
 import { createSimSource, resolveSimStart, type SimSource, type SocialCounts } from '../pipelines/sources/sim-source.ts'
+import { createSimSourceInWorker } from '../pipelines/sources/sim-in-worker.ts'
 import { trackConsumption, type ConsumptionTracker } from '../pipelines/sim/consumption.ts'
 import { socialCheckpointPath, writeSocialCheckpoint, type SocialCheckpoint } from '../pipelines/sim/social-checkpoint.ts'
 import { namespaced, TOPICS } from '../core/bus/topics.ts'
@@ -258,13 +259,14 @@ async function commandStart(config: Config): Promise<void> {
   } else if (config.simulatorOn) {
     const cps = simCheckpoints(config, tracker)
     const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps.path, seed: config.SIMULATOR_SEED })
-    sim = createSimSource({
-      bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+    // In a worker thread: generating the world is most of a backfill's work in this process.
+    sim = createSimSourceInWorker({
+      logName: 'svc-start', bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       // One batch ahead keeps the processor fed (it takes the next while this one is made), and a
       // stop's drain short: the social checkpoint is stored once the chain has ingested every
       // block published.
       ingested: () => processor.watermark(),
-      maxAheadBlocks: Math.max(2000, config.PIPELINE_BATCH_BLOCKS),
+      maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
       checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
     })
     sim.run().catch((err) => rt.logger.error({ err }, 'simulator stopped'))
@@ -281,8 +283,8 @@ async function commandStart(config: Config): Promise<void> {
   } else if (config.simulator5042On) {
     const seed = config.SIMULATOR_SEED + 5042
     const start = await resolveSimStart(rt.ch, 5042, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks)
-    const source = createSimSource({
-      bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+    const source = createSimSourceInWorker({
+      logName: 'svc-start', bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       social: false, prices: false, launchpads: simLaunchpads(5042),
       ingested: () => arcProcessor.watermark(),
       // Two batches ahead: with one, its backfill took 20-25 s longer (no checkpoint to drain here).

@@ -5,7 +5,7 @@ import { isPermanentPublishError } from '../../core/bus/publish-errors.ts'
 import { infraKind } from '../consumer/classify-error.ts'
 
 export interface RetryingPublisherDeps {
-  bus: Bus
+  bus: Pick<Bus, 'publish'>
   logger: Logger
   /** Names the source on /health and in svc_pipeline_infra_retries_total (e.g. `sim-4663`). */
   component: string

@@ -57,7 +57,7 @@ export async function resolveSimStart(
 export type SocialCounts = Record<keyof SocialBatch, number>
 
 export interface SimSourceOptions {
-  bus: Bus
+  bus: Pick<Bus, 'ensureTopics' | 'publish'>
   logger: Logger
   chainId: number
   /** Prefix of the topic name (BUS_NAMESPACE). */

@@ -1,0 +1,128 @@
+import { Worker } from 'node:worker_threads'
+import { createRetryingPublisher } from './retrying-publisher.ts'
+import type { FromSimWorker, SimWorkerConfig, ToSimWorker } from './sim-worker-messages.ts'
+import type { SimSource, SimSourceOptions } from './sim-source.ts'
+
+/** How often the chain's ingested block is told to the worker (its pace check polls every 20 ms). */
+const INGESTED_EVERY_MS = 20
+
+/**
+ * A simulated chain (createSimSource) run in a worker thread: generating and encoding the world is
+ * the largest part of a backfill's work in the process, and on the main thread it shared one core
+ * with the pipeline and the API. The same simulator, options and records; publishing goes through
+ * this thread's bus, and the checkpoints, their durability and the metrics stay here.
+ */
+export function createSimSourceInWorker(opts: SimSourceOptions & { logName: string }): SimSource {
+  const { bus, logger, metrics, checkpoints } = opts
+  const config: SimWorkerConfig = {
+    chainId: opts.chainId, namespace: opts.namespace, seed: opts.seed, blockSeconds: opts.blockSeconds, start: opts.start,
+    untilBlock: opts.untilBlock, chunk: opts.chunk, social: opts.social, prices: opts.prices, launchpads: opts.launchpads,
+    maxAheadBlocks: opts.maxAheadBlocks, progressEveryMs: opts.progressEveryMs,
+    logName: opts.logName, logLevel: logger.level, paced: opts.ingested !== undefined,
+    checkpoints: checkpoints && { everyMs: checkpoints.everyMs, drainMs: checkpoints.drainMs, durable: checkpoints.durable !== undefined },
+  }
+  let worker: Worker | undefined
+  let running: Promise<void> | undefined
+  let stopped: Promise<void> | undefined
+  let next = opts.start.fromBlock
+  let told = -1
+  let pacer: NodeJS.Timeout | undefined
+  let stopping = false
+  const send = (m: ToSimWorker) => worker?.postMessage(m)
+  // The worker's records, published here one after another in the order generated, each retried
+  // until the bus takes it (a broker away holds the rest behind it, as in the worker-less source).
+  const publish = createRetryingPublisher({ bus, logger, component: `sim-${opts.chainId}`, metrics, stopped: () => stopping })
+  let published: Promise<void> = Promise.resolve()
+
+  async function answer(m: Extract<FromSimWorker, { type: 'call' }>): Promise<unknown> {
+    switch (m.op) {
+      case 'ensureTopics':
+        return bus.ensureTopics(m.topics)
+      case 'save':
+        return checkpoints?.save(m.checkpoint)
+      case 'durable':
+        return checkpoints?.durable ? checkpoints.durable(m.counts) : true
+    }
+  }
+
+  function start(): Promise<void> {
+    const w = new Worker(new URL('./sim-worker-boot.mjs', import.meta.url), { workerData: config })
+    worker = w
+    if (opts.ingested) {
+      const ingested = opts.ingested
+      pacer = setInterval(() => {
+        const block = ingested()
+        if (block !== told) send({ type: 'ingested', block: (told = block) })
+      }, INGESTED_EVERY_MS)
+      pacer.unref()
+    }
+    return new Promise<void>((resolve, reject) => {
+      const fail = (err: unknown) => {
+        reject(err)
+        void w.terminate()
+      }
+      w.on('message', (m: FromSimWorker) => {
+        switch (m.type) {
+          case 'call':
+            answer(m).then(
+              (value) => send({ type: 'reply', id: m.id, value }),
+              (err: unknown) => {
+                const e = err as { message?: string; name?: string; code?: unknown }
+                send({ type: 'reply', id: m.id, error: { message: e.message ?? String(err), name: e.name, code: typeof e.code === 'string' ? e.code : undefined } })
+              },
+            )
+            break
+          case 'publish':
+            // A publish refused for good (or given up once stopping) stops the simulator, as it would in this thread.
+            published = published.then(() => publish(m.topic, m.records)).then(() => void (next = m.next))
+            published.catch(fail)
+            break
+          case 'retried':
+            metrics?.infraRetries.inc({ consumer: m.consumer, kind: m.kind })
+            break
+          case 'retrying':
+            metrics?.infraFaults.retrying(m.component, m.at, m.kind, new Error(m.message))
+            break
+          case 'cleared':
+            metrics?.infraFaults.cleared(m.component, m.at)
+            break
+          case 'ran':
+            // Done once what it generated is published.
+            published.then(resolve, fail)
+            break
+          case 'failed':
+            reject(new Error(m.message))
+            break
+          case 'stopped':
+            // Its last records go out before the worker does.
+            void published.finally(() => w.terminate())
+            break
+        }
+      })
+      w.on('error', reject)
+      w.on('exit', () => {
+        if (pacer) clearInterval(pacer)
+        resolve()
+      })
+    })
+  }
+
+  return {
+    run() {
+      running ??= start()
+      return running
+    },
+    stop() {
+      stopped ??= (async () => {
+        const w = worker
+        if (!w) return
+        const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()))
+        stopping = true
+        send({ type: 'stop' })
+        await exited
+      })()
+      return stopped
+    },
+    nextBlock: () => next,
+  }
+}
