@@ -17,7 +17,7 @@ import { createCallGrader, type CallGrader } from '../pipelines/social/grade-cal
 import { catchUpCallerState } from '../products/social/caller-refresh.ts'
 import { createRpcSource, resolveRpcStart, type RpcSource } from '../pipelines/sources/rpc/rpc-source.ts'
 import { createSimSource, resolveSimStart, type SimSource, type SocialCounts } from '../pipelines/sources/sim-source.ts'
-import { createSimSourceInWorker } from '../pipelines/sources/sim-in-worker.ts'
+import { bootSimWorker, createSimSourceInWorker } from '../pipelines/sources/sim-in-worker.ts'
 import { trackConsumption, type ConsumptionTracker } from '../pipelines/sim/consumption.ts'
 import { socialCheckpointPath, writeSocialCheckpoint, type SocialCheckpoint } from '../pipelines/sim/social-checkpoint.ts'
 import { namespaced, TOPICS } from '../core/bus/topics.ts'
@@ -200,6 +200,9 @@ function startSolanaSim(rt: Runtime, startWhen?: () => boolean): SolanaSimSource
 
 async function commandStart(config: Config): Promise<void> {
   const localChain = startLocalChain(config)
+  // The simulators' worker threads load while the engine starts (sim-in-worker.ts).
+  const simBoot4663 = config.simulatorOn && !config.CHAIN_4663_RPC_URL ? bootSimWorker() : undefined
+  const simBoot5042 = config.simulator5042On && !config.CHAIN_5042_RPC_URL ? bootSimWorker() : undefined
   let engine: Awaited<ReturnType<typeof startEmbeddedEngine>>
   let runtime: Runtime
   try {
@@ -261,10 +264,10 @@ async function commandStart(config: Config): Promise<void> {
     const start = await resolveSimStart(rt.ch, 4663, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks, { path: cps.path, seed: config.SIMULATOR_SEED })
     // In a worker thread: generating the world is most of a backfill's work in this process.
     sim = createSimSourceInWorker({
-      logName: 'svc-start', bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
-      // One batch ahead keeps the processor fed (it takes the next while this one is made), and a
-      // stop's drain short: the social checkpoint is stored once the chain has ingested every
-      // block published.
+      logName: 'svc-start', boot: simBoot4663, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+      // Two batches ahead: the processor takes full batches (with one, they alternated 2,500 and
+      // 3,600 blocks). A stop during the backfill drains what is published (the social checkpoint
+      // is stored once the chain has ingested every block published): live, nothing is ahead.
       ingested: () => processor.watermark(),
       maxAheadBlocks: Math.max(2000, 2 * config.PIPELINE_BATCH_BLOCKS),
       checkpoints: { save: cps.save(start.genesis), durable: cps.durable },
@@ -284,7 +287,7 @@ async function commandStart(config: Config): Promise<void> {
     const seed = config.SIMULATOR_SEED + 5042
     const start = await resolveSimStart(rt.ch, 5042, config.SIMULATOR_BLOCK_SECONDS, config.simulatorBackfillBlocks)
     const source = createSimSourceInWorker({
-      logName: 'svc-start', bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
+      logName: 'svc-start', boot: simBoot5042, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
       social: false, prices: false, launchpads: simLaunchpads(5042),
       ingested: () => arcProcessor.watermark(),
       // Two batches ahead: with one, its backfill took 20-25 s longer (no checkpoint to drain here).

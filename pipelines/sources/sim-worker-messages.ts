@@ -44,6 +44,8 @@ export type FromSimWorker =
   | { type: 'stopped' }
 
 export type ToSimWorker =
+  /** The first message: what to simulate (the worker boots before the process knows it). */
+  | { type: 'config'; config: SimWorkerConfig }
   | { type: 'reply'; id: number; value?: unknown; error?: { message: string; name?: string; code?: string } }
   | { type: 'ingested'; block: number }
   | { type: 'stop' }

@@ -61,13 +61,18 @@ describe('the simulator in a worker thread', () => {
     const source = createSimSourceInWorker({ ...options(bus, []), maxAheadBlocks: 100, chunk: 50, ingested: () => ingested, logName: 'sim-test' })
     const running = source.run()
     const published = () => bus.topics.get('chain.4663.logs')?.length ?? 0
-    await new Promise((r) => setTimeout(r, 2_000))
+    const until = async (done: () => boolean) => {
+      const deadline = Date.now() + 20_000
+      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    }
+    await until(() => published() > 0)
+    // Unpaced, the 600 blocks would be out well within this second.
+    await new Promise((r) => setTimeout(r, 1_000))
     // One chunk past the bound at most: the pace is checked before each chunk.
     expect(published()).toBeGreaterThan(0)
     expect(published()).toBeLessThanOrEqual(150)
     ingested = 300
-    const deadline = Date.now() + 20_000
-    while (published() < 400 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    await until(() => published() >= 400)
     expect(published()).toBeGreaterThanOrEqual(400)
     expect(published()).toBeLessThanOrEqual(450)
     ingested = BLOCKS
