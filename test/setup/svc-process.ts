@@ -52,8 +52,11 @@ export function freePort(): Promise<number> {
 export interface SvcServer {
   base: string
   child: ChildProcess
-  /** SIGTERM, then wait for the exit (SIGKILL after 20 s: a test never leaves a server behind). */
-  stop(): Promise<void>
+  /**
+   * SIGTERM, then wait for the exit (SIGKILL after `hardKillMs`, default 20 s: a test never leaves
+   * a server behind).
+   */
+  stop(hardKillMs?: number): Promise<void>
   /** The last lines the process printed (for a failing test's message). */
   output(): string
 }
@@ -71,10 +74,10 @@ export async function startSvcServer(
 ): Promise<SvcServer> {
   const { child, output } = spawnKept(args, { PORT: String(port), ...env })
   const base = `http://127.0.0.1:${port}`
-  const stop = () =>
+  const stop = (hardKillMs = 20_000) =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve()
-      const hard = setTimeout(() => child.kill('SIGKILL'), 20_000)
+      const hard = setTimeout(() => child.kill('SIGKILL'), hardKillMs)
       child.once('exit', () => {
         clearTimeout(hard)
         resolve()
