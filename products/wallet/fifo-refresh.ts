@@ -16,15 +16,6 @@ import { tupleParam } from '../../core/clickhouse.ts'
 const PAIRS_PER_FOLD = 2_000
 /** Legs per pair per statement; a pair with more is folded again from where this one stopped. */
 const LEGS_PER_FOLD = 2_000
-/**
- * The most legs one statement folds: PAIRS_PER_FOLD pairs of LEGS_PER_FOLD legs each. A batch
- * whose pairs have few legs folds more pairs per statement within it: a 6,000-block backfill
- * batch's 8,000 pairs in one statement instead of four (its fold 1.5 s -> 0.9 s, the backfill
- * 66 -> 61 s here; most of a statement's cost did not grow with its pairs).
- */
-const LEGS_PER_STATEMENT = PAIRS_PER_FOLD * LEGS_PER_FOLD
-/** The most pairs one statement names (its parameter travels in the URL: about 90 bytes a pair). */
-const MAX_PAIRS_PER_FOLD = 50_000
 
 /** A leg's position in chain order as one number (log indexes stay below 2^24). */
 export const LEG_POS = 'block_number * 16777216 + log_index + 1'
@@ -41,8 +32,7 @@ export type WalletToken = [wallet: string, token: string]
 export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: WalletToken[], fromBlock: number, batch?: { maxLegs: number }): Promise<Set<string>> {
   const wallets = new Set<string>()
   const bounded = batch !== undefined && batch.maxLegs < LEGS_PER_FOLD
-  const perStatement = bounded ? Math.min(MAX_PAIRS_PER_FOLD, Math.max(PAIRS_PER_FOLD, Math.floor(LEGS_PER_STATEMENT / Math.max(1, batch.maxLegs)))) : PAIRS_PER_FOLD
-  for (const part of chunks(pairs, perStatement)) {
+  for (const part of chunks(pairs, PAIRS_PER_FOLD)) {
     for (;;) {
       const params = { chain: chainId, pairs: tupleParam(part), version: nextServingSeq() }
       if (bounded) {

@@ -8,10 +8,10 @@ import { migratedChDB } from '../setup/chdb.ts'
 import { randomWei, refFold, seeded, type RefLeg } from '../setup/fifo-reference.ts'
 
 /**
- * A batch with many wallet-tokens of few legs each (a backfill batch: thousands of pairs) is
- * folded in one statement, not one per 2,000 pairs, and every pair's state still equals the
- * independent FIFO's to the wei. A pair with more legs than one statement takes per pair is
- * folded again from where the first statement stopped.
+ * A batch with more wallet-tokens than one fold statement takes (a backfill batch: thousands of
+ * pairs) is folded in parts, and every pair's state still equals the independent FIFO's to the
+ * wei. A pair with more legs than one statement takes per pair is folded again from where the
+ * first statement stopped.
  */
 const CHAIN = 4663
 let ch: ClickHouseClient
@@ -95,13 +95,13 @@ async function expectReference(swaps: Swap[]): Promise<number> {
 }
 
 describe('the FIFO fold of a batch of many pairs', () => {
-  it('folds 5,000 pairs of 3 legs in one statement, each to the reference to the wei', async () => {
+  it('folds 5,000 pairs of 3 legs in parts, each to the reference to the wei', async () => {
     const pairs = Array.from({ length: 5_000 }, (_, i): [string, string] => [hex(0xa00000 + Math.floor(i / 2), 40), hex(0xb000 + (i % 2), 40)])
     const { swaps, lastBlock } = swapsOf(pairs, 3, 1, 7)
     const c = counting(ch)
     await ingestAndFold(swaps, 1, lastBlock, c.ch)
-    // One statement where 2,000 pairs a statement took three.
-    expect(c.commands()).toBe(1)
+    // In parts: no statement takes every pair (each must answer within the client's timeout).
+    expect(c.commands()).toBeGreaterThan(1)
     expect(await expectReference(swaps)).toBe(5_000)
   }, 120_000)
 
