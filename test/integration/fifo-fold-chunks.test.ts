@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { createClickHouseSink } from '../../pipelines/sink/clickhouse-sink.ts'
 import { createMetrics } from '../../core/metrics.ts'
 import { foldBlocks, pairsOfSwaps } from '../../products/wallet/fifo-refresh.ts'
-import { migratedChDB } from '../setup/chdb.ts'
+import { hex } from '../setup/hex.ts'
+import { migratedChDBPerFile } from '../setup/chdb.ts'
 import { randomWei, refFold, seeded, type RefLeg } from '../setup/fifo-reference.ts'
 
 /**
@@ -14,27 +15,20 @@ import { randomWei, refFold, seeded, type RefLeg } from '../setup/fifo-reference
  * first statement stopped.
  */
 const CHAIN = 4663
-let ch: ClickHouseClient
-let close: () => Promise<void>
+const engine = migratedChDBPerFile()
 
-beforeAll(async () => {
-  ;({ ch, close } = await migratedChDB())
-})
-afterAll(async () => close?.())
-
-const hex = (n: number, len: number) => '0x' + n.toString(16).padStart(len, '0')
 
 /** The engine client, counting the statements that write (the folds). */
 function counting(of: ClickHouseClient): { ch: ClickHouseClient; commands: () => number } {
   let n = 0
-  const ch = new Proxy(of, {
+  const counted = new Proxy(of, {
     get(target, prop, receiver) {
       if (prop === 'command') return (...args: Parameters<ClickHouseClient['command']>) => (n++, target.command(...args))
       const v = Reflect.get(target, prop, receiver)
       return typeof v === 'function' ? v.bind(target) : v
     },
   })
-  return { ch, commands: () => n }
+  return { ch: counted, commands: () => n }
 }
 
 type Swap = { chain_id: number; block_number: number; log_index: number; tx_hash: string; pool: string; protocol: string; token: string; trader: string; token_in: string; token_out: string; weth_in: string; weth_out: string; block_time: number }
@@ -62,7 +56,7 @@ function swapsOf(pairs: Array<[string, string]>, legsPerPair: number, firstBlock
 
 async function ingestAndFold(swaps: Swap[], firstBlock: number, lastBlock: number, fold: ClickHouseClient): Promise<void> {
   const blocks = Array.from({ length: lastBlock - firstBlock + 1 }, (_, i) => firstBlock + i)
-  await createClickHouseSink(ch, createMetrics()).insertBatch(`chunks-${firstBlock}`, [
+  await createClickHouseSink(engine.ch, createMetrics()).insertBatch(`chunks-${firstBlock}`, [
     ['swaps', swaps],
     ['chain_blocks', blocks.map((n) => ({ chain_id: CHAIN, number: n, hash: hex(n, 64), parent_hash: hex(n - 1, 64), timestamp: 1_700_000_000 + n * 2, log_count: 0 }))],
   ])
@@ -79,7 +73,7 @@ async function expectReference(swaps: Swap[]): Promise<number> {
     legs.get(k)!.push(to > ti ? { side: 1, qty: to - ti, cost: wi - wo, t: s.block_time } : { side: -1, qty: ti - to, cost: wo - wi, t: s.block_time })
   }
   const got = await queryRows<{ wallet: string; token: string; legs: string; state: { lots: Array<{ qty: string; cost: string }>; realized: string; sells: string; unmatched_qty: string } }>(
-    ch,
+    engine.ch,
     'SELECT wallet, token, legs, state FROM fifo_state FINAL WHERE chain_id = {c:UInt32} AND wallet IN {w:Array(String)}',
     { c: CHAIN, w: [...new Set(swaps.map((s) => s.trader))] },
   )
@@ -94,23 +88,25 @@ async function expectReference(swaps: Swap[]): Promise<number> {
   return got.length
 }
 
+/** Ingest `legsPerPair` legs of each pair from `firstBlock`, fold them: the fold statements run, and the pairs checked. */
+async function foldChecked(pairs: Array<[string, string]>, legsPerPair: number, firstBlock: number, seed: number): Promise<{ statements: number; pairs: number }> {
+  const { swaps, lastBlock } = swapsOf(pairs, legsPerPair, firstBlock, seed)
+  const c = counting(engine.ch)
+  await ingestAndFold(swaps, firstBlock, lastBlock, c.ch)
+  return { statements: c.commands(), pairs: await expectReference(swaps) }
+}
+
 describe('the FIFO fold of a batch of many pairs', () => {
   it('folds 5,000 pairs of 3 legs in parts, each to the reference to the wei', async () => {
     const pairs = Array.from({ length: 5_000 }, (_, i): [string, string] => [hex(0xa00000 + Math.floor(i / 2), 40), hex(0xb000 + (i % 2), 40)])
-    const { swaps, lastBlock } = swapsOf(pairs, 3, 1, 7)
-    const c = counting(ch)
-    await ingestAndFold(swaps, 1, lastBlock, c.ch)
+    const { statements, pairs: checked } = await foldChecked(pairs, 3, 1, 7)
     // In parts: no statement takes every pair (each must answer within the client's timeout).
-    expect(c.commands()).toBeGreaterThan(1)
-    expect(await expectReference(swaps)).toBe(5_000)
+    expect(statements).toBeGreaterThan(1)
+    expect(checked).toBe(5_000)
   }, 120_000)
 
   it('a pair with more legs than a statement folds per pair is folded again from where it stopped', async () => {
     const pairs: Array<[string, string]> = [[hex(0xd00001, 40), hex(0xb100, 40)], [hex(0xd00002, 40), hex(0xb100, 40)]]
-    const { swaps, lastBlock } = swapsOf(pairs, 2_100, 100_000, 11)
-    const c = counting(ch)
-    await ingestAndFold(swaps, 100_000, lastBlock, c.ch)
-    expect(c.commands()).toBe(2)
-    expect(await expectReference(swaps)).toBe(2)
+    expect(await foldChecked(pairs, 2_100, 100_000, 11)).toEqual({ statements: 2, pairs: 2 })
   }, 120_000)
 })

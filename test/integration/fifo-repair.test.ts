@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import { createMetrics } from '../../core/metrics.ts'
 import { catchUpFifo, foldBlocks, misfoldedPairs } from '../../products/wallet/fifo-refresh.ts'
 import { createClickHouseSink } from '../../pipelines/sink/clickhouse-sink.ts'
 import { runVerify } from '../../pipelines/verify/run-verify.ts'
-import { migratedChDB } from '../setup/chdb.ts'
+import { hex } from '../setup/hex.ts'
+import { migratedChDBPerFile } from '../setup/chdb.ts'
 import { randomWei, refFold, seeded, type RefLeg } from '../setup/fifo-reference.ts'
 
 /**
@@ -15,15 +15,8 @@ import { randomWei, refFold, seeded, type RefLeg } from '../setup/fifo-reference
  * processor's start check (catchUpFifo) must find every such pair and refold it from nothing.
  */
 const CHAIN = 4663
-let ch: ClickHouseClient
-let close: () => Promise<void>
+const engine = migratedChDBPerFile()
 
-beforeAll(async () => {
-  ;({ ch, close } = await migratedChDB())
-})
-afterAll(async () => close?.())
-
-const hex = (n: number, len: number) => '0x' + n.toString(16).padStart(len, '0')
 const wallets = Array.from({ length: 5 }, (_, i) => hex(0xa100 + i, 40))
 const tokens = Array.from({ length: 3 }, (_, i) => hex(0xb100 + i, 40))
 
@@ -52,7 +45,7 @@ function history(blocks: number) {
 type Block = ReturnType<typeof history>[number]
 
 async function insert(blocks: Block[], token: string) {
-  await createClickHouseSink(ch, createMetrics()).insertBatch(token, [
+  await createClickHouseSink(engine.ch, createMetrics()).insertBatch(token, [
     ['swaps', blocks.flatMap((b) => b.swaps)],
     ['chain_blocks', blocks.map((b) => ({ chain_id: CHAIN, number: b.number, hash: hex(b.number, 64), parent_hash: hex(b.number - 1, 64), timestamp: 1_735_689_600 + b.number * 12, log_count: b.swaps.length }))],
   ])
@@ -72,7 +65,7 @@ function reference(blocks: Block[]) {
 
 async function stored() {
   const rows = await queryRows<{ wallet: string; token: string; legs: string; realized: string; sells: string }>(
-    ch,
+    engine.ch,
     'SELECT wallet, token, legs, toString(state.realized) AS realized, state.sells AS sells FROM fifo_state FINAL WHERE chain_id = {c:UInt32} ORDER BY wallet, token',
     { c: CHAIN },
   )
@@ -85,23 +78,23 @@ describe('repair of a data dir whose first batch (from block 0) was never folded
   it('the old behaviour leaves pairs short of legs; verify names them; the start check refolds them to the reference', async () => {
     await insert(blocks.slice(0, 10), 'first') // old code: fromBlock 0 read as "whole rebuild", no fold
     await insert(blocks.slice(10), 'second')
-    await foldBlocks(ch, CHAIN, 10, 29)
+    await foldBlocks(engine.ch, CHAIN, 10, 29)
     const want = reference(blocks)
 
     const before = await stored()
     const short = [...want.keys()].filter((k) => before.get(k)?.legs !== want.get(k)!.legs)
     expect(short.length).toBeGreaterThan(5)
-    expect((await misfoldedPairs(ch, CHAIN)).map((p) => `${p.wallet}/${p.token}`).sort()).toEqual(short.sort())
-    const audit = await runVerify(ch, { views: ['fifo_state'] })
+    expect((await misfoldedPairs(engine.ch, CHAIN)).map((p) => `${p.wallet}/${p.token}`).sort()).toEqual(short.sort())
+    const audit = await runVerify(engine.ch, { views: ['fifo_state'] })
     expect(audit.views[0]).toMatchObject({ view: 'fifo_state', chain: CHAIN, checked: want.size, drifted: short.length })
     expect(short).toContain(audit.views[0]!.first[0]!.key)
 
-    expect(await catchUpFifo(ch, CHAIN)).toBe(short.length)
+    expect(await catchUpFifo(engine.ch, CHAIN)).toBe(short.length)
     expect(await stored()).toEqual(want)
-    expect(await misfoldedPairs(ch, CHAIN)).toEqual([])
-    const after = await runVerify(ch, { views: ['fifo_state', 'fifo_sells', 'fifo_hold_counts'] })
+    expect(await misfoldedPairs(engine.ch, CHAIN)).toEqual([])
+    const after = await runVerify(engine.ch, { views: ['fifo_state', 'fifo_sells', 'fifo_hold_counts'] })
     expect(after.views.map((v) => [v.view, v.drifted])).toEqual([['fifo_state', 0], ['fifo_sells', 0], ['fifo_hold_counts', 0]])
     // A second start finds nothing to do.
-    expect(await catchUpFifo(ch, CHAIN)).toBe(0)
+    expect(await catchUpFifo(engine.ch, CHAIN)).toBe(0)
   })
 })

@@ -5,6 +5,7 @@ import { createClickHouseSink } from '../../pipelines/sink/clickhouse-sink.ts'
 import { createMetrics } from '../../core/metrics.ts'
 import { foldBlocks } from '../../products/wallet/fifo-refresh.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
+import { hex } from '../setup/hex.ts'
 import { migratedChDB } from '../setup/chdb.ts'
 import { randomWei, refFold, refWallet, seeded, type RefLeg } from '../setup/fifo-reference.ts'
 import { readHoldsOf } from '../../products/wallet/wallet-receipt.ts'
@@ -26,7 +27,6 @@ beforeAll(async () => {
 })
 afterAll(async () => close?.())
 
-const hex = (n: number, len: number) => '0x' + n.toString(16).padStart(len, '0')
 const wallets = Array.from({ length: 7 }, (_, i) => hex(0xa000 + i, 40))
 const tokens = Array.from({ length: 4 }, (_, i) => hex(0xb000 + i, 40))
 const protocols = ['v2', 'v3', 'v4']

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest'
 import { createClickHouse, type ClickHouseClient } from '../../core/clickhouse.ts'
 import { migrate } from '../../sql/migrate.ts'
 import { tempDir } from './temp.ts'
@@ -20,4 +21,22 @@ export async function migratedChDB(): Promise<{ ch: ClickHouseClient; close(): P
   const db = await freshChDB()
   await migrate(db.ch)
   return db
+}
+
+/**
+ * A migrated chDB for the calling test file: made before its tests, closed after them. Read
+ * `engine.ch` inside tests and hooks (it exists once the file's beforeAll ran).
+ */
+export function migratedChDBPerFile(): { readonly ch: ClickHouseClient } {
+  let db: Awaited<ReturnType<typeof migratedChDB>> | undefined
+  beforeAll(async () => {
+    db = await migratedChDB()
+  })
+  afterAll(async () => db?.close())
+  return {
+    get ch() {
+      if (!db) throw new Error('the engine is made in beforeAll: read it inside a test or hook')
+      return db.ch
+    },
+  }
 }
