@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSocialServing } from '../../products/social/social-serving.ts'
-import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { medianOfCounts, mutualClusters, scoreCaller } from '../../products/social/caller-grade.ts'
 import { catchUpCallerState } from '../../products/social/caller-refresh.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { watchedEngine } from '../setup/watched-engine.ts'
 
 /** Callers kept by key on the simulator's own social world (posts and follows). */
 let env: Embedded
@@ -70,15 +70,10 @@ describe('caller_state', () => {
   it("the API's caller cache keeps the authors a pass did not touch and reads again the ones it did", async () => {
     let reads: string[][] = []
     // The real client, counting the keys each caller_state read asks for.
-    const counting = new Proxy(env.rt.ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return (args: { query: string; query_params?: { keys?: string[] } }) => {
-          if (args.query.includes('FROM caller_state WHERE author IN') && args.query_params?.keys) reads.push(args.query_params.keys)
-          return target.query(args as Parameters<ClickHouseClient['query']>[0])
-        }
-      },
-    }) as ClickHouseClient
+    const counting = watchedEngine(env.rt.ch, 'query', (args) => {
+      const keys = (args.query_params as { keys?: string[] } | undefined)?.keys
+      if (args.query.includes('FROM caller_state WHERE author IN') && keys) reads.push(keys)
+    })
     const serving = createSocialServing({ ch: counting, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 100_000 })
     const all = (await queryRows<{ author: string }>(env.rt.ch, 'SELECT DISTINCT author FROM caller_state ORDER BY author')).map((r) => r.author)
     const first = await serving.callers(all)

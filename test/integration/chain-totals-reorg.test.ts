@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
 import { CountedBefore, countNewTraders } from '../../products/token/chain-totals.ts'
 import { ConstructedWorld, ingestWorld, weth, type Pair } from '../setup/constructed-world.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { watchedEngine } from '../setup/watched-engine.ts'
 
 /**
  * /stats' distinct traders after a reorg: the rollback recounts them from the new chain, and the
@@ -54,15 +55,7 @@ describe('chain totals and reorgs', () => {
     // A chain of its own, nothing counted on it; the real client, counting the reads.
     const CHAIN = 4990
     let reads = 0
-    const ch = new Proxy(env.rt.ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return (args: Parameters<ClickHouseClient['query']>[0]) => {
-          reads++
-          return target.query(args)
-        }
-      },
-    }) as ClickHouseClient
+    const ch = watchedEngine(env.rt.ch, 'query', () => reads++)
     const counted = new CountedBefore()
     counted.startEmpty()
     const batch = (n: number, traders: string[], tokens: string[]) => ({ traders: new Set(traders), tokens: new Set(tokens), fromBlock: n, token: `counted-${n}` })

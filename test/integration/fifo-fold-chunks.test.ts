@@ -7,6 +7,7 @@ import { foldBlocks, pairsOfSwaps } from '../../products/wallet/fifo-refresh.ts'
 import { hex } from '../setup/hex.ts'
 import { migratedChDBPerFile } from '../setup/chdb.ts'
 import { randomWei, refFold, seeded, type RefLeg } from '../setup/fifo-reference.ts'
+import { watchedEngine } from '../setup/watched-engine.ts'
 
 /**
  * A batch with more wallet-tokens than one fold statement takes (a backfill batch: thousands of
@@ -21,14 +22,7 @@ const engine = migratedChDBPerFile()
 /** The engine client, counting the statements that write (the folds). */
 function counting(of: ClickHouseClient): { ch: ClickHouseClient; commands: () => number } {
   let n = 0
-  const counted = new Proxy(of, {
-    get(target, prop, receiver) {
-      if (prop === 'command') return (...args: Parameters<ClickHouseClient['command']>) => (n++, target.command(...args))
-      const v = Reflect.get(target, prop, receiver)
-      return typeof v === 'function' ? v.bind(target) : v
-    },
-  })
-  return { ch: counted, commands: () => n }
+  return { ch: watchedEngine(of, 'command', () => n++), commands: () => n }
 }
 
 type Swap = { chain_id: number; block_number: number; log_index: number; tx_hash: string; pool: string; protocol: string; token: string; trader: string; token_in: string; token_out: string; weth_in: string; weth_out: string; block_time: number }

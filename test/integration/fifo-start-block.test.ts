@@ -6,6 +6,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { runScenario } from '../setup/chain-scenario.ts'
 import { expectReceiptsEqualChain, loadRoster, startReceiptRun, type ReceiptRun } from '../setup/receipt-run.ts'
 import { until } from '../setup/until.ts'
+import { watchedEngine } from '../setup/watched-engine.ts'
 
 /**
  * Issue 24's other half: the same chain read from a later start block (1: block 0 is the genesis,
@@ -83,14 +84,8 @@ describe('FIFO from a first batch that starts at a later block', () => {
 
   it('the receipts a batch changes are built again together, before anyone asks: about one read per batch, not one per wallet', { timeout: 180_000 }, async () => {
     let positionReads = 0
-    const counted = new Proxy(run.rt.ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return (args: Parameters<ClickHouseClient['query']>[0]) => {
-          if (/FROM fifo_state WHERE/.test(args.query)) positionReads++
-          return target.query(args)
-        }
-      },
+    const counted = watchedEngine(run.rt.ch, 'query', (args) => {
+      if (/FROM fifo_state WHERE/.test(args.query)) positionReads++
     })
     const receipts = createReceiptServing({ ch: counted, watermarks: run.api.watermarks, maxEntries: 1_000 })
     const wallets = (await queryRows<{ t: string }>(run.rt.ch, 'SELECT DISTINCT trader AS t FROM swaps ORDER BY t')).map((r) => r.t)

@@ -11,6 +11,7 @@ import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
 import { TOPICS } from '../../core/bus/topics.ts'
 import type { BusRecord } from '../../core/bus/types.ts'
+import { watchedEngine } from '../setup/watched-engine.ts'
 
 /**
  * The verdict's signals and the agent feature rows are kept per token in the API
@@ -225,15 +226,9 @@ describe('verdict signals kept per token', () => {
   it('the asked tokens a batch changes are read again together, before anyone asks: about one read per batch, not one per token', { timeout: 180_000 }, async () => {
     // The chain part of a verdict reads pool_providers, that of a feature row pool_first_mint.
     const reads = { verdict: 0, features: 0 }
-    const counted = new Proxy(env.api.deps.ch, {
-      get(target, prop, receiver) {
-        if (prop !== 'query') return Reflect.get(target, prop, receiver)
-        return (args: Parameters<typeof target.query>[0]) => {
-          if (args.query.includes('pool_providers')) reads.verdict++
-          if (args.query.includes('pool_first_mint')) reads.features++
-          return target.query(args)
-        }
-      },
+    const counted = watchedEngine(env.api.deps.ch, 'query', (args) => {
+      if (args.query.includes('pool_providers')) reads.verdict++
+      if (args.query.includes('pool_first_mint')) reads.features++
     })
     // Keepers of their own (kept per token serving object) whose engine reads are counted.
     const deps = { ...env.api.deps, ch: counted, tokens: Object.create(env.api.deps.tokens) as typeof env.api.deps.tokens }

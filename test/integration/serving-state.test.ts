@@ -12,6 +12,7 @@ import { requireRedisUrl } from '../setup/services.ts'
 import { followed4663 } from '../../bin/follow.ts'
 import { createChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { watchedEngine } from '../setup/watched-engine.ts'
 
 let env: Embedded
 
@@ -23,15 +24,10 @@ afterAll(async () => env?.close())
 
 /** The real client, telling which keys each token_state read asks for. */
 function countingTokenReads(onRead: (keys: string[]) => void): ClickHouseClient {
-  return new Proxy(env.rt.ch, {
-    get(target, prop, receiver) {
-      if (prop !== 'query') return Reflect.get(target, prop, receiver)
-      return (args: { query: string; query_params?: { keys?: string[] } }) => {
-        if (args.query.includes('FROM token_state') && args.query_params?.keys) onRead(args.query_params.keys)
-        return target.query(args as Parameters<ClickHouseClient['query']>[0])
-      }
-    },
-  }) as ClickHouseClient
+  return watchedEngine(env.rt.ch, 'query', (args) => {
+    const keys = (args.query_params as { keys?: string[] } | undefined)?.keys
+    if (args.query.includes('FROM token_state') && keys) onRead(keys)
+  })
 }
 
 const latestTokens = `SELECT * FROM token_state WHERE chain_id = 4663 ORDER BY token, version DESC LIMIT 1 BY token`
