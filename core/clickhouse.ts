@@ -43,12 +43,18 @@ export async function createClickHouse(
         max_open_connections: ENGINE_CONNECTIONS,
       }),
     )
-    if ((config.CLICKHOUSE_REQUEST_TIMEOUT_MS ?? 5_000) < LONG_STATEMENT_MS) {
-      let long: Promise<ClickHouseClient> | undefined
-      longClients.set(client, () => (long ??= createClickHouse({ ...config, CLICKHOUSE_REQUEST_TIMEOUT_MS: LONG_STATEMENT_MS })))
+    const timeoutMs = config.CLICKHOUSE_REQUEST_TIMEOUT_MS ?? 5_000
+    if (timeoutMs < LONG_STATEMENT_MS) {
+      const made = new Map<number, Promise<ClickHouseClient>>()
+      const make = (ms: number) => made.get(ms) ?? made.set(ms, createClickHouse({ ...config, CLICKHOUSE_REQUEST_TIMEOUT_MS: ms })).get(ms)!
+      siblings.set(client, { timeoutMs, make })
       const close = client.close.bind(client)
-      // Closing the client closes its sibling for long statements too.
-      Object.defineProperty(client, 'close', { value: async () => Promise.all([close(), long?.then((l) => l.close())]).then(() => undefined), configurable: true, writable: true })
+      // Closing the client closes its siblings (long statements, patient retries) too.
+      Object.defineProperty(client, 'close', {
+        value: async () => Promise.all([close(), ...[...made.values()].map((c) => c.then((l) => l.close()))]).then(() => undefined),
+        configurable: true,
+        writable: true,
+      })
     }
     return client
   }
@@ -71,7 +77,17 @@ const ENGINE_CONNECTIONS = 32
 
 /** How long a statement that is expected to run long (an audit over every key) may stay silent. */
 const LONG_STATEMENT_MS = 15 * 60_000
-const longClients = new WeakMap<object, () => Promise<ClickHouseClient>>()
+
+/**
+ * A server client's siblings: the same engine with a longer request timeout, made once per
+ * timeout and closed with it. The embedded engine has no request timeout, so no siblings.
+ */
+interface Siblings {
+  /** The client's own request timeout (CLICKHOUSE_REQUEST_TIMEOUT_MS). */
+  timeoutMs: number
+  make(timeoutMs: number): Promise<ClickHouseClient>
+}
+const siblings = new WeakMap<object, Siblings>()
 
 /**
  * The client to send statements that may run long with (`svc verify`, the audit): on a server, a
@@ -80,13 +96,26 @@ const longClients = new WeakMap<object, () => Promise<ClickHouseClient>>()
  * such limit, so `ch` itself.
  */
 export function forLongStatements(ch: ClickHouseClient): Promise<ClickHouseClient> {
-  return longClients.get(ch)?.() ?? Promise.resolve(ch)
+  return siblings.get(ch)?.make(LONG_STATEMENT_MS) ?? Promise.resolve(ch)
 }
 
-/** `wrapper` (a client that wraps `inner`) sends long statements the way `inner` does, through `wrap`. */
-export function longStatementsLike(wrapper: ClickHouseClient, inner: ClickHouseClient, wrap: (long: ClickHouseClient) => ClickHouseClient): void {
-  const make = longClients.get(inner)
-  if (make) longClients.set(wrapper, () => make().then(wrap))
+/**
+ * `ch` waiting `factor` times its request timeout for an answer (at most LONG_STATEMENT_MS): how a
+ * consumer retries after a statement of its timed out (core/engine-accounting.ts, patience), so
+ * that a statement the engine needs longer for is answered at last instead of being sent again on
+ * the same timeout for ever. `ch` itself for factor 1 and on the embedded engine.
+ */
+export function withPatience(ch: ClickHouseClient, factor: number): Promise<ClickHouseClient> {
+  const s = siblings.get(ch)
+  return s && factor > 1 ? s.make(Math.min(LONG_STATEMENT_MS, s.timeoutMs * factor)) : Promise.resolve(ch)
+}
+
+/** `wrapper` (a client that wraps `inner`) has `inner`'s siblings, each wrapped with `wrap`. */
+export function siblingsLike(wrapper: ClickHouseClient, inner: ClickHouseClient, wrap: (sibling: ClickHouseClient) => ClickHouseClient): void {
+  const s = siblings.get(inner)
+  if (!s) return
+  const wrapped = new Map<number, Promise<ClickHouseClient>>()
+  siblings.set(wrapper, { timeoutMs: s.timeoutMs, make: (ms) => wrapped.get(ms) ?? wrapped.set(ms, s.make(ms).then(wrap)).get(ms)! })
 }
 
 /** Whether the client is the embedded engine (chDB): one session for the whole process. */

@@ -1,4 +1,4 @@
-import { longStatementsLike, type ClickHouseClient } from './clickhouse.ts'
+import { siblingsLike, withPatience, type ClickHouseClient } from './clickhouse.ts'
 import type { Metrics } from './metrics.ts'
 
 /**
@@ -20,8 +20,18 @@ interface Accounting {
   raw: ClickHouseClient
   metrics: EngineMetrics
   label: () => EngineLabel
-  /** Set for a consumer's client: the step its framework is running. */
-  current?: { step: string }
+  /** Set for a consumer's client: the step its framework is running, and its patience. */
+  current?: ConsumerEngine
+}
+
+/**
+ * What a consumer's client carries: the step its framework is running (for the counts) and its
+ * patience, the multiple of the engine client's request timeout its statements may wait for an
+ * answer (1 until a statement of the consumer times out; pipelines/consumer/engine-patience.ts).
+ */
+interface ConsumerEngine {
+  step: string
+  patience: number
 }
 
 type EngineMetrics = Pick<Metrics, 'engineStatements' | 'engineSeconds' | 'engineWait'>
@@ -52,7 +62,7 @@ function waitedSeconds(result: unknown, sinceMs: number): number | undefined {
 }
 
 /** `raw`, each statement counted with its time under `label()` (read when the statement is sent). */
-function labeled(a: Omit<Accounting, 'label' | 'current'>, label: () => EngineLabel, current?: { step: string }): ClickHouseClient {
+function labeled(a: Omit<Accounting, 'label' | 'current'>, label: () => EngineLabel, current?: ConsumerEngine): ClickHouseClient {
   const client = new Proxy(a.raw, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver)
@@ -64,7 +74,8 @@ function labeled(a: Omit<Accounting, 'label' | 'current'>, label: () => EngineLa
           a.metrics.engineStatements.inc(labels)
           a.metrics.engineSeconds.inc(labels, (performance.now() - t0) / 1000)
         }
-        const result = (value as (...x: unknown[]) => Promise<unknown>).apply(target, args)
+        const send = (c: ClickHouseClient) => (Reflect.get(c, prop) as (...x: unknown[]) => Promise<unknown>).apply(c, args)
+        const result = current && current.patience > 1 ? withPatience(target, current.patience).then(send) : send(target)
         result.then(done, done)
         if (prop === 'query') {
           result.then((r) => {
@@ -77,7 +88,7 @@ function labeled(a: Omit<Accounting, 'label' | 'current'>, label: () => EngineLa
     },
   })
   accounts.set(client, { ...a, label, current })
-  longStatementsLike(client, a.raw, (long) => labeled({ ...a, raw: long }, label, current))
+  siblingsLike(client, a.raw, (sibling) => labeled({ ...a, raw: sibling }, label))
   return client
 }
 
@@ -93,7 +104,7 @@ export function accountEngine(ch: ClickHouseClient, metrics: EngineMetrics): Cli
 export function engineFor(ch: ClickHouseClient, consumer: string, step = 'other'): ClickHouseClient {
   const a = accounts.get(ch)
   if (!a) return ch
-  const current = { step }
+  const current: ConsumerEngine = { step, patience: 1 }
   return labeled(a, () => ({ consumer, step: current.step }), current)
 }
 
@@ -103,13 +114,25 @@ export function setEngineStep(ch: ClickHouseClient, step: string): void {
   if (current) current.step = step
 }
 
+/** A consumer client's patience (1 for any other client). */
+export function enginePatience(ch: ClickHouseClient): number {
+  return accounts.get(ch)?.current?.patience ?? 1
+}
+
+/** Set a consumer client's patience: its statements wait `factor` times the request timeout. */
+export function setEnginePatience(ch: ClickHouseClient, factor: number): void {
+  const current = accounts.get(ch)?.current
+  if (current) current.patience = Math.max(1, factor)
+}
+
 /** The same engine, its statements counted under `step` within `ch`'s step (`<step of ch>/<step>`). */
 export function engineStep(ch: ClickHouseClient, step: string): ClickHouseClient {
   const a = accounts.get(ch)
   if (!a) return ch
   const outer = a.label
+  // A part of a consumer's step waits as patiently as the consumer (its `current`).
   return labeled(a, () => {
     const o = outer()
     return { consumer: o.consumer, step: o.consumer === OTHER.consumer ? step : `${o.step}/${step}` }
-  })
+  }, a.current)
 }

@@ -1,4 +1,5 @@
 import { setEngineStep } from '../../core/engine-accounting.ts'
+import { createEnginePatience } from './engine-patience.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { z } from 'zod'
 import type { Logger } from '../../core/logger.ts'
@@ -112,11 +113,16 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
   const stopped = new Promise<void>((r) => (wakeStop = r))
 
   const sleep = (ms: number) => Promise.race([stopped, new Promise<void>((r) => setTimeout(r, ms).unref())])
+  const patience = createEnginePatience(opts.engine)
   const retryHooks = (step: string): RetryHooks => ({
     stopping: () => stopping,
     sleep,
     onRetry(kind, err, n, infra) {
       metrics.consumerRetries.inc({ consumer, step, class: kind })
+      if (infra === 'timeout' && opts.engine) {
+        const factor = patience.timedOut()
+        logger.warn({ consumer, step, patience: factor }, `${step}: a statement timed out; the retry waits ${factor} times the engine's request timeout`)
+      }
       if (infra) {
         // Never dead-lettered: /health says degraded, naming this consumer and the error class.
         metrics.infraRetries.inc({ consumer, kind: infra })
@@ -223,6 +229,7 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
     const published = await attempt(() => writeDeadLetters(topic, dead), policy, retryHooks('dead-letter'))
     if (!published.ok) throw new Error(`dead letters not written: ${published.error}`)
     control.doneThrough(done ?? (BigInt(batch.messages[0]!.offset) - 1n).toString())
+    patience.batchDone()
     for (const [step, s] of seconds) metrics.stepDuration.observe({ consumer, step }, s)
     metrics.batches.inc({ consumer, outcome: done === null ? 'wait' : 'ok' })
     metrics.batchLatency.observe({ consumer }, (performance.now() - started) / 1000)

@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClickHouse, forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { post } from '../../infra/engine/engine-process.ts'
 import { ENGINE_SERVER_SETTINGS, MERGE_SELECTOR_BASE } from '../../infra/engine/engine-files.ts'
-import { accountEngine, API_CONSUMER, engineFor, engineStep, setEngineStep } from '../../core/engine-accounting.ts'
+import { accountEngine, API_CONSUMER, enginePatience, engineFor, engineStep, setEngineStep } from '../../core/engine-accounting.ts'
+import { createMemoryBus } from '../../core/bus/memory-bus.ts'
+import { createLogger } from '../../core/logger.ts'
+import { createConsumer } from '../../pipelines/consumer/create-consumer.ts'
+import { z } from 'zod'
 import { createMetrics } from '../../core/metrics.ts'
 import { createWatermarks } from '../../core/serving/watermarks.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
@@ -77,6 +81,45 @@ describe('svc engine', () => {
       expect(long).not.toBe(ch)
       expect(await queryRows(long, slow)).toEqual([{ s: 0 }])
     } finally {
+      await ch.close()
+    }
+  })
+
+  it("gets a consumer past a statement that needs longer than the request timeout: each retry waits twice as long, API reads still give up", async () => {
+    const metrics = createMetrics({ processMetrics: false })
+    const ch = accountEngine(await createClickHouse({ ...engine.env, CLICKHOUSE_DATABASE: 'default', DATA_DIR: join(dir.path, 'unused'), CLICKHOUSE_REQUEST_TIMEOUT_MS: 400 }), metrics)
+    const bus = createMemoryBus({ retryDelayMs: 20 })
+    const patient = engineFor(ch, 'patient')
+    await ch.command({ query: 'CREATE TABLE patience_probe (k String) ENGINE = MergeTree ORDER BY k SETTINGS non_replicated_deduplication_window = 100' })
+    const consumer = createConsumer({
+      name: 'patient', bus, logger: createLogger('silent'), metrics, topic: 'patience.probe', schema: z.object({ k: z.string() }), engine: patient, backoffMs: 20,
+      sink: {
+        name: 'slow-writer',
+        // A second of work with nothing sent back meanwhile: 2.5 request timeouts.
+        async write(items, ctx) {
+          await patient.command({
+            query: 'INSERT INTO patience_probe SELECT k FROM (SELECT arrayJoin({keys:Array(String)}) AS k) WHERE sleep(1) = 0',
+            query_params: { keys: items.map((i) => i.value.k) },
+            clickhouse_settings: { insert_deduplication_token: ctx.token, max_block_size: '1000' },
+          })
+        },
+      },
+    })
+    try {
+      await bus.publish('patience.probe', [{ key: 'a', value: JSON.stringify({ k: 'a' }) }])
+      await consumer.start()
+      await until('the slow batch acknowledged', async () => ((await consumer.lag()) === 0 ? true : undefined), 30_000)
+      // Timed out at 0.4 s and 0.8 s, answered with 1.6 s; the attempts the engine finished after
+      // their client gave up were the same insert under the same token: one row.
+      expect(await metrics.infraRetries.get({ consumer: 'patient', kind: 'timeout' })).toBe(2)
+      expect(enginePatience(patient)).toBe(4)
+      expect(await queryRows(ch, 'SELECT k FROM patience_probe')).toEqual([{ k: 'a' }])
+      // Requests still fail fast: the API's client waits its own timeout.
+      const t0 = performance.now()
+      await expect(queryRows(engineFor(ch, API_CONSUMER, '/probe'), 'SELECT sleep(1) AS s')).rejects.toThrow(/clickhouse unavailable/)
+      expect(performance.now() - t0).toBeLessThan(900)
+    } finally {
+      await consumer.stop()
       await ch.close()
     }
   })
