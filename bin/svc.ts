@@ -228,11 +228,18 @@ async function commandStart(config: Config): Promise<void> {
   const api = await createApiServer(rt, { pollMs: 0, faucet: payments?.faucet, audit })
   // The call grader (started below) is told what changed by the chain and social pipelines.
   let grader: CallGrader | undefined
+  // The simulators (started below) pace their catch-up by what each chain ingested: told as it moves.
+  let sim: SimSource | RpcSource | undefined
+  let arcSource: SimSource | RpcSource | undefined
   const processor = await startProcessor(rt, 4663, (b, seq, served) => {
     api.watermarks.advance(4663, b, seq)
     grader?.changed({ kind: 'chain', ...served })
+    if (sim && 'ingestedMoved' in sim) sim.ingestedMoved()
   })
-  const arcProcessor = await startProcessor(rt, 5042, (b, seq) => api.watermarks.advance(5042, b, seq))
+  const arcProcessor = await startProcessor(rt, 5042, (b, seq) => {
+    api.watermarks.advance(5042, b, seq)
+    if (arcSource && 'ingestedMoved' in arcSource) arcSource.ingestedMoved()
+  })
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS })
   await prices.start()
   const claims = createClaimsProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })
@@ -253,7 +260,6 @@ async function commandStart(config: Config): Promise<void> {
   await catchUpCallerState(rt.ch, rt.logger)
   grader = createCallGrader({ ch: rt.ch, logger: rt.logger, intervalMs: GRADER_TOLD_INTERVAL_MS, onGraded: (n) => api.watermarks.socialAdvanced(n) })
   grader.start()
-  let sim: SimSource | RpcSource | undefined
   // The Solana venue starts a minute after the simulated chain has caught up with its backfill,
   // so a fresh `svc start` serves the chain and social products (graded calls) first.
   let chainCaughtUp = () => true
@@ -281,7 +287,6 @@ async function commandStart(config: Config): Promise<void> {
     }
   }
   // Chain 5042: over JSON-RPC when it has an RPC URL, else simulated (its own world, no social or prices).
-  let arcSource: SimSource | RpcSource | undefined
   if (config.CHAIN_5042_RPC_URL) {
     arcSource = await startRpcSource(rt, 5042)
   } else if (config.simulator5042On) {

@@ -3,8 +3,13 @@ import { createRetryingPublisher } from './retrying-publisher.ts'
 import type { FromSimWorker, SimWorkerConfig, ToSimWorker } from './sim-worker-messages.ts'
 import type { SimSource, SimSourceOptions } from './sim-source.ts'
 
-/** How often the chain's ingested block is told to the worker (its pace check polls every 20 ms). */
-const INGESTED_EVERY_MS = 20
+/**
+ * How often the chain's ingested block is looked at for the worker when the owner does not say it
+ * moved (`ingestedMoved`, after each batch in `svc start`). It was looked at every 20 ms: 50
+ * wakeups a second per chain on the main thread of an idle service, for a value that moves once
+ * a batch.
+ */
+const INGESTED_POLL_MS = 1000
 
 /** A worker thread booted for a simulator: its loader and modules load while the process starts. */
 export interface SimWorkerBoot {
@@ -45,6 +50,11 @@ export function createSimSourceInWorker(opts: SimSourceOptions & { logName: stri
   let pacer: NodeJS.Timeout | undefined
   let stopping = false
   const send = (m: ToSimWorker) => worker?.postMessage(m)
+  /** The worker learns the ingested block when it changed. */
+  const tellIngested = () => {
+    const block = opts.ingested?.()
+    if (block !== undefined && block !== told) send({ type: 'ingested', block: (told = block) })
+  }
   // The worker's records, published here one after another in the order generated, each retried
   // until the bus takes it (a broker away holds the rest behind it, as in the worker-less source).
   const publish = createRetryingPublisher({ bus, logger, component: `sim-${opts.chainId}`, metrics, stopped: () => stopping })
@@ -66,11 +76,8 @@ export function createSimSourceInWorker(opts: SimSourceOptions & { logName: stri
     worker = w
     send({ type: 'config', config })
     if (opts.ingested) {
-      const ingested = opts.ingested
-      pacer = setInterval(() => {
-        const block = ingested()
-        if (block !== told) send({ type: 'ingested', block: (told = block) })
-      }, INGESTED_EVERY_MS)
+      tellIngested()
+      pacer = setInterval(tellIngested, opts.ingestedPollMs ?? INGESTED_POLL_MS)
       pacer.unref()
     }
     return new Promise<void>((resolve, reject) => {
@@ -141,5 +148,6 @@ export function createSimSourceInWorker(opts: SimSourceOptions & { logName: stri
       return stopped
     },
     nextBlock: () => next,
+    ingestedMoved: tellIngested,
   }
 }

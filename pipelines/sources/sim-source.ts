@@ -81,6 +81,11 @@ export interface SimSourceOptions {
    * memory), and the progress line counts ingested blocks. Without it, published ones.
    */
   ingested?: () => number
+  /**
+   * How often a simulator in a worker thread looks at `ingested` when not told it moved
+   * (`ingestedMoved`): ms, default 1000.
+   */
+  ingestedPollMs?: number
   /** Default 2000. */
   maxAheadBlocks?: number
   /** Log a progress line this often while catching up (ms, default 5000; 0: never). */
@@ -114,6 +119,11 @@ export interface SimSource {
   stop(): Promise<void>
   /** The next block number to publish. */
   nextBlock(): number
+  /**
+   * The pipeline ingested more (`ingested` moved): a simulator in a worker thread is told at once
+   * instead of at its next look. The one on this thread reads `ingested` when it needs it.
+   */
+  ingestedMoved(): void
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -373,5 +383,6 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
       if (candidates.length > 0) logger.warn({ chainId, saved: lastSaved, pending: candidates.at(-1)!.block }, 'social records after the saved checkpoint were not stored in time; they will be published again')
     },
     nextBlock: () => Math.max(sim.nextNumber, start.fromBlock),
+    ingestedMoved: () => {},
   }
 }
