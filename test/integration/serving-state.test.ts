@@ -13,6 +13,7 @@ import { followed4663 } from '../../bin/follow.ts'
 import { createChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 import { watchedEngine } from '../setup/watched-engine.ts'
+import { until } from '../setup/until.ts'
 
 let env: Embedded
 
@@ -224,7 +225,9 @@ describe('serving state kept by key', () => {
     try {
       const all = (await queryRows<{ token: string }>(env.rt.ch, `SELECT token FROM (${latestTokens}) WHERE present ORDER BY token LIMIT 200`)).map((r) => r.token)
       await a.tokens(all)
-      await new Promise((r) => setTimeout(r, 100)) // sharing is written in the background
+      // Sharing is written in the background: wait until every row a read is in the store.
+      const [{ id }] = await queryRows<{ id: string }>(env.rt.ch, 'SELECT id FROM serving_identity LIMIT 1') as [{ id: string }]
+      await until('a\'s rows shared', async () => ((await Promise.all(all.map((t) => store.get(`serving:${id}:4663:token:${t}`)))).every((v) => v !== null) ? true : undefined))
       const fromB = await b.tokens(all)
       expect(reads.a.length).toBe(all.length)
       expect(reads.b).toEqual([])
