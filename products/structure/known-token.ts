@@ -1,23 +1,39 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { ApiError } from '../../core/endpoint/errors.ts'
+import { createKeyBatcher } from '../../core/serving/key-batcher.ts'
 
 /**
  * Whether the chain has anything of `token`: a transfer, a pool or its creation, the same
- * evidence a structure or forensics scan needs to answer. Three keyed reads of one row each
- * (every table is ordered by chain and token or address), so refusing an address nobody has seen
- * costs a few milliseconds, not a queued job.
+ * evidence a structure or forensics scan needs to answer. Keyed reads (every table is ordered by
+ * chain and token or address), shared by the asks that arrive while one runs
+ * (core/serving/key-batcher.ts): refusing a flood of addresses nobody has seen costs the engine a
+ * statement per round of asks, not one per address, and never a queued job.
  */
-export async function isKnownToken(ch: ClickHouseClient, chainId: number, token: string): Promise<boolean> {
-  const [r] = await queryRows<{ n: string }>(
+export function isKnownToken(ch: ClickHouseClient, chainId: number, token: string): Promise<boolean> {
+  let byChain = lookups.get(ch)
+  if (!byChain) lookups.set(ch, (byChain = new Map()))
+  let lookup = byChain.get(chainId)
+  if (!lookup) byChain.set(chainId, (lookup = createKeyBatcher((tokens) => knownOf(ch, chainId, tokens), { maxKeys: KNOWN_PER_STATEMENT, absent: false })))
+  return lookup(token)
+}
+
+/** Addresses per statement of isKnownToken (a round of asks larger than this takes several). */
+const KNOWN_PER_STATEMENT = 1_000
+
+/** One lookup per engine client and chain (a test's wrapped client gets its own). */
+const lookups = new WeakMap<ClickHouseClient, Map<number, (token: string) => Promise<boolean>>>()
+
+async function knownOf(ch: ClickHouseClient, chainId: number, tokens: string[]): Promise<Map<string, boolean>> {
+  const rows = await queryRows<{ token: string }>(
     ch,
-    `SELECT
-       (SELECT count() FROM (SELECT 1 FROM holder_deltas WHERE chain_id = {chain:UInt32} AND token = {token:String} LIMIT 1))
-     + (SELECT count() FROM (SELECT 1 FROM token_pools WHERE chain_id = {chain:UInt32} AND token = {token:String} LIMIT 1))
-     + (SELECT count() FROM (SELECT 1 FROM contract_creations WHERE chain_id = {chain:UInt32} AND address = {token:String} LIMIT 1)) AS n`,
-    { chain: chainId, token },
+    `SELECT DISTINCT token FROM (
+       SELECT token FROM holder_deltas WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} LIMIT 1 BY token
+       UNION ALL SELECT token FROM token_pools WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} LIMIT 1 BY token
+       UNION ALL SELECT address AS token FROM contract_creations WHERE chain_id = {chain:UInt32} AND address IN {tokens:Array(String)} LIMIT 1 BY address)`,
+    { chain: chainId, tokens },
   )
-  return Number(r?.n ?? 0) > 0
+  return new Map(rows.map((r) => [r.token, true]))
 }
 
 /**
