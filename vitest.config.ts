@@ -8,7 +8,7 @@ export default defineConfig({
     maxWorkers: 2,
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/setup/global-setup.ts'],
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 180_000,
   },
 })

@@ -86,6 +86,11 @@ export const FEED_WINDOW_ITEMS = 20_000
 /** Between batches, what other roles name (scans) is read at least this often. */
 const LATE_SYNC_MS = 1_000
 
+/** Where a database's kept rows of one kind and chain live in the shared store (the database's identity keeps deployments apart). */
+export function sharedRowsPrefix(identity: string, chainId: number, kind: 'token' | 'deployer'): string {
+  return `serving:${identity}:${chainId}:${kind}:`
+}
+
 /** More changes than this since the last sync (a backfill): drop every cached key instead. */
 const MAX_CHANGES_PER_SYNC = 20_000
 
@@ -114,8 +119,8 @@ export function createTokenServing(
   const deployerRows = createKeyedCache<DeployerStateRow | null>(deps.maxEntries, 'deployer_rows')
   let identity: Promise<string> | undefined
   // The database's identity (migration 013) keeps rows of another deployment on the same Redis apart.
-  const prefix = (kind: string) => () =>
-    (identity ??= queryRows<{ id: string }>(ch, 'SELECT id FROM serving_identity LIMIT 1').then((r) => `serving:${r[0]?.id ?? 'none'}:${chainId}:`)).then((p) => p + kind + ':')
+  const prefix = (kind: 'token' | 'deployer') => () =>
+    (identity ??= queryRows<{ id: string }>(ch, 'SELECT id FROM serving_identity LIMIT 1').then((r) => r[0]?.id ?? 'none')).then((id) => sharedRowsPrefix(id, chainId, kind))
   const shared = deps.store
     ? { token: createSharedRows<TokenStateRow>(deps.store, prefix('token'), deps.maxEntries), deployer: createSharedRows<DeployerStateRow>(deps.store, prefix('deployer'), deps.maxEntries) }
     : undefined

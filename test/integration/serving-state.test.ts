@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { DEAD_AFTER_IDLE_SECONDS } from '../../products/token/real-token.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
-import { createTokenServing } from '../../products/token/token-serving.ts'
+import { createTokenServing, sharedRowsPrefix } from '../../products/token/token-serving.ts'
 import { liquidityProviders } from '../../pipelines/alerts/producers.ts'
 import { refreshServingState } from '../../pipelines/process/serving-refresh.ts'
 import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
@@ -227,7 +227,7 @@ describe('serving state kept by key', () => {
       await a.tokens(all)
       // Sharing is written in the background: wait until every row a read is in the store.
       const [{ id }] = await queryRows<{ id: string }>(env.rt.ch, 'SELECT id FROM serving_identity LIMIT 1') as [{ id: string }]
-      await until('a\'s rows shared', async () => ((await Promise.all(all.map((t) => store.get(`serving:${id}:4663:token:${t}`)))).every((v) => v !== null) ? true : undefined))
+      await until('a\'s rows shared', async () => ((await Promise.all(all.map((t) => store.get(sharedRowsPrefix(id, 4663, 'token') + t)))).every((v) => v !== null) ? true : undefined))
       const fromB = await b.tokens(all)
       expect(reads.a.length).toBe(all.length)
       expect(reads.b).toEqual([])
