@@ -66,17 +66,21 @@ describe('the distributed mode: every role its own process on Kafka, Redis and t
     cleanups.push(() => api.stop())
     role(['pipeline', 'alerts'])
     role(['pipeline', 'scans'])
-    const served = async () => {
-      const r = await fetch(`${api.base}/stats`, { signal: AbortSignal.timeout(5_000) })
+    // The block /stats is measured through; undefined while it does not answer 200 (a busy
+    // machine can take an engine read past a short wait, and the poll asks again).
+    const servedNow = async (): Promise<number | undefined> => {
+      const r = await fetch(`${api.base}/stats`, { signal: AbortSignal.timeout(15_000) }).catch(() => undefined)
+      if (r?.status !== 200) return undefined
       const body = (await r.json()) as { data: { chains: Array<{ chain_id: number; measured_through_block: number | null }> } }
       return body.data.chains.find((c) => c.chain_id === 4663)?.measured_through_block ?? 0
     }
+    const served = () => until('/stats to answer', servedNow, 60_000)
 
     // The pipeline consumes; the API, another process, serves what it stored.
     const first = role(['pipeline', 'chain-4663'])
     const partway = await until('the API to serve the first batches', async () => {
-      const b = await served()
-      return b >= 300 ? b : undefined
+      const b = await servedNow()
+      return b !== undefined && b >= 300 ? b : undefined
     }, 120_000)
     // Stopped mid-stream (it finishes its batch and commits), then started again.
     expect((await first.stop()).code).toBe(0)
@@ -84,7 +88,7 @@ describe('the distributed mode: every role its own process on Kafka, Redis and t
     expect(stoppedAt).toBeGreaterThanOrEqual(partway)
     expect(stoppedAt, 'stopped before the end of the stream').toBeLessThan(BLOCKS)
     role(['pipeline', 'chain-4663'])
-    await until('the restarted pipeline to reach the end', async () => ((await served()) === BLOCKS ? true : undefined), 180_000)
+    await until('the restarted pipeline to reach the end', async () => ((await servedNow()) === BLOCKS ? true : undefined), 180_000)
 
     const ch: ClickHouseClient = await createClickHouse({ ...loadConfig({}), ...engine.env, CLICKHOUSE_REQUEST_TIMEOUT_MS: 30_000 })
     cleanups.push(() => ch.close())
