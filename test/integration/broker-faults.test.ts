@@ -131,10 +131,14 @@ interface Probe {
   mtb?: number | null
 }
 
-async function measuredThrough(base: string): Promise<number | null> {
-  const r = await fetch(`${base}/stats`, { signal: AbortSignal.timeout(5_000) })
-  const body = (await r.json()) as { data: { chains: Array<{ measured_through_block: number | null }> } }
-  return body.data.chains[0]!.measured_through_block
+/** The block /stats is measured through, asked until it answers 200 (a busy machine can take an engine read past a short wait). */
+function measuredThrough(base: string): Promise<number | null> {
+  return until(`${base}/stats to answer`, async () => {
+    const r = await fetch(`${base}/stats`, { signal: AbortSignal.timeout(15_000) }).catch(() => undefined)
+    if (r?.status !== 200) return undefined
+    const body = (await r.json()) as { data: { chains: Array<{ measured_through_block: number | null }> } }
+    return body.data.chains[0]!.measured_through_block
+  }, 60_000)
 }
 
 describe('Kafka broker faults with svc sim, svc pipeline and svc api', () => {
