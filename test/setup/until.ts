@@ -1,5 +1,5 @@
-/** Poll `f` every 50 ms until it returns a value (not undefined); throw naming `what` after `ms`. */
-export async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
+/** Poll `f` every 50 ms until it returns a value (not undefined); throw naming `what` after `ms` (a minute unless told: long enough for a busy CI machine, short enough to name a wait that never ends). */
+export async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const v = await f()
