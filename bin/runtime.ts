@@ -51,26 +51,40 @@ export async function createRuntime(config: Config, role: string): Promise<Runti
 
 const MIGRATE_RETRY_MS = 5_000
 
+/** How long a role that needs its tables retries an engine that does not answer at start. */
+const MIGRATE_PATIENCE_MS = 120_000
+
 /**
  * Apply the migrations. An API process whose ClickHouse server is unreachable at start still
  * comes up (its /health and endpoints answer 503 naming ClickHouse) and migrates as soon as the
- * server answers; every other role needs its tables before it may do anything, and stops.
+ * server answers; every other role needs its tables before it may do anything: it retries for
+ * MIGRATE_PATIENCE_MS (an engine still starting, or too busy to answer within the request
+ * timeout, on a loaded machine), then stops.
  */
 async function migrateOrRetry(ch: ClickHouseClient, logger: Logger, mayWait: boolean): Promise<void> {
   const attempt = async () => {
     const applied = await migrate(ch)
     if (applied.applied.length) logger.info({ applied: applied.applied }, 'migrations applied')
   }
-  try {
-    await attempt()
-  } catch (err) {
-    if (!mayWait || !isDependencyUnavailable(err)) throw err
-    logger.error({ err: err.message }, 'ClickHouse unavailable at start: serving 503 until it answers')
-    const retry = () =>
-      void attempt().catch((e: unknown) => {
-        logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'migrations still waiting for ClickHouse')
-        setTimeout(retry, MIGRATE_RETRY_MS).unref()
-      })
-    setTimeout(retry, MIGRATE_RETRY_MS).unref()
+  const giveUpAt = Date.now() + MIGRATE_PATIENCE_MS
+  for (;;) {
+    try {
+      return await attempt()
+    } catch (err) {
+      if (!isDependencyUnavailable(err)) throw err
+      if (mayWait) {
+        logger.error({ err: err.message }, 'ClickHouse unavailable at start: serving 503 until it answers')
+        break
+      }
+      if (Date.now() + MIGRATE_RETRY_MS > giveUpAt) throw err
+      logger.warn({ err: err.message, retry_in_ms: MIGRATE_RETRY_MS }, 'ClickHouse unavailable at start: the migrations are tried again')
+      await new Promise((r) => setTimeout(r, MIGRATE_RETRY_MS))
+    }
   }
+  const retry = () =>
+    void attempt().catch((e: unknown) => {
+      logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'migrations still waiting for ClickHouse')
+      setTimeout(retry, MIGRATE_RETRY_MS).unref()
+    })
+  setTimeout(retry, MIGRATE_RETRY_MS).unref()
 }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ClickHouseClient } from '../core/clickhouse.ts'
-import { queryRows } from '../core/clickhouse.ts'
+import { forLongStatements, queryRows } from '../core/clickhouse.ts'
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations')
 
@@ -61,6 +61,11 @@ export async function migrate(ch: ClickHouseClient, migrations = readMigrations(
     ),
   )
   const result: MigrateResult = { applied: [], skipped: [] }
+  // The two statements above are sent with the client's own timeout: an engine that does not
+  // answer is told apart from one that is slow. A migration's statements (a view, a projection
+  // built over a table's parts) may take an engine busy with other work longer than that
+  // timeout; they are sent by the client for long statements.
+  let ddl: ClickHouseClient | undefined
   for (const m of migrations) {
     const recorded = done.get(m.version)
     if (recorded !== undefined) {
@@ -70,8 +75,9 @@ export async function migrate(ch: ClickHouseClient, migrations = readMigrations(
       result.skipped.push(m.name)
       continue
     }
-    for (const statement of m.statements) await ch.command({ query: statement })
-    await ch.insert({
+    ddl ??= await forLongStatements(ch)
+    for (const statement of m.statements) await ddl.command({ query: statement })
+    await ddl.insert({
       table: 'schema_migrations',
       values: [{ version: m.version, name: m.name, checksum: m.checksum }],
       format: 'JSONEachRow',

@@ -1,6 +1,6 @@
 import { createClient } from '@clickhouse/client'
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClickHouse, forLongStatements, queryRows } from '../../core/clickhouse.ts'
@@ -14,7 +14,8 @@ import { z } from 'zod'
 import { createMetrics } from '../../core/metrics.ts'
 import { createWatermarks } from '../../core/serving/watermarks.ts'
 import { startTestEngine, type TestEngine } from '../setup/engine.ts'
-import { runSvc } from '../setup/svc-process.ts'
+import { migrate, readMigrations } from '../../sql/migrate.ts'
+import { freePort, runSvc, spawnSvc } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
 import { until } from '../setup/until.ts'
 
@@ -233,6 +234,54 @@ describe('svc engine', () => {
     for (const c of [a, b]) {
       expect(c.answered - c.sent).toBeGreaterThanOrEqual(2_000)
       expect(c.answered - c.sent).toBeLessThan(2_900)
+    }
+  })
+
+  it('waits for a migration statement slower than the request timeout (an engine busy at start), on the client for long statements', async () => {
+    await asSvc('CREATE DATABASE IF NOT EXISTS slow_migrations')
+    const ch = await createClickHouse({ ...engine.env, CLICKHOUSE_DATABASE: 'slow_migrations', DATA_DIR: join(dir.path, 'unused'), CLICKHOUSE_REQUEST_TIMEOUT_MS: 1_000 })
+    const migrations = tempDir('svc-slow-migrations-')
+    try {
+      writeFileSync(join(migrations.path, '001_slow.sql'), 'CREATE TABLE IF NOT EXISTS slow_probe (x UInt8) ENGINE = MergeTree ORDER BY x;\nSELECT sleep(2);\n')
+      // The statement alone, on the client's own timeout, gives up: what a migration used to do.
+      await expect(ch.command({ query: 'SELECT sleep(2)' })).rejects.toThrow(/clickhouse unavailable/)
+      expect((await migrate(ch, readMigrations(migrations.path))).applied).toEqual(['001_slow'])
+      expect(Number(await asSvc("SELECT count() FROM system.tables WHERE database = 'slow_migrations' AND name = 'slow_probe'"))).toBe(1)
+    } finally {
+      migrations.cleanup()
+      await ch.close()
+    }
+  })
+
+  it('a role whose engine does not answer at start tries the migrations again, and runs once the engine is up', { timeout: 120_000 }, async () => {
+    const ports = { httpPort: await freePort(), tcpPort: await freePort() }
+    const roleDir = tempDir('svc-late-engine-role-')
+    const lateDir = tempDir('svc-late-engine-')
+    // The engine keeps the passwords it finds in its credentials file: the role knows them already.
+    const password = 'late-engine-svc-password-0123456789'
+    mkdirSync(join(lateDir.path, 'engine'), { recursive: true })
+    writeFileSync(join(lateDir.path, 'engine', 'credentials.json'), JSON.stringify({ svc: password, analyst: 'late-engine-analyst-password-012345' }), { mode: 0o600 })
+    // Nothing listens on the port yet: the role's first migration attempt is refused.
+    const role = spawnSvc(['pipeline', 'scans'], { CLICKHOUSE_URL: `http://127.0.0.1:${ports.httpPort}`, CLICKHOUSE_USER: 'svc', CLICKHOUSE_PASSWORD: password, KAFKA_BROKERS: '', REDIS_URL: '', DATA_DIR: roleDir.path, LOG_LEVEL: 'info' })
+    let late: TestEngine | undefined
+    try {
+      await until('the role to try the migrations again', () => {
+        if (role.child.exitCode !== null) throw new Error(`the role stopped:\n${role.output()}`)
+        return /the migrations are tried again/.test(role.output()) ? true : undefined
+      })
+      late = await startTestEngine(lateDir.path, ports)
+      await until('the role to migrate', () => {
+        if (role.child.exitCode !== null) throw new Error(`the role stopped:\n${role.output()}`)
+        return /migrations applied/.test(role.output()) ? true : undefined
+      })
+      const tables = await post(late.env.CLICKHOUSE_URL, "SELECT count() FROM system.tables WHERE database = 'default' AND name IN ('chain_blocks', 'scan_jobs')", password)
+      expect(Number(tables)).toBe(2)
+      expect(role.child.exitCode).toBeNull()
+    } finally {
+      await role.stop()
+      await late?.svc.stop()
+      roleDir.cleanup()
+      lateDir.cleanup()
     }
   })
 
