@@ -7,16 +7,22 @@ import { deferred, type Deferred } from '../deferred.ts'
  * then costs the engine a statement per round of them, not one per ask; a lone ask waits for
  * nothing. `load` answers the keys it found; the others get `absent`. A failed load fails the asks
  * it carried, and the next round goes on.
+ *
+ * Asks carry a group (`G`, e.g. the block they are answered at): only keys of one group are read
+ * together, and the group waiting longest goes next.
  */
-export function createKeyBatcher<V>(load: (keys: string[]) => Promise<Map<string, V>>, opts: { maxKeys: number; absent: V }): (key: string) => Promise<V> {
+export function createKeyBatcher<V, G = void>(
+  load: (keys: string[], group: G) => Promise<Map<string, V>>,
+  opts: { maxKeys: number; absent: V },
+): (key: string, group: G) => Promise<V> {
   let running = false
-  const waiting = new Map<string, Deferred<V>>()
+  const waiting = new Map<G, Map<string, Deferred<V>>>()
 
-  function run(group: Map<string, Deferred<V>>): void {
+  function run(group: G, asks: Map<string, Deferred<V>>): void {
     running = true
     let loaded: Promise<Map<string, V>>
     try {
-      loaded = load([...group.keys()])
+      loaded = load([...asks.keys()], group)
     } catch (err) {
       loaded = Promise.reject(err)
     }
@@ -25,36 +31,40 @@ export function createKeyBatcher<V>(load: (keys: string[]) => Promise<Map<string
     loaded.then(
       (found) => {
         next()
-        for (const [key, d] of group) d.resolve(found.has(key) ? found.get(key)! : opts.absent)
+        for (const [key, d] of asks) d.resolve(found.has(key) ? found.get(key)! : opts.absent)
       },
       (err: unknown) => {
         next()
-        for (const d of group.values()) d.reject(err)
+        for (const d of asks.values()) d.reject(err)
       },
     )
   }
 
   function next(): void {
     running = false
-    if (waiting.size) run(nextGroup())
-  }
-
-  function nextGroup(): Map<string, Deferred<V>> {
-    const group = new Map<string, Deferred<V>>()
-    for (const [key, d] of waiting) {
-      if (group.size >= opts.maxKeys) break
-      group.set(key, d)
-      waiting.delete(key)
+    const oldest = waiting.entries().next()
+    if (oldest.done) return
+    const [group, queued] = oldest.value
+    const asks = new Map<string, Deferred<V>>()
+    for (const [key, d] of queued) {
+      if (asks.size >= opts.maxKeys) break
+      asks.set(key, d)
+      queued.delete(key)
     }
-    return group
+    if (queued.size === 0) waiting.delete(group)
+    run(group, asks)
   }
 
-  return (key) => {
-    const queued = waiting.get(key)
-    if (queued) return queued.promise
+  return (key, group) => {
+    let queued = waiting.get(group)
+    const asked = queued?.get(key)
+    if (asked) return asked.promise
     const d = deferred<V>()
-    if (running) waiting.set(key, d)
-    else run(new Map([[key, d]]))
+    if (!running) run(group, new Map([[key, d]]))
+    else {
+      if (!queued) waiting.set(group, (queued = new Map()))
+      queued.set(key, d)
+    }
     return d.promise
   }
 }

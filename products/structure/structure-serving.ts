@@ -6,6 +6,7 @@ import { oncePerVersion } from '../../core/serving/once-per-version.ts'
 import { createRefreshAhead } from '../../core/serving/refresh-ahead.ts'
 import { createBoundedCache } from '../../core/serving/bounded-cache.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
+import { createKeyBatcher } from '../../core/serving/key-batcher.ts'
 import { transfersBeforeOf, type TokenTransfer } from './holder-balances.ts'
 import { createServingCache, type ServingCache } from '../../core/serving/serving-cache.ts'
 import type { TokenServing } from '../token/token-serving.ts'
@@ -208,33 +209,19 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   }
 
   // Misses at one block asked while a computation of misses runs wait for it and are then computed
-  // together: after a restart every token is a miss, and computed one by one they queued behind
-  // one another in the engine. A lone miss starts at once.
-  type Waiting = { block: number; tokens: Set<string>; started: Promise<Map<string, Promise<Kept>>>; start: (m: Map<string, Promise<Kept>>) => void }
-  const misses: Waiting[] = []
-  let missesRunning = false
-  function missed(token: string, block: number): Promise<Kept> {
-    let waiting = misses.find((w) => w.block === block && (w.tokens.has(token) || w.tokens.size < STRUCTURE_REFRESH_BATCH_TOKENS))
-    if (!waiting) {
-      let start!: Waiting['start']
-      const started = new Promise<Map<string, Promise<Kept>>>((r) => (start = r))
-      misses.push((waiting = { block, tokens: new Set(), started, start }))
-    }
-    waiting.tokens.add(token)
-    const own = waiting.started.then((m) => m.get(token)!)
-    computeMisses()
-    return own
-  }
-  function computeMisses(): void {
-    if (missesRunning || misses.length === 0) return
-    const { block, tokens: list, start } = misses.shift()!
-    const pendings = load([...list], block)
-    start(new Map([...list].map((t, i) => [t, pendings[i]!])))
-    missesRunning = true
-    void Promise.allSettled(pendings).then(() => {
-      missesRunning = false
-      computeMisses()
-    })
+  // together (core/serving/key-batcher.ts): after a restart every token is a miss, and computed
+  // one by one they queued behind one another in the engine. A lone miss starts at once.
+  const missedAt = createKeyBatcher<PromiseSettledResult<Kept>, number>(
+    async (list, block) => {
+      const settled = await Promise.allSettled(load(list, block))
+      return new Map(list.map((token, i) => [token, settled[i]!]))
+    },
+    { maxKeys: STRUCTURE_REFRESH_BATCH_TOKENS, absent: { status: 'rejected', reason: new Error('structure not computed') } },
+  )
+  async function missed(token: string, block: number): Promise<Kept> {
+    const computed = await missedAt(token, block)
+    if (computed.status === 'rejected') throw computed.reason
+    return computed.value
   }
 
   /**

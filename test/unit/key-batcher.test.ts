@@ -82,4 +82,30 @@ describe('createKeyBatcher', () => {
     expect(await ask('good')).toBe(1)
     expect(calls).toBe(2)
   })
+
+  it('reads only keys of one group together, the group waiting longest first', async () => {
+    const calls: Array<{ keys: string[]; block: number; done: Deferred<Map<string, string>> }> = []
+    const ask = createKeyBatcher<string, number>(
+      (keys, block) => {
+        const done = deferred<Map<string, string>>()
+        calls.push({ keys, block, done })
+        return done.promise
+      },
+      { maxKeys: 2, absent: '' },
+    )
+    const asks = [ask('a', 1), ask('b', 2), ask('c', 3), ask('d', 2), ask('b', 3), ask('e', 2), ask('b', 2)]
+    for (let i = 0; i < 4; i++) {
+      const { keys, block, done } = calls[i]!
+      done.resolve(new Map(keys.map((k) => [k, `${k}@${block}`])))
+      await tick()
+    }
+    // The same key in two groups is two reads; a group larger than maxKeys keeps its place.
+    expect(calls.map((c) => [c.block, c.keys])).toEqual([
+      [1, ['a']],
+      [2, ['b', 'd']],
+      [2, ['e']],
+      [3, ['c', 'b']],
+    ])
+    expect(await Promise.all(asks)).toEqual(['a@1', 'b@2', 'c@3', 'd@2', 'b@3', 'e@2', 'b@2'])
+  })
 })
