@@ -12,6 +12,8 @@ import { startPaymentsChain, type PaymentsChain } from '../infra/payments-chain/
 export interface LocalPayments {
   /** The configuration with X402_NETWORK_RPC_URL, X402_ASSET and X402_PAY_TO filled in. */
   config: Config
+  /** Those variables, for a process started with the same configuration (svc start's API process). */
+  env: Record<string, string>
   faucet: Faucet
   stop(): Promise<void>
 }
@@ -46,13 +48,15 @@ export async function startLocalPayments(start: LocalChainStart | undefined, con
     return undefined
   }
   const payTo = config.X402_PAY_TO ?? chain.signer(1).address
-  const local = loadConfig({ ...env, X402_NETWORK_RPC_URL: chain.node.rpcUrl, X402_ASSET: chain.usdc, X402_PAY_TO: payTo, X402_LOCAL_CHAIN: 'on' })
+  const filled = { X402_NETWORK_RPC_URL: chain.node.rpcUrl, X402_ASSET: chain.usdc, X402_PAY_TO: payTo, X402_LOCAL_CHAIN: 'on' }
+  const local = loadConfig({ ...env, ...filled })
   logger.info(
     { rpcUrl: chain.node.rpcUrl, network: PAYMENT_NETWORK, asset: chain.usdc, payTo, ms: Date.now() - started },
     'local payments chain ready: test USDC from POST /admin/faucet, pay with `svc pay`',
   )
   return {
     config: local,
+    env: filled,
     faucet: {
       network: PAYMENT_NETWORK,
       asset: chain.usdc.toLowerCase(),

@@ -24,15 +24,16 @@ export interface Runtime {
   close(): Promise<void>
 }
 
-export async function createRuntime(config: Config, role: string): Promise<Runtime> {
+/** `bus`: the bus of this process when another provides it (svc start's API process: bin/api-process.ts). */
+export async function createRuntime(config: Config, role: string, given: { bus?: Bus } = {}): Promise<Runtime> {
   const logger = createLogger(config.LOG_LEVEL, `svc-${role}`, { sync: role.startsWith('pipeline') || role === 'sim' })
   const metrics = createMetrics()
   // Every statement counted by who sent it (svc_engine_statements_total, svc_engine_seconds_total).
   const ch = accountEngine(await createClickHouse(config), metrics)
   await migrateOrRetry(ch, logger, role === 'api')
-  const bus = config.KAFKA_BROKERS
+  const bus = given.bus ?? (config.KAFKA_BROKERS
     ? createKafkaBus({ brokers: config.KAFKA_BROKERS, clientId: `svc-${role}`, logger, onPermanentError: (err) => stopRole(logger, err) })
-    : createMemoryBus()
+    : createMemoryBus())
   const store = config.REDIS_URL ? createRedisStore(config.REDIS_URL, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS }) : createMemoryStore()
   logger.info({ mode: config.mode, data_dir: config.CLICKHOUSE_URL ? undefined : config.DATA_DIR }, 'runtime ready')
   return {

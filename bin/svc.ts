@@ -36,7 +36,6 @@ import { startRoleHealth } from './role-health.ts'
 import { startLocalChain, startLocalPayments } from './local-payments.ts'
 import { commandPay } from './pay.ts'
 import { commandVerify } from './verify.ts'
-import { startAuditSchedule } from '../pipelines/verify/audit-schedule.ts'
 import { createApiServer } from './serve-api.ts'
 import { faultHooks } from './fault-hooks.ts'
 import { SERVICE_NODE_FLAGS, startedWithServiceFlags } from './node-flags.ts'
@@ -45,6 +44,9 @@ import { simCommandStart } from './sim-start.ts'
 import { refusePrivateEngine } from './shared-engine.ts'
 import { isPermanentPublishError } from '../core/bus/publish-errors.ts'
 import { commandEngine } from './engine-role.ts'
+import { onShutdown } from './shutdown.ts'
+import { runApiProcess } from './api-process-main.ts'
+import { startServiceApi } from './api-process.ts'
 
 const USAGE = `usage: svc <command>
   start                 embedded, all in one: simulators (each chain without an RPC URL), pipelines, alerts, API, MCP
@@ -82,27 +84,6 @@ async function createRoleRuntime(config: Config, role: string): Promise<Runtime>
       await close()
     },
   }
-}
-
-/** Stop cleanly on SIGTERM/SIGINT: each closer runs once, in order. */
-function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | void>): void {
-  let closing = false
-  const shutdown = async (signal: string) => {
-    if (closing) return
-    closing = true
-    rt.logger.info({ signal }, 'shutting down: finishing the running batch, committing, closing')
-    for (const c of closers) {
-      try {
-        await c()
-      } catch (err) {
-        rt.logger.error({ err }, 'error during shutdown')
-      }
-    }
-    await rt.close()
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void shutdown('SIGTERM'))
-  process.on('SIGINT', () => void shutdown('SIGINT'))
 }
 
 type ChainId = 4663 | 5042
@@ -223,21 +204,35 @@ async function commandStart(config: Config): Promise<void> {
   const payments = await startLocalPayments(localChain, config, env, base.logger)
   const rt: Runtime = payments ? { ...base, config: payments.config } : base
   config = rt.config
-  // The audit of kept views against raw rows, sampled, on its own timer within a CPU share.
-  const audit = config.AUDIT_SAMPLE > 0 ? startAuditSchedule({ ch: rt.ch, logger: rt.logger, metrics: rt.metrics, sample: config.AUDIT_SAMPLE, cpuShare: config.AUDIT_CPU_SHARE }) : undefined
-  const api = await createApiServer(rt, { pollMs: 0, faucet: payments?.faucet, audit })
+  // The API, in a process of its own (bin/api-process.ts), started now: it loads while the
+  // pipeline starts, and is told each advance below.
+  const api = startServiceApi(rt, { env: { ...env, ...payments?.env }, faucet: payments?.faucet })
+  // The alerts worker's view of the served state (the API process keeps its own), following this
+  // process's batches as they are served.
+  const watermarks = createWatermarks(rt.ch, [4663, 5042], 0)
+  await watermarks.refresh()
+  const serving = {
+    advance(chainId: number, block: number, seq: number) {
+      watermarks.advance(chainId, block, seq)
+      api.advance(chainId, block, seq)
+    },
+    socialAdvanced(rows: number) {
+      watermarks.socialAdvanced(rows)
+      api.socialAdvanced(rows)
+    },
+  }
   // The call grader (started below) is told what changed by the chain and social pipelines.
   let grader: CallGrader | undefined
   // The simulators (started below) pace their catch-up by what each chain ingested: told as it moves.
   let sim: SimSource | RpcSource | undefined
   let arcSource: SimSource | RpcSource | undefined
   const processor = await startProcessor(rt, 4663, (b, seq, served) => {
-    api.watermarks.advance(4663, b, seq)
+    serving.advance(4663, b, seq)
     grader?.changed({ kind: 'chain', ...served })
     if (sim && 'ingestedMoved' in sim) sim.ingestedMoved()
   })
   const arcProcessor = await startProcessor(rt, 5042, (b, seq) => {
-    api.watermarks.advance(5042, b, seq)
+    serving.advance(5042, b, seq)
     if (arcSource && 'ingestedMoved' in arcSource) arcSource.ingestedMoved()
   })
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS })
@@ -246,19 +241,21 @@ async function commandStart(config: Config): Promise<void> {
   await claims.start()
   const social = createSocialProcessor({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS,
-    onInserted: (n) => api.watermarks.socialAdvanced(n),
+    onInserted: (n) => serving.socialAdvanced(n),
     onCallerInputs: () => grader?.changed({ kind: 'calls' }),
   })
   await social.start()
-  const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS, onTrades: (n) => api.deps.solana.advanced(n) })
+  const solana = createSolanaProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS, onTrades: (n) => api.solanaAdvanced(n) })
   await solana.start()
   const alerts = await startAlertsWorker({
-    ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, tokens: api.deps.tokens, social: api.deps.social, watermarks: api.watermarks,
+    ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, watermarks,
+    tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
+    social: createSocialServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
   })
-  const scans = await startScansRole(rt, api.deps.scans)
+  const scans = await startScansRole(rt)
   // A data dir from before caller_state: build it once before the grader's passes keep it.
   await catchUpCallerState(rt.ch, rt.logger)
-  grader = createCallGrader({ ch: rt.ch, logger: rt.logger, intervalMs: GRADER_TOLD_INTERVAL_MS, onGraded: (n) => api.watermarks.socialAdvanced(n) })
+  grader = createCallGrader({ ch: rt.ch, logger: rt.logger, intervalMs: GRADER_TOLD_INTERVAL_MS, onGraded: (n) => serving.socialAdvanced(n) })
   grader.start()
   // The Solana venue starts a minute after the simulated chain has caught up with its backfill,
   // so a fresh `svc start` serves the chain and social products (graded calls) first.
@@ -310,8 +307,14 @@ async function commandStart(config: Config): Promise<void> {
     await arcSource?.stop()
     await arcProcessor.stop()
   }
-  onShutdown(rt, [() => Promise.all([sim?.stop(), stopArc()]).then(() => {}), () => solanaSim?.stop(), () => processor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader?.stop(), () => audit?.stop(), () => alerts.stop(), () => scans.stop(), () => api.close(), () => payments?.stop()])
-  const address = await api.app.listen({ port: config.PORT, host: config.HOST })
+  onShutdown(rt, [() => Promise.all([sim?.stop(), stopArc()]).then(() => {}), () => solanaSim?.stop(), () => processor.stop(), () => prices.stop(), () => claims.stop(), () => social.stop(), () => solana.stop(), () => grader?.stop(), () => alerts.stop(), () => scans.stop(), () => api.stop(), () => watermarks.stop(), () => payments?.stop()])
+  // An API process that stops on its own (crashed, killed) stops the service: a supervisor restarts it whole.
+  void api.stoppedOnItsOwn.then(({ code, signal }) => {
+    process.exitCode = 1
+    rt.logger.error({ code, signal }, 'the API process stopped: stopping the service')
+    process.kill(process.pid, 'SIGTERM')
+  })
+  const address = await api.listening
   rt.logger.info({ address, docs: `${address}/docs`, simulator: config.simulatorOn }, 'svc started (embedded)')
   warnWithoutServiceFlags(rt)
 }
@@ -549,6 +552,7 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'start': return commandStart(config)
     case 'api': return commandApi(config)
+    case 'api-process': return runApiProcess(config)
     case 'pipeline': return commandPipeline(config, rest)
     case 'sim': return commandSim(config, rest)
     case 'migrate': return commandMigrate(config)

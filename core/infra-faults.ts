@@ -36,23 +36,46 @@ export interface InfraFaults {
   retrying(component: string, at: string, kind: InfraKind, err: unknown): void
   /** `component`'s work at `at` went through: its fault there is over. */
   cleared(component: string, at: string): void
-  /** The faults being retried now, oldest first. */
+  /** The faults being retried now, oldest first (this process's and its peer's). */
   active(): InfraFault[]
+  /** This process's own faults being retried now. */
+  own(): InfraFault[]
+  /** Hear every change of this process's own faults (to tell a peer process). */
+  onChange(hear: (own: InfraFault[]) => void): void
+  /**
+   * The faults the process beside this one is retrying (`svc start`'s pipeline process, told to
+   * its API process): /health names them as its own.
+   */
+  setPeer(faults: InfraFault[]): void
 }
 
 export function createInfraFaults(): InfraFaults {
   const faults = new Map<string, InfraFault>()
   const keyOf = (component: string, at: string) => `${component}\0${at}`
+  const hearers: Array<(own: InfraFault[]) => void> = []
+  let peer: InfraFault[] = []
+  const own = () => [...faults.values()]
+  const changed = () => {
+    for (const hear of hearers) hear(own())
+  }
   return {
     retrying(component, at, kind, err) {
       const key = keyOf(component, at)
       const error = (err instanceof Error ? err.message : String(err)).slice(0, 300)
       const was = faults.get(key)
       faults.set(key, { component, at, error_class: kind, error, since: was?.since ?? new Date().toISOString(), retries: (was?.retries ?? 0) + 1 })
+      changed()
     },
     cleared(component, at) {
-      faults.delete(keyOf(component, at))
+      if (faults.delete(keyOf(component, at))) changed()
     },
-    active: () => [...faults.values()].sort((a, b) => a.since.localeCompare(b.since)),
+    own,
+    active: () => [...own(), ...peer].sort((a, b) => a.since.localeCompare(b.since)),
+    onChange(hear) {
+      hearers.push(hear)
+    },
+    setPeer(faults) {
+      peer = faults
+    },
   }
 }

@@ -1,6 +1,6 @@
 import { createInfraFaults } from './infra-faults.ts'
 import { HttpRequestMetrics } from './http-request-metrics.ts'
-import { collectDefaultMetrics, Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry } from 'prom-client'
+import { AggregatorRegistry, collectDefaultMetrics, Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
 
 /**
  * The metrics one process exposes on GET /metrics, kept by prom-client (the Prometheus client
@@ -177,18 +177,36 @@ export function createMetrics(options: MetricsOptions = {}) {
   const infraFaults = createInfraFaults()
   metrics.infraFaultActive.onCollect(() => {
     metrics.infraFaultActive.metric.reset()
-    for (const f of infraFaults.active()) metrics.infraFaultActive.set({ component: f.component, at: f.at, kind: f.error_class }, 1)
+    // This process's own: a peer's are in its own exposition, merged by render().
+    for (const f of infraFaults.own()) metrics.infraFaultActive.set({ component: f.component, at: f.at, kind: f.error_class }, 1)
   })
+  // The processes beside this one whose metrics it exposes as well (svc start's pipeline process,
+  // read by its API process).
+  const peers: Array<() => Promise<PeerMetrics>> = []
   return {
     ...metrics,
     infraFaults,
     registry,
     contentType: registry.contentType,
-    /** The text exposition of every metric. */
-    render(): Promise<string> {
-      return registry.metrics()
+    /**
+     * The text exposition of every metric, this process's and its peers' merged as one service's
+     * (prom-client's aggregation: counters and histograms summed, each gauge as it declares).
+     */
+    async render(): Promise<string> {
+      if (peers.length === 0) return registry.metrics()
+      const all = await Promise.all([registry.getMetricsAsJSON(), ...peers.map((read) => read())])
+      return AggregatorRegistry.aggregate(all).metrics()
+    },
+    /** This process's metrics as data, for a peer to merge (see render). */
+    snapshot: (): Promise<PeerMetrics> => registry.getMetricsAsJSON(),
+    /** Expose a peer process's metrics with this process's. */
+    addPeer(read: () => Promise<PeerMetrics>): void {
+      peers.push(read)
     },
   }
 }
 
 export type Metrics = ReturnType<typeof createMetrics>
+
+/** One process's metrics as data (prom-client's JSON form). */
+export type PeerMetrics = Array<MetricObjectWithValues<MetricValue<string>>>

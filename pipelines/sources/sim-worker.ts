@@ -35,6 +35,9 @@ const metrics: Pick<Metrics, 'infraRetries' | 'infraFaults'> = {
     retrying: (component, at, kind, err) => post({ type: 'retrying', component, at, kind, message: err instanceof Error ? err.message : String(err) }),
     cleared: (component, at) => post({ type: 'cleared', component, at }),
     active: () => [],
+    own: () => [],
+    onChange: () => {},
+    setPeer: () => {},
   },
 }
 
