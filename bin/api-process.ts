@@ -106,6 +106,11 @@ function startApiProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
   listening.catch(() => {})
 
   let stopping = false
+  // A signal to the service is a stop of both (Ctrl-C reaches the API process too): its exit
+  // from then on is not a crash of it.
+  const signalled = () => void (stopping = true)
+  process.once('SIGINT', signalled)
+  process.once('SIGTERM', signalled)
   const stoppedOnItsOwn = exited.then((how) => (stopping ? new Promise<typeof how>(() => {}) : how))
 
   return {
