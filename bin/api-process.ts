@@ -70,7 +70,9 @@ export function startServiceApi(rt: Runtime, opts: ServiceApiOptions): ServiceAp
 function startApiProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
   const child = fork(SVC_JS, ['api-process'], {
     env: opts.env as NodeJS.ProcessEnv,
-    execArgv: [...SERVICE_NODE_FLAGS],
+    // The service's V8 flags, and whatever node flags svc start was given (a profiler's, say),
+    // but a debugger's port, which one process holds.
+    execArgv: [...new Set([...SERVICE_NODE_FLAGS, ...process.execArgv.filter((flag) => !flag.startsWith('--inspect'))])],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })

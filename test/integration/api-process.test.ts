@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { freePort, startSvcServer, type SvcServer } from '../setup/svc-process.ts'
 import { tempDir } from '../setup/temp.ts'
 import { until } from '../setup/until.ts'
+import { SERVICE_NODE_FLAGS } from '../../bin/node-flags.ts'
 
 /**
  * `svc start` serves its API from a process of its own (bin/api-process.ts), linked to the
@@ -52,6 +53,9 @@ async function startService(): Promise<{ svc: SvcServer; apiPid: number }> {
   running.push(svc)
   const [apiPid] = childrenOf(svc.child.pid!, 'api-process')
   expect(apiPid, 'svc start forks its API process').toBeDefined()
+  // With the service's V8 flags (bin/node-flags.ts), as every service process.
+  const argv = readFileSync(`/proc/${apiPid}/cmdline`, 'utf8').split('\0')
+  for (const flag of SERVICE_NODE_FLAGS) expect(argv).toContain(flag)
   return { svc, apiPid: apiPid! }
 }
 
