@@ -45,10 +45,10 @@ const alive = (pid: number) => {
   }
 }
 
-async function startService(): Promise<{ svc: SvcServer; apiPid: number }> {
+async function startService(extraEnv: Record<string, string> = {}): Promise<{ svc: SvcServer; apiPid: number }> {
   const dir = tempDir()
   dirs.push(dir)
-  const env = { DATA_DIR: dir.path, SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', SIMULATOR_BACKFILL_BLOCKS: '300', X402_LOCAL_CHAIN: 'off', KAFKA_BROKERS: '', REDIS_URL: '', SOLANA_SIM_TRADES_PER_SECOND: '0' }
+  const env = { DATA_DIR: dir.path, SVC_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', SIMULATOR_BACKFILL_BLOCKS: '300', X402_LOCAL_CHAIN: 'off', KAFKA_BROKERS: '', REDIS_URL: '', SOLANA_SIM_TRADES_PER_SECOND: '0', ...extraEnv }
   const svc = await startSvcServer(['start'], await freePort(), env, 180_000)
   running.push(svc)
   const [apiPid] = childrenOf(svc.child.pid!, 'api-process')
@@ -59,7 +59,8 @@ async function startService(): Promise<{ svc: SvcServer; apiPid: number }> {
   return { svc, apiPid: apiPid! }
 }
 
-const health = async (base: string) => (await (await fetch(`${base}/health`)).json()) as { measured_through_block: Record<string, number | null> }
+type Health = { status: string; measured_through_block: Record<string, number | null>; faults?: Array<{ component: string; error_class: string }> }
+const health = async (base: string) => (await (await fetch(`${base}/health`)).json()) as Health
 
 describe('svc start runs its API in a process of its own', () => {
   it('the API process hears every served batch, exposes both processes metrics once, and publishes through the pipeline bus', { timeout: 300_000 }, async () => {
@@ -98,5 +99,18 @@ describe('svc start runs its API in a process of its own', () => {
     b.svc.child.kill('SIGKILL')
     await until('the API process gone with its pipeline process', () => (alive(b.apiPid) ? undefined : true))
     await expect(fetch(`${b.svc.base}/health`)).rejects.toThrow()
+  })
+
+  it("the API process's /health names a fault the pipeline process is retrying, and clears it", { timeout: 300_000 }, async () => {
+    // The pipeline process runs out of file descriptors for 6 s after its 10th insert into swaps
+    // (bin/fault-hooks.ts); the API process, whose descriptors are its own, answers meanwhile.
+    const { svc } = await startService({ SVC_FAULT: 'exhaust-fds:swaps:10:6000' })
+    const degraded = await until('/health degraded by the pipeline process', async () => {
+      const h = await health(svc.base)
+      return h.status === 'degraded' && h.faults?.length ? h : undefined
+    }, 180_000)
+    // Whichever of the pipeline process's parts met it first: its chain consumer or its simulator.
+    expect(degraded.faults!.some((f) => f.error_class === 'fd_exhausted' && ['chain-4663', 'sim-4663'].includes(f.component)), JSON.stringify(degraded)).toBe(true)
+    await until('/health ok again', async () => ((await health(svc.base)).status === 'ok' ? true : undefined), 120_000)
   })
 })
