@@ -1,4 +1,4 @@
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, existsSync, openSync } from 'node:fs'
 import type { SinkHooks } from '../pipelines/sink/clickhouse-sink.ts'
 
 /**
@@ -7,9 +7,23 @@ import type { SinkHooks } from '../pipelines/sink/clickhouse-sink.ts'
  *    acknowledged insert into <table>, i.e. in the middle of a batch;
  *  - `exhaust-fds:<table>:<n>:<ms>` right after the n-th insert into <table>, opens files until
  *    the process has no descriptor left (EMFILE), holds them for <ms> and then closes them: what a
- *    flood of connections does to the engine, the sink and the bus, for real.
+ *    flood of connections does to the engine, the sink and the bus, for real;
+ *  - `exhaust-fds-on-file:<path>:<ms>` the same, after the first insert into any table once
+ *    <path> exists: a test decides when (its service is up and watched), not a count of inserts
+ *    whose timing depends on the machine.
  */
 export function faultHooks(fault = process.env.SVC_FAULT ?? ''): SinkHooks | undefined {
+  const onFile = /^exhaust-fds-on-file:([^:]+):(\d+)$/.exec(fault)
+  if (onFile) {
+    let fired = false
+    return {
+      afterInsert() {
+        if (fired || !existsSync(onFile[1]!)) return
+        fired = true
+        exhaustDescriptors(Number(onFile[2]))
+      },
+    }
+  }
   const crash = /^crash-after-insert:(\w+):(\d+)$/.exec(fault)
   const exhaust = /^exhaust-fds:(\w+):(\d+):(\d+)$/.exec(fault)
   const m = crash ?? exhaust
