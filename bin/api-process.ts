@@ -37,7 +37,7 @@ export interface ServiceApi {
 /** What the API process asks this one (bin/api-process-main.ts asks, this answers). */
 export const API_PROCESS_ASKS = { hello: 'hello', publish: 'publish', ensureTopics: 'ensure-topics', ping: 'ping', endOffset: 'end-offset', metrics: 'metrics', mint: 'mint' } as const
 
-/** What this process tells the API process. */
+/** What this process tells the API process, and `listening`, which the API process tells this one. */
 export const API_PROCESS_NEWS = { listening: 'listening', advance: 'advance', social: 'social', solana: 'solana', faults: 'faults' } as const
 
 /** What the API process learns of this one when it starts. */
