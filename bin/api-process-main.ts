@@ -3,8 +3,7 @@ import { createForwardingBus } from '../core/bus/forwarding-bus.ts'
 import type { BusRecord } from '../core/bus/types.ts'
 import type { InfraFault } from '../core/infra-faults.ts'
 import type { PeerMetrics } from '../core/metrics.ts'
-import { startAuditSchedule } from '../pipelines/verify/audit-schedule.ts'
-import { API_PROCESS_ASKS as ASKS, API_PROCESS_NEWS as NEWS, type ApiProcessHello } from './api-process.ts'
+import { API_PROCESS_ASKS as ASKS, API_PROCESS_NEWS as NEWS, startConfiguredAudit, type ApiProcessHello } from './api-process.ts'
 import { linkOver } from './process-link.ts'
 import { createRuntime } from './runtime.ts'
 import { createApiServer } from './serve-api.ts'
@@ -36,7 +35,7 @@ export async function runApiProcess(config: Config): Promise<void> {
   link.onTell(NEWS.faults, (faults) => rt.metrics.infraFaults.setPeer(faults as InfraFault[]))
   const faucet = hello.faucet ? { ...hello.faucet, mint: (to: string, atomic: bigint) => link.request<{ transaction: string; balance: bigint }>(ASKS.mint, { to, atomic }) } : undefined
   // The audit of kept views against raw rows, sampled, on its own timer within a CPU share.
-  const audit = config.AUDIT_SAMPLE > 0 ? startAuditSchedule({ ch: rt.ch, logger: rt.logger, metrics: rt.metrics, sample: config.AUDIT_SAMPLE, cpuShare: config.AUDIT_CPU_SHARE }) : undefined
+  const audit = startConfiguredAudit(rt)
   const api = await createApiServer(rt, { pollMs: 0, faucet, audit })
   link.onTell(NEWS.advance, (a) => {
     const { chainId, block, seq } = a as { chainId: number; block: number; seq: number }

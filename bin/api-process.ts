@@ -5,7 +5,7 @@ import type { BusRecord } from '../core/bus/types.ts'
 import { SERVICE_NODE_FLAGS } from './node-flags.ts'
 import { linkOver } from './process-link.ts'
 import { createApiServer } from './serve-api.ts'
-import { startAuditSchedule } from '../pipelines/verify/audit-schedule.ts'
+import { startAuditSchedule, type AuditSchedule } from '../pipelines/verify/audit-schedule.ts'
 import type { Runtime } from './runtime.ts'
 
 /**
@@ -136,7 +136,7 @@ function startApiProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
 function startApiInProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
   const { config } = rt
   // The audit of kept views against raw rows, sampled, on its own timer within a CPU share.
-  const audit = config.AUDIT_SAMPLE > 0 ? startAuditSchedule({ ch: rt.ch, logger: rt.logger, metrics: rt.metrics, sample: config.AUDIT_SAMPLE, cpuShare: config.AUDIT_CPU_SHARE }) : undefined
+  const audit = startConfiguredAudit(rt)
   const api = createApiServer(rt, { pollMs: 0, faucet: opts.faucet, audit })
   api.catch(() => {})
   const listening = api.then((a) => a.app.listen({ port: config.PORT, host: config.HOST }))
@@ -153,4 +153,10 @@ function startApiInProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
       await (await api).close()
     },
   }
+}
+
+/** The audit of kept views against raw rows, sampled, on its own timer within a CPU share (AUDIT_SAMPLE 0: none). */
+export function startConfiguredAudit(rt: Runtime): AuditSchedule | undefined {
+  const { config } = rt
+  return config.AUDIT_SAMPLE > 0 ? startAuditSchedule({ ch: rt.ch, logger: rt.logger, metrics: rt.metrics, sample: config.AUDIT_SAMPLE, cpuShare: config.AUDIT_CPU_SHARE }) : undefined
 }
