@@ -1,7 +1,13 @@
 import type { Runtime } from './runtime.ts'
 
-/** Stop cleanly on SIGTERM/SIGINT: each closer runs once, in order. */
+/**
+ * Run until SIGTERM/SIGINT, then stop cleanly: each closer runs once, in order.
+ *
+ * The role holds the event loop itself until then: what it runs need not (a role on the memory bus
+ * with unref'd timers holds nothing, and would otherwise end with 0 the moment it started).
+ */
 export function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | void>): void {
+  const running = setInterval(() => {}, 2 ** 31 - 1)
   let closing = false
   const shutdown = async (signal: string) => {
     if (closing) return
@@ -15,6 +21,7 @@ export function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | voi
       }
     }
     await rt.close()
+    clearInterval(running)
     // 0 unless something set another code (a part of the service that stopped on its own).
     process.exit()
   }
