@@ -77,6 +77,10 @@ const figures = (name: string, r: Result): ClassFigures => ({
 // The baseline is driven as the first class (/token): the same paths in turn, headers and
 // connections, so the driver does the same work per request for both and the ratio is the
 // servers' own. One fixed request is also printed: what the driver reaches with the least work.
+/** Drive `options` for the plan's warm-up seconds and forget the figures (a server's JIT warms up first). */
+const warm = async (options: Options) => void (plan.warmSeconds > 0 && (await autocannon({ ...options, duration: plan.warmSeconds })))
+
+await warm(optionsOf(plan.classes[0]!, plan.bareBase))
 const bare = figures('bare', await autocannon(optionsOf(plan.classes[0]!, plan.bareBase)))
 const bareFixed = figures('bare, one fixed request', await autocannon({ url: plan.bareBase, duration: plan.seconds, connections: plan.classes[0]!.connections }))
 const alone: ClassFigures[] = []
@@ -91,6 +95,7 @@ for (const c of plan.classes) {
     delete once.duration
     first.push(figures(c.name, await autocannon(once)))
   } else first.push(null)
+  await warm(optionsOf(c, plan.base))
   alone.push(figures(c.name, await autocannon(optionsOf(c, plan.base))))
 }
 const mix = (await Promise.all(plan.classes.map((c) => autocannon(optionsOf(c, plan.base))))).map((r, i) => figures(plan.classes[i]!.name, r))

@@ -20,6 +20,11 @@ export interface LoadPlan {
   /** A bare HTTP server answering the bytes of the first class's first path to every request. */
   bareBase: string
   seconds: number
+  /**
+   * Seconds each run is driven first, its figures discarded (the bare server and every class
+   * alone): the measured seconds are the server's steady state, not its JIT warming up.
+   */
+  warmSeconds: number
   classes: LoadClass[]
 }
 

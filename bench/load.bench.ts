@@ -9,6 +9,7 @@ import { runDriverProcess } from './driver-process.ts'
 import { engineWaits, waitLive } from './live-service.ts'
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 8)
+const WARM_SECONDS = Number(process.env.LOAD_WARM_SECONDS ?? 3)
 const ADMIN = 'bench-admin-token-0123456789abcdef'
 
 /**
@@ -17,7 +18,8 @@ const ADMIN = 'bench-admin-token-0123456789abcdef'
  * a separate load process (bench/load-driver.ts, autocannon), each class of callers alone and
  * then all at once, against a bare node:http server answering a /token answer's bytes in its own
  * process in the same run, driven as the /token class is (so the driver's own cost per request is
- * the same on both sides). The service idle, its batches and its start: the pipeline bench.
+ * the same on both sides). Each run alone, the bare server's too, is driven LOAD_WARM_SECONDS (3)
+ * before its measured LOAD_SECONDS (8): the figures are steady state, not JIT warm-up. The service idle, its batches and its start: the pipeline bench.
  */
 export async function benchLoad(): Promise<BenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-load-'))
@@ -56,7 +58,7 @@ export async function benchLoad(): Promise<BenchResult[]> {
       { name: '/stats', what: 'GET /stats, free', connections: 4, paths: ['/stats'] },
       { name: 'MCP tools/call', what: 'POST /mcp tools/call svc_token, key', connections: 4, headers: keyed, mcp: { tool: 'svc_token', args: tokens.map((t) => ({ address: t })) } },
     ]
-    const plan: LoadPlan = { base, bareBase: `http://127.0.0.1:${barePort}`, seconds: SECONDS, classes }
+    const plan: LoadPlan = { base, bareBase: `http://127.0.0.1:${barePort}`, seconds: SECONDS, warmSeconds: WARM_SECONDS, classes }
     const planFile = join(dir, 'plan.json')
     writeFileSync(planFile, JSON.stringify(plan))
     const report = await runDriver(planFile)
