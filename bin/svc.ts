@@ -449,10 +449,11 @@ async function commandSim(config: Config, args: string[]): Promise<void> {
   })
   // The Solana venue runs live beside an unbounded chain simulator.
   const solanaSim = values.until === undefined ? startSolanaSim(rt) : null
-  onShutdown(rt, [() => sim.stop(), () => solanaSim?.stop()])
+  const hold = onShutdown(rt, [() => sim.stop(), () => solanaSim?.stop()])
   await sim.run()
   await solanaSim?.stop()
   await rt.close()
+  hold.release()
 }
 
 /** `svc sim --chain 5042`: the chain-5042 world (its pads, no social world or prices), resuming after its stored watermark. */
@@ -463,9 +464,10 @@ async function commandSim5042(config: Config, values: { from?: string; until?: s
     bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 5042, namespace: config.BUS_NAMESPACE, seed: config.SIMULATOR_SEED + 5042, blockSeconds: config.SIMULATOR_BLOCK_SECONDS, start,
     untilBlock: values.until !== undefined ? Number(values.until) : undefined, social: false, prices: false, launchpads: simLaunchpads(5042),
   })
-  onShutdown(rt, [() => sim.stop()])
+  const hold = onShutdown(rt, [() => sim.stop()])
   await sim.run()
   await rt.close()
+  hold.release()
 }
 
 async function commandMigrate(config: Config): Promise<void> {
