@@ -74,12 +74,14 @@ const figures = (name: string, r: Result): ClassFigures => ({
   errors: r.errors + r.timeouts,
 })
 
+/** Drive `options` for the plan's warm-up seconds and forget the figures (a server's JIT warms up first). */
+async function warm(options: Options): Promise<void> {
+  if (plan.warmSeconds > 0) await autocannon({ ...options, duration: plan.warmSeconds })
+}
+
 // The baseline is driven as the first class (/token): the same paths in turn, headers and
 // connections, so the driver does the same work per request for both and the ratio is the
 // servers' own. One fixed request is also printed: what the driver reaches with the least work.
-/** Drive `options` for the plan's warm-up seconds and forget the figures (a server's JIT warms up first). */
-const warm = async (options: Options) => void (plan.warmSeconds > 0 && (await autocannon({ ...options, duration: plan.warmSeconds })))
-
 await warm(optionsOf(plan.classes[0]!, plan.bareBase))
 const bare = figures('bare', await autocannon(optionsOf(plan.classes[0]!, plan.bareBase)))
 const bareFixed = figures('bare, one fixed request', await autocannon({ url: plan.bareBase, duration: plan.seconds, connections: plan.classes[0]!.connections }))

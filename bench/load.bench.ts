@@ -19,7 +19,8 @@ const ADMIN = 'bench-admin-token-0123456789abcdef'
  * then all at once, against a bare node:http server answering a /token answer's bytes in its own
  * process in the same run, driven as the /token class is (so the driver's own cost per request is
  * the same on both sides). Each run alone, the bare server's too, is driven LOAD_WARM_SECONDS (3)
- * before its measured LOAD_SECONDS (8): the figures are steady state, not JIT warm-up. The service idle, its batches and its start: the pipeline bench.
+ * before its measured LOAD_SECONDS (8): the figures are steady state, not JIT warm-up. The
+ * service idle, its batches and its start: the pipeline bench.
  */
 export async function benchLoad(): Promise<BenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-load-'))

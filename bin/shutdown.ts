@@ -27,7 +27,6 @@ export function onShutdown(rt: Runtime, closers: Array<() => Promise<void> | voi
       }
     }
     await rt.close()
-    clearInterval(running)
     // 0 unless something set another code (a part of the service that stopped on its own).
     process.exit()
   }
