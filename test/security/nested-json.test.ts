@@ -45,21 +45,26 @@ describe('deeply nested JSON', () => {
     expect(nestsDeeperThan(Buffer.from(JSON.stringify({ a: '\\"[[[[' }) + '['.repeat(3)), 3)).toBe(false)
   })
 
-  it('ten 8 MB nested bodies at once: 413 on a JSON route, 400 on /identify, within the time to send them; /health keeps answering', async () => {
+  it('ten 8 MB nested bodies at once: 413 on a JSON route, 400 on /identify, within the time to send them; /health keeps answering as while the same bytes arrive flat', async () => {
     const quiet = await healthBaseline(base)
     for (const [path, status, code] of [
       ['/mcp/account/register', 413, 'payload_too_large'],
       ['/identify', 400, 'invalid_parameter'],
     ] as const) {
+      // The yardstick: /health while the same 80 MB arrive without nesting (refused at their
+      // first byte). Receiving them is the kernel's cost, and on a machine whose system calls
+      // are dear it alone doubles /health's time; what nesting may not add is the parse.
+      const flat = await attackWatchingHealth(base, port, { count: 10, path, declared: NESTED_BYTES, sent: NESTED_BYTES })
       const { answers, health } = await attackWatchingHealth(base, port, { count: 10, path, declared: NESTED_BYTES, sent: NESTED_BYTES, nested: true })
-      console.log(`ten nested 8 MB bodies to ${path}: ${JSON.stringify(tally(answers))}, closed after ${answers.map((a) => a.closedAfterMs).join(' ')} ms; /health ms ${health.times.join(' ')} (quiet median ${quiet.toFixed(1)})`)
+      const bound = Math.max(healthBound(quiet), 2 * median(flat.health.times))
+      console.log(`ten nested 8 MB bodies to ${path}: ${JSON.stringify(tally(answers))}, closed after ${answers.map((a) => a.closedAfterMs).join(' ')} ms; /health ms ${health.times.join(' ')} (quiet median ${quiet.toFixed(1)}, flat bodies ${flat.health.times.join(' ')}; bound ${bound.toFixed(0)})`)
       // A 413 refused on its declared length may close before the client has read it (0: reset).
       expect(answers.every((a) => (a.status === status && a.code === code) || (status === 413 && a.status === 0)), path).toBe(true)
       expect(answers.some((a) => a.status === status)).toBe(true)
       // Sending 80 MB is most of it (before: 1.5 s of JSON.parse each, /health 9.3 s).
       expect(Math.max(...answers.map((a) => a.closedAfterMs))).toBeLessThan(3_000)
       expect(health.statuses.every((s) => s === 200)).toBe(true)
-      expect(median(health.times)).toBeLessThan(healthBound(quiet))
+      expect(median(health.times)).toBeLessThan(bound)
     }
   })
 })
