@@ -3,6 +3,7 @@ import type { ChainBlock } from '../records/chain-block.ts'
 import type { TableRows } from '../sink/clickhouse-sink.ts'
 import type { FollowedContracts, PoolInfo, PoolRegistry } from './pool-registry.ts'
 import { arcRows, type ArcState } from './arc-rows.ts'
+import { batchTotalsRow } from '../../products/token/chain-totals.ts'
 
 /** What attribution needs to know beyond the batch itself. */
 export interface ChainRowsState {
@@ -219,6 +220,8 @@ export function chainRows(chainId: number, blocks: ChainBlock[], state: ChainRow
       ['liquidity_events', liquidity],
       ['launches', launches],
       ...(arc?.tables ?? []),
+      // The chain's running totals gain this batch's counts: one row, deduplicated with the batch.
+      ['chain_totals', [batchTotalsRow(chainId, { blocks: blockRows, creations, pools: poolRows, transfers, swaps })]],
       ['chain_blocks', blockRows],
     ],
     rejected,
