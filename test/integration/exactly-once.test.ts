@@ -66,6 +66,12 @@ describe('chain processor killed in the middle of a batch (Kafka + chDB)', () =>
     )
     expect(mismatches).toEqual([])
     expect(Number(await one('SELECT sum(swaps) AS v FROM token_activity'))).toBe(expected.swaps)
+    // The chain totals (a row a batch, migration 032): the killed batches' rows count once.
+    const [totals] = await queryRows<Record<string, string>>(ch, 'SELECT sum(blocks) AS blocks, sum(swaps) AS swaps, sum(transfers) AS transfers, sum(creations) AS creations, toString(sum(weth_volume)) AS volume FROM chain_totals')
+    expect(totals).toEqual({
+      blocks: String(BLOCKS), swaps: String(expected.swaps), transfers: String(expected.transfers), creations: String(expected.creations),
+      volume: await one('SELECT toString(sum(weth_in + weth_out)) AS v FROM swaps FINAL'),
+    })
 
     // Holder balances (migration 018; the crashed batches' transfers went in before their
     // swaps, so they were inserted twice): every balance, every per-block delta and every
