@@ -3,15 +3,16 @@ import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { checkView } from './run-verify.ts'
+import { confirmedDrift } from './confirmed-drift.ts'
 import { VIEW_CHECKS } from './view-checks.ts'
 import type { VerifyReport } from '../../core/records/verify-report.ts'
 
 /**
  * The audit the service runs on itself (issue 24): one view at a time, a sample of its keys, on
  * one ClickHouse thread, off every consumer's path (its own timer), then a pause long enough that
- * its busy time stays under `cpuShare` of one core. A drift is counted only when a second look
- * at the same keys, after the next batches had time to be served, still finds it: a refresh in
- * flight is not drift. /health names the views whose last pass drifted.
+ * its busy time stays under `cpuShare` of one core. A drift is counted only when a second look,
+ * after the next batches had time to be served, finds the same keys with the same values
+ * (confirmedDrift): a refresh in flight is not drift. /health names the views whose last pass drifted.
  */
 export interface AuditSchedule {
   /** Views (with their chain) whose last check found drift. */
@@ -58,7 +59,7 @@ export function startAuditSchedule(o: AuditScheduleOptions): AuditSchedule {
         if (r.drifted > 0) {
           await sleep(o.confirmDelayMs ?? 10_000)
           const again = performance.now()
-          r = await checkView(o.ch, check, chain, opts)
+          r = confirmedDrift(r, await checkView(o.ch, check, chain, opts), opts.first)
           busy += performance.now() - again
         }
         o.metrics.auditKeysChecked.inc({ view: check.view }, r.report.checked)

@@ -31,9 +31,9 @@ export async function runVerify(client: ClickHouseClient, opts: VerifyOptions = 
         if (!check.repair) {
           r.report.repair_note = 'no rebuild from raw rows for this view: re-ingest the affected blocks'
         } else {
-          await check.repair(ch, chain, r.keys)
+          await check.repair(ch, chain, r.drifts.map((d) => d.key))
           const again = await checkView(ch, check, chain, { sample, seed, first: opts.first ?? 5, maxThreads: opts.maxThreads })
-          r = { ...again, report: { ...again.report, repaired: r.keys.length } }
+          r = { ...again, report: { ...again.report, repaired: r.drifts.length } }
         }
       }
       views.push(r.report)
@@ -47,11 +47,11 @@ function sampler(sample: number): Sampler {
   return sample >= 1 ? () => '1' : (expr) => `cityHash64(${expr}, {seed:UInt64}) % 1000000 < {ppm:UInt32}`
 }
 
-interface Checked {
+export interface Checked {
   report: ViewReport
   drifted: number
-  /** Every drifted key (up to MAX_DRIFTED_KEYS): what a repair rebuilds. */
-  keys: string[]
+  /** Every drifted key with both values (up to MAX_DRIFTED_KEYS): what a repair rebuilds. */
+  drifts: Drift[]
 }
 
 /** One view on one chain: keys checked, keys drifted, the first drifted keys with both values. */
@@ -85,7 +85,7 @@ export async function checkView(
   const drifted = Number(row?.drifted ?? 0)
   return {
     drifted,
-    keys: drifts.map((d) => d.key),
+    drifts,
     report: {
       view: check.view, chain, against: check.against, checked: Number(row?.checked ?? 0), drifted,
       first: drifts.slice(0, opts.first), seconds: (performance.now() - started) / 1000,

@@ -8,7 +8,10 @@ import { DEFAULT_START_TIME } from '../../pipelines/sim/chain-sim.ts'
 import { simLaunchpads } from '../../pipelines/sim/launchpads.ts'
 import { createSimSource } from '../../pipelines/sources/sim-source.ts'
 import { startAuditSchedule } from '../../pipelines/verify/audit-schedule.ts'
-import { formatReport, runVerify } from '../../pipelines/verify/run-verify.ts'
+import { checkView, formatReport, runVerify } from '../../pipelines/verify/run-verify.ts'
+import { confirmedDrift } from '../../pipelines/verify/confirmed-drift.ts'
+import { fifoStateCheck } from '../../pipelines/verify/fifo-state-check.ts'
+import { foldPairs } from '../../products/wallet/fifo-refresh.ts'
 import { randomWei, seeded } from '../setup/fifo-reference.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { runSvc } from '../setup/svc-process.ts'
@@ -166,6 +169,36 @@ describe('svc verify on the social, Solana and 5042 views', () => {
       await audit.stop()
       env.api.deps.audit = undefined
     }
+  })
+
+  it('the audit\'s second look confirms only drift that stood still: legs inserted but not yet folded at either look are a refresh in flight', async () => {
+    const look = () => checkView(ch(), fifoStateCheck, 4663, { sample: 1, seed: 0, first: 5 })
+    const legs = (wallet: string, token: string, block: number) => ch().insert({
+      table: 'wallet_legs', format: 'JSONEachRow',
+      values: [{ chain_id: 4663, wallet, token, block_number: block, log_index: 0, block_time: 1_735_689_600, tx_hash: '0x01', side: 1, qty: '1000', cost: '7' }],
+    })
+    const [w1, w2, stuck, t] = ['0xa1', '0xa2', '0xa3', '0xb1'].map((p) => p.padEnd(42, '0'))
+    // A pair whose legs are in but never folded: drift that stands still. A pair whose batch is in flight at the first look.
+    await legs(stuck!, t!, 900_001)
+    await legs(w1!, t!, 900_002)
+    const first = await look()
+    expect(first.drifts.map((d) => d.key).sort()).toEqual([`${w1}/${t}`, `${stuck}/${t}`])
+    // Between the looks the pipeline folds the first pair, and the next batch brings a new pair not yet folded.
+    await foldPairs(ch(), 4663, [[w1!, t!]], 900_002)
+    await legs(w2!, t!, 900_003)
+    const second = await look()
+    expect(second.drifts.map((d) => d.key).sort()).toEqual([`${w2}/${t}`, `${stuck}/${t}`])
+    const confirmed = confirmedDrift(first, second, 5)
+    expect(confirmed.drifted).toBe(1)
+    expect(confirmed.report).toMatchObject({ view: 'fifo_state', chain: 4663, drifted: 1, first: [{ key: `${stuck}/${t}`, kept: 'missing' }] })
+    // A drifted key whose raw rows moved between the looks (its next batch not yet folded) is in flight too.
+    await foldPairs(ch(), 4663, [[w2!, t!]], 900_003)
+    await legs(stuck!, t!, 900_004)
+    expect(confirmedDrift(second, await look(), 5).drifted).toBe(0)
+    await ch().command({ query: 'DELETE FROM wallet_legs WHERE chain_id = 4663 AND block_number > 900000' })
+    await ch().command({ query: 'DELETE FROM fifo_state WHERE chain_id = 4663 AND token = {t:String}', query_params: { t } })
+    await ch().command({ query: 'DELETE FROM fifo_hold_counts WHERE chain_id = 4663 AND token = {t:String}', query_params: { t } })
+    expect((await look()).drifted).toBe(0)
   })
 
   it('svc verify --base asks the running service: prints the drifted key with both values, exits 1; --repair exits 0', async () => {
