@@ -27,8 +27,8 @@ export async function benchIngest(blocks = Number(process.env.BENCH_INGEST_BLOCK
 
     // The rows the pipeline will write, built once up front for the bare baseline.
     const rowsState = memoryRowsState(followed4663(config))
-    const batches: ReturnType<typeof chainRows>['tables'][] = []
-    for (let i = 0; i < generated.length; i += 500) batches.push(chainRows(4663, generated.slice(i, i + 500), rowsState).tables)
+    const batches: Awaited<ReturnType<typeof chainRows>>['tables'][] = []
+    for (let i = 0; i < generated.length; i += 500) batches.push((await chainRows(4663, generated.slice(i, i + 500), rowsState)).tables)
     const totalRows = batches.flat().reduce((s, [, rows]) => s + rows.length, 0)
 
     // Baseline: the same rows into bare copies of the raw tables (no views, no dedup, no decode).

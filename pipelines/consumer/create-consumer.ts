@@ -1,4 +1,5 @@
 import { setEngineStep } from '../../core/engine-accounting.ts'
+import { loopTurnIfDue } from '../../core/loop-turns.ts'
 import { createEnginePatience } from './engine-patience.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { z } from 'zod'
@@ -210,6 +211,7 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
     // The last record that reached a decision; a hold leaves it and everything behind it for later.
     let through: string | null = null
     for (const m of batch.messages) {
+      await loopTurnIfDue()
       const { result, step } = await runRecord(m, seconds)
       if (result.kind === 'hold') {
         logger.debug({ consumer, offset: m.offset, reason: result.reason }, 'holding the rest of the batch')

@@ -243,7 +243,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
 
     if (selected.length > 0) {
       const blocks = selected.map((x) => x.value)
-      const { tables, rejected, commit } = chainRows(chainId, blocks, state)
+      const { tables, rejected, commit } = await chainRows(chainId, blocks, state)
       let rows: number
       let seq: number
       let served: ServedBatch

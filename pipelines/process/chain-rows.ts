@@ -4,6 +4,7 @@ import type { TableRows } from '../sink/clickhouse-sink.ts'
 import type { FollowedContracts, PoolInfo, PoolRegistry } from './pool-registry.ts'
 import { arcRows, type ArcState } from './arc-rows.ts'
 import { batchTotalsRow } from '../../products/token/chain-totals.ts'
+import { loopTurnIfDue } from '../../core/loop-turns.ts'
 
 /** What attribution needs to know beyond the batch itself. */
 export interface ChainRowsState {
@@ -65,7 +66,7 @@ export function memoryRowsState(follow: FollowedContracts): ChainRowsState {
  * non-WETH side of a followed pool, the trader is the transaction's sender. Blocks come last in
  * the returned order: a block row is the mark that all of its rows are in.
  */
-export function chainRows(chainId: number, blocks: ChainBlock[], state: ChainRowsState): ChainRows {
+export async function chainRows(chainId: number, blocks: ChainBlock[], state: ChainRowsState): Promise<ChainRows> {
   const { pools, follow } = state
   const blockRows: Row[] = []
   const creations: Row[] = []
@@ -90,6 +91,8 @@ export function chainRows(chainId: number, blocks: ChainBlock[], state: ChainRow
   }
 
   for (const b of blocks) {
+    // A backfill batch holds thousands of blocks: the process answers between them.
+    await loopTurnIfDue()
     const t = b.timestamp
     blockRows.push({ chain_id: chainId, number: b.number, hash: b.hash.toLowerCase(), parent_hash: b.parentHash.toLowerCase(), timestamp: t, log_count: b.logs.length })
     for (const c of b.creations) {

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Metrics } from '../../core/metrics.ts'
 import { engineStep } from '../../core/engine-accounting.ts'
+import { loopTurnIfDue } from '../../core/loop-turns.ts'
 
 /** Rows per table for one batch, inserted in the order given. */
 export type TableRows = Array<[table: string, rows: Record<string, unknown>[]]>
@@ -33,6 +34,8 @@ export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hoo
     async insertBatch(batchToken, tables, progress = {}) {
       const insertOne = async ([table, rows]: TableRows[number]) => {
         if (rows.length === 0) return 0
+        // Each insert encodes its rows at once: the process answers between one table and the next.
+        await loopTurnIfDue()
         // Counted per table: an insert's cost is mostly its table's materialized views.
         await engineStep(ch, table).insert({
           table,

@@ -94,7 +94,7 @@ describe('the distributed mode: every role its own process on Kafka, Redis and t
     cleanups.push(() => ch.close())
     const [stored] = await queryRows<Record<string, string>>(ch, STORED_TOTALS)
     const got = Object.fromEntries(Object.entries(stored!).map(([k, v]) => [k, k === 'volume' ? v : Number(v)]))
-    expect(got).toEqual(uninterruptedTotals(BLOCKS, followed4663(loadConfig({}))))
+    expect(got).toEqual(await uninterruptedTotals(BLOCKS, followed4663(loadConfig({}))))
     expect(await queryRows(ch, 'SELECT min(number) AS lo, max(number) AS hi, uniqExact(number) AS n FROM chain_blocks')).toEqual([{ lo: '1', hi: String(BLOCKS), n: String(BLOCKS) }])
 
     // A structure scan requested over the API, run by the scans role.

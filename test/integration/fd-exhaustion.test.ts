@@ -55,7 +55,7 @@ describe('the chain pipeline out of file descriptors', () => {
     expect(await queryRows(ch, 'SELECT min(number) AS lo, max(number) AS hi, uniqExact(number) AS n FROM chain_blocks')).toEqual([{ lo: '1', hi: String(BLOCKS), n: String(BLOCKS) }])
     const [stored] = await queryRows<Record<string, string>>(ch, STORED_TOTALS)
     const got = Object.fromEntries(Object.entries(stored!).map(([k, v]) => [k, k === 'volume' ? v : Number(v)]))
-    expect(got).toEqual(uninterruptedTotals(BLOCKS, followed4663(loadConfig({}))))
+    expect(got).toEqual(await uninterruptedTotals(BLOCKS, followed4663(loadConfig({}))))
     console.log(`[fd-exhaustion] ${JSON.stringify(got)}`)
 
     // Nothing on the dead-letter topic.

@@ -150,7 +150,7 @@ describe('infrastructure faults under the embedded pipeline', () => {
     await until('/health ok again', async () => ((await health()).body.status === 'ok' ? true : undefined), 10_000)
 
     // --- nothing lost, nothing twice ---
-    const expected = uninterruptedTotals(BLOCKS, follow, { seed: config.SIMULATOR_SEED })
+    const expected = await uninterruptedTotals(BLOCKS, follow, { seed: config.SIMULATOR_SEED })
     const one = async (q: string) => (await queryRows<{ v: string }>(realCh, q))[0]!.v
     const [stored] = await queryRows<Record<string, string>>(realCh, STORED_TOTALS)
     const got = { ...Object.fromEntries(Object.entries(stored!).map(([k, v]) => [k, k === 'volume' ? v : Number(v)])) }

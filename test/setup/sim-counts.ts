@@ -30,10 +30,10 @@ export function independentCounts(blocks: number, opts: { startTime?: number; bl
  * given): the chain processor's own rows (chainRows) over all of them in one pass, from the
  * blocks as the bus delivers them. Row counts per raw table and the WETH volume to the wei.
  */
-export function uninterruptedTotals(blocks: number, follow: FollowedContracts, opts: { seed?: number; startTime?: number; blockSeconds?: number } = {}) {
+export async function uninterruptedTotals(blocks: number, follow: FollowedContracts, opts: { seed?: number; startTime?: number; blockSeconds?: number } = {}) {
   const sim = createChainSimulator({ chainId: 4663, seed: opts.seed ?? 4663, startTime: opts.startTime ?? DEFAULT_START_TIME, blockTimeSec: opts.blockSeconds ?? 2 })
   const parsed = Array.from({ length: blocks }, () => ChainBlock.parse(JSON.parse(JSON.stringify(sim.nextBlock()))))
-  const { tables } = chainRows(4663, parsed, memoryRowsState(follow))
+  const { tables } = await chainRows(4663, parsed, memoryRowsState(follow))
   const rows = (t: string) => tables.find(([name]) => name === t)![1]
   return {
     blocks: rows('chain_blocks').length,

@@ -10,14 +10,14 @@ describe('arc rows (launch attribution)', () => {
   const follow = followed5042(loadConfig({}))
   const sim = createChainSimulator({ chainId: 5042, seed: 9705, startTime: DEFAULT_START_TIME, blockTimeSec: 2 })
   const blocks = Array.from({ length: 400 }, () => withPadLaunches(sim.nextBlock(), simLaunchpads(5042)))
-  const table = (t: ReturnType<typeof chainRows>, name: string) => t.tables.find(([n]) => n === name)![1]
+  const table = (t: Awaited<ReturnType<typeof chainRows>>, name: string) => t.tables.find(([n]) => n === name)![1]
 
-  it('a batch formed again before its commit gives the same rows; after the commit its launches are not launched again', () => {
+  it('a batch formed again before its commit gives the same rows; after the commit its launches are not launched again', async () => {
     const state = { ...memoryRowsState(follow), arc: emptyArcState() }
     const pools = state.pools
-    const first = chainRows(5042, blocks, state)
+    const first = await chainRows(5042, blocks, state)
     // chainRows registers pools as it goes (a retry sees them already): a fresh state but the same pools.
-    const again = chainRows(5042, blocks, { ...memoryRowsState(follow), pools, arc: state.arc })
+    const again = await chainRows(5042, blocks, { ...memoryRowsState(follow), pools, arc: state.arc })
     for (const name of ['arc_launches', 'arc_first_pools', 'arc_token_activity', 'arc_balance_deltas', 'arc_venue_stats', 'arc_deployer_venues']) {
       expect(table(again, name), name).toEqual(table(first, name))
     }
@@ -26,14 +26,14 @@ describe('arc rows (launch attribution)', () => {
     expect(new Set(launches.map((l) => l.via_kind))).toEqual(new Set(['pad', 'direct']))
     first.commit()
     expect(state.arc.tokens.size).toBe(launches.length)
-    const replay = chainRows(5042, blocks, state)
+    const replay = await chainRows(5042, blocks, state)
     expect(table(replay, 'arc_launches')).toEqual([])
     expect(state.arc.venues.get('*')!.launches).toBe(launches.length)
   })
 
-  it('a pad launch is attributed by the transaction sent to the pad, a direct one has no via; the deployer is the tx sender', () => {
+  it('a pad launch is attributed by the transaction sent to the pad, a direct one has no via; the deployer is the tx sender', async () => {
     const state = { ...memoryRowsState(follow), arc: emptyArcState() }
-    const launches = table(chainRows(5042, blocks, state), 'arc_launches')
+    const launches = table(await chainRows(5042, blocks, state), 'arc_launches')
     for (const l of launches) {
       const b = blocks.find((x) => x.number === l.block_number)!
       const txLogs = b.logs.filter((x) => x.txHash === l.tx_hash)

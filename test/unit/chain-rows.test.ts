@@ -11,11 +11,12 @@ const follow = {
   v4PoolManagers: new Set(SIM_4663_CONTRACTS.v4PoolManagers),
 }
 
+const sim = createChainSimulator({ chainId: 4663, seed: 11 })
+const blocks = Array.from({ length: 3000 }, () => sim.nextBlock())
+const { tables, rejected } = await chainRows(4663, blocks, memoryRowsState(follow))
+const rows = Object.fromEntries(tables) as Record<string, Array<Record<string, string | number>>>
+
 describe('chainRows()', () => {
-  const sim = createChainSimulator({ chainId: 4663, seed: 11 })
-  const blocks = Array.from({ length: 3000 }, () => sim.nextBlock())
-  const { tables, rejected } = chainRows(4663, blocks, memoryRowsState(follow))
-  const rows = Object.fromEntries(tables) as Record<string, Array<Record<string, string | number>>>
 
   it('chainRows() turns every v2, v3 and v4 swap into one row, with one side in and the other out', () => {
     expect(rejected).toEqual([])
