@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { x402Client } from '@x402/fetch'
+import { privateKeyToAccount } from 'viem/accounts'
+import { PAYMENT_NETWORK } from '../core/payment-terms.ts'
 import type { ClassFigures, LoadClass, LoadPlan, LoadReport } from './load-plan.ts'
 
 /**
@@ -13,11 +18,42 @@ type Result = Awaited<ReturnType<typeof autocannon>>
 
 const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadPlan
 
+/** Per x402 class: the authorizations signed for its next run, one per call. */
+const signatures = new Map<LoadClass, string[]>()
+
+/** Sign a fresh authorization per call of the class's next run (they are valid for a short window). */
+async function signFor(c: LoadClass, base: string): Promise<void> {
+  const { privateKey, asset, calls } = c.x402!
+  const client = x402Client.fromConfig({
+    schemes: [{ network: PAYMENT_NETWORK, client: new ExactEvmScheme(privateKeyToAccount(privateKey)) }],
+    spendControls: { allowedAssets: [{ network: PAYMENT_NETWORK, asset }] },
+  })
+  const res = await fetch(base + c.paths![0]!)
+  const header = res.headers.get('payment-required')
+  if (res.status !== 402 || !header) throw new Error(`${c.paths![0]} without a key answered ${res.status}, not 402 with PAYMENT-REQUIRED`)
+  const required = decodePaymentRequiredHeader(header)
+  const signed: string[] = []
+  for (let i = 0; i < calls; i++) signed.push(encodePaymentSignatureHeader(await client.createPaymentPayload(required)))
+  signatures.set(c, signed)
+}
+
 /** How the driver calls a class: `once` asks each of its paths once (its first asks). */
 function optionsOf(c: LoadClass, base: string, once = false): Options {
   let turn = 0
   const headers = { ...(c.headers ?? {}) }
   const common = { url: base, duration: plan.seconds, connections: c.connections, headers }
+  if (c.x402) {
+    const spend = () => signatures.get(c)?.pop() ?? 'exhausted'
+    const { duration: _, ...paid } = common
+    // A refused payment says why in its body: the first of each status goes to stderr.
+    const told = new Set<number>()
+    const tell = (status: number, body: string) => {
+      if (status < 300 || told.has(status)) return
+      told.add(status)
+      console.error(`${c.name}: first ${status}: ${body.slice(0, 400)}`)
+    }
+    return { ...paid, amount: c.x402.calls, requests: [{ path: c.paths![0], setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'payment-signature': spend() } }), onResponse: tell }] } as Options
+  }
   if (c.follow) {
     const { path, cursorField } = c.follow
     return {
@@ -71,6 +107,7 @@ const figures = (name: string, r: Result): ClassFigures => ({
   p999: r.latency.p99_9,
   requests: r.requests.total,
   non2xx: r.non2xx,
+  statuses: Object.fromEntries(Object.entries(r.statusCodeStats as Record<string, { count: number }>).filter(([s]) => !s.startsWith('2')).map(([s, v]) => [s, v.count])),
   errors: r.errors + r.timeouts,
 })
 
@@ -91,7 +128,14 @@ for (const c of plan.classes) {
   // Each key asked once first (a caller's first ask is a miss: what it costs is reported apart),
   // then the class alone for the bench's seconds (callers asking again, as pollers and paid
   // consumers do).
-  const keyed = (c.paths?.length ?? 0) > 1
+  const keyed = (c.paths?.length ?? 0) > 1 && !c.x402
+  if (c.x402) {
+    // No warm-up (each call spends an authorization): the class is signed for and run once.
+    first.push(null)
+    await signFor(c, plan.base)
+    alone.push(figures(c.name, await autocannon(optionsOf(c, plan.base))))
+    continue
+  }
   if (keyed) {
     const once = { ...optionsOf(c, plan.base, true), amount: c.paths!.length } as Options & { duration?: number }
     delete once.duration
@@ -100,5 +144,6 @@ for (const c of plan.classes) {
   await warm(optionsOf(c, plan.base))
   alone.push(figures(c.name, await autocannon(optionsOf(c, plan.base))))
 }
+for (const c of plan.classes) if (c.x402) await signFor(c, plan.base)
 const mix = (await Promise.all(plan.classes.map((c) => autocannon(optionsOf(c, plan.base))))).map((r, i) => figures(plan.classes[i]!.name, r))
 console.log(JSON.stringify({ bare, bareFixed, first, alone, mix } satisfies LoadReport))

@@ -12,6 +12,12 @@ export interface LoadClass {
   follow?: { path: string; cursorField: 'next_since' }
   /** JSON-RPC MCP tool calls: the tool and the argument lists called in turn. */
   mcp?: { tool: string; args: Array<Record<string, unknown>> }
+  /**
+   * Paid per call over x402, no key: `calls` authorizations signed by the driver (the official
+   * client, from `privateKey`'s account, funded beforehand) just before each run, one per call
+   * (a payment is spent once), for `paths[0]`. The run ends when they are spent.
+   */
+  x402?: { privateKey: `0x${string}`; asset: string; calls: number }
 }
 
 /** What the load driver runs against one base URL. */
@@ -36,6 +42,8 @@ export interface ClassFigures {
   p999: number
   requests: number
   non2xx: number
+  /** Responses by status other than 2xx (what the non-2xx were). */
+  statuses: Record<string, number>
   errors: number
 }
 

@@ -6,6 +6,7 @@
 //   HARDHAT_LOGGING         "true" to print every JSON-RPC call (quiet unless set)
 //   HARDHAT_CACHE_DIR       where hardhat may write its cache (a temp dir from the harness)
 //   HARDHAT_INITIAL_DATE    the first block's date (2025-01-01 unless set)
+//   HARDHAT_WALL_CLOCK      "true": blocks mined in one second share its timestamp (one second per block unless set)
 const os = require('node:os')
 const path = require('node:path')
 
@@ -31,6 +32,7 @@ module.exports = {
       // Fixed start time unless told otherwise: block timestamps do not depend on the wall
       // clock's start (the payments chain starts at the wall clock: authorizations are timed).
       initialDate: process.env.HARDHAT_INITIAL_DATE ?? '2025-01-01T00:00:00Z',
+      allowBlocksWithSameTimestamp: process.env.HARDHAT_WALL_CLOCK === 'true',
     },
   },
   paths: {

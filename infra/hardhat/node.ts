@@ -35,6 +35,12 @@ export interface StartHardhatOptions {
   logging?: boolean
   /** The first block's date, ISO (default 2025-01-01, so block times are reproducible). */
   initialDate?: string
+  /**
+   * Blocks mined within one second share its timestamp, so the chain's clock stays the wall
+   * clock however many transactions arrive (default false: hardhat then gives each automined
+   * block a second of its own, and a burst of transactions moves the chain's clock ahead).
+   */
+  wallClock?: boolean
   /** How long to wait for `eth_chainId` to answer (default 60 s). */
   startTimeoutMs?: number
 }
@@ -97,6 +103,7 @@ export async function startHardhatNode(options: StartHardhatOptions = {}): Promi
     HARDHAT_LOGGING: options.logging ? 'true' : 'false',
     HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true',
     ...(options.initialDate ? { HARDHAT_INITIAL_DATE: options.initialDate } : {}),
+    HARDHAT_WALL_CLOCK: options.wallClock ? 'true' : 'false',
   }
   // A network chosen by the environment (HARDHAT_NETWORK) would make `hardhat node` refuse.
   delete env.HARDHAT_NETWORK

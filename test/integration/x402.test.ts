@@ -196,6 +196,21 @@ describe('x402 v2 payments', () => {
     expect(metrics).toMatch(/^svc_x402_facilitator_duration_seconds_count\{step="settle"\} [1-9]/m)
   })
 
+  it('keeps the chain on the wall clock through a burst of transactions, so a payment signed after it is still served', async () => {
+    // A block per transaction (automine): 400 of them in a few seconds, as 400 paid calls settle.
+    const [from, to] = [chain.node.accounts[5]!, chain.node.accounts[6]!]
+    for (let i = 0; i < 400; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, () => chain.node.client.sendTransaction({ account: from, to, value: 1n, chain: chain.node.chain })))
+    }
+    const latest = await chain.node.client.getBlock()
+    // With a second per block the chain's clock would now be about 400 s ahead, past the 300 s an
+    // authorization is valid: the facilitator's simulation would refuse every new payment as expired.
+    expect(Number(latest.timestamp) - Date.now() / 1000).toBeLessThan(5)
+    const { fetch: pay } = payingFetch(chain.signer(4))
+    const res = await pay(base + TOKEN_PATH)
+    expect(res.status, await res.clone().text()).toBe(200)
+  })
+
   it('accepts the legacy X-Payment header', async () => {
     const payer = chain.signer(3)
     const before = await chain.balanceOf(payTo)
