@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Metrics } from '../../core/metrics.ts'
-import { queryRows } from '../../core/clickhouse.ts'
+import { chainsIngested } from '../../core/records/data-clock.ts'
 import { checkView } from './run-verify.ts'
 import { confirmedDrift } from './confirmed-drift.ts'
 import { VIEW_CHECKS } from './view-checks.ts'
@@ -48,7 +48,7 @@ export function startAuditSchedule(o: AuditScheduleOptions): AuditSchedule {
   })
 
   async function pass(seed: number): Promise<void> {
-    const chains = (await queryRows<{ c: number }>(o.ch, 'SELECT DISTINCT chain_id AS c FROM chain_blocks ORDER BY c')).map((r) => Number(r.c))
+    const chains = await chainsIngested(o.ch)
     for (const check of VIEW_CHECKS) {
       for (const chain of check.perChain ? chains : [null]) {
         if (stopped) return

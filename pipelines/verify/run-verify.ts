@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { isDependencyUnavailable } from '../../core/dependency.ts'
+import { chainsIngested } from '../../core/records/data-clock.ts'
 import { VIEW_CHECKS } from './view-checks.ts'
 import type { Drift, Sampler, VerifyOptions, VerifyReport, ViewCheck, ViewReport } from '../../core/records/verify-report.ts'
 
@@ -22,7 +23,7 @@ export async function runVerify(client: ClickHouseClient, opts: VerifyOptions = 
   if (!(sample > 0 && sample <= 1)) throw new RangeError(`sample must be in (0, 1], got ${sample}`)
   const seed = opts.seed ?? 0
   const checks = opts.views ? VIEW_CHECKS.filter((c) => opts.views!.includes(c.view)) : VIEW_CHECKS
-  const chains = (await queryRows<{ c: number }>(ch, 'SELECT DISTINCT chain_id AS c FROM chain_blocks ORDER BY c')).map((r) => Number(r.c))
+  const chains = await chainsIngested(ch)
   const views: ViewReport[] = []
   for (const check of checks) {
     for (const chain of check.perChain ? chains : [null]) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { followed5042 } from '../../bin/follow.ts'
 import { queryRows } from '../../core/clickhouse.ts'
+import { chainsIngested } from '../../core/records/data-clock.ts'
 import { createChainProcessor, type ChainProcessor } from '../../pipelines/process/chain-processor.ts'
 import { foldSolana, planSolanaFold } from '../../pipelines/process/solana/fifo-refresh.ts'
 import type { SolanaTradeRow } from '../../pipelines/process/solana/usd-leg-step.ts'
@@ -84,6 +85,12 @@ describe('svc verify on the social, Solana and 5042 views', () => {
     expect(a.views[0]!.checked).toBeLessThan(checked('mention_minute'))
     expect(a.views[0]!.checked).toBeGreaterThan(0)
     expect(b.views[0]!.checked).toBe(a.views[0]!.checked)
+  })
+
+  it('lists the chains it audits by chain_blocks key, the same chains a scan of every row finds', async () => {
+    const scanned = (await queryRows<{ c: number }>(env.rt.ch, 'SELECT DISTINCT chain_id AS c FROM chain_blocks ORDER BY c')).map((r) => Number(r.c))
+    expect(scanned).toEqual([4663, 5042])
+    expect(await chainsIngested(env.rt.ch)).toEqual(scanned)
   })
 
   it('mention_hourly and mention_minute: a window deleted', async () => {
