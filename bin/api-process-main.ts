@@ -1,3 +1,4 @@
+import type { PushedBatch } from '../core/records/serving-changes.ts'
 import { ConfigError, type Config } from '../core/config.ts'
 import { createForwardingBus } from '../core/bus/forwarding-bus.ts'
 import type { BusRecord } from '../core/bus/types.ts'
@@ -38,8 +39,8 @@ export async function runApiProcess(config: Config): Promise<void> {
   const audit = startConfiguredAudit(rt)
   const api = await createApiServer(rt, { pollMs: 0, faucet, audit })
   link.onTell(NEWS.advance, (a) => {
-    const { chainId, block, seq } = a as { chainId: number; block: number; seq: number }
-    api.watermarks.advance(chainId, block, seq)
+    const { chainId, block, seq, pushed } = a as { chainId: number; block: number; seq: number; pushed?: PushedBatch }
+    api.watermarks.advance(chainId, block, seq, pushed)
   })
   link.onTell(NEWS.social, (rows) => api.watermarks.socialAdvanced(rows as number))
   link.onTell(NEWS.solana, (rows) => api.deps.solana.advanced(rows as number))

@@ -1,3 +1,4 @@
+import type { PushedBatch } from '../core/records/serving-changes.ts'
 import { fork } from 'node:child_process'
 import { join } from 'node:path'
 import type { Faucet } from '../api/deps.ts'
@@ -25,7 +26,7 @@ import type { Runtime } from './runtime.ts'
 export interface ServiceApi {
   /** The address it listens on, once it does; rejects if it exits before. */
   listening: Promise<string>
-  advance(chainId: number, block: number, seq: number): void
+  advance(chainId: number, block: number, seq: number, pushed?: PushedBatch): void
   socialAdvanced(rows: number): void
   solanaAdvanced(rows: number): void
   /** Resolves if it exits without being stopped (it crashed, or was killed); never otherwise. */
@@ -117,7 +118,7 @@ function startApiProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
 
   return {
     listening,
-    advance: (chainId, block, seq) => link.tell(API_PROCESS_NEWS.advance, { chainId, block, seq }),
+    advance: (chainId, block, seq, pushed) => link.tell(API_PROCESS_NEWS.advance, { chainId, block, seq, pushed }),
     socialAdvanced: (rows) => link.tell(API_PROCESS_NEWS.social, rows),
     solanaAdvanced: (rows) => link.tell(API_PROCESS_NEWS.solana, rows),
     stoppedOnItsOwn,
@@ -144,7 +145,7 @@ function startApiInProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
   const now = (act: (a: Awaited<typeof api>) => void) => void api.then(act, () => {})
   return {
     listening,
-    advance: (chainId, block, seq) => now((a) => a.watermarks.advance(chainId, block, seq)),
+    advance: (chainId, block, seq, pushed) => now((a) => a.watermarks.advance(chainId, block, seq, pushed)),
     socialAdvanced: (rows) => now((a) => a.watermarks.socialAdvanced(rows)),
     solanaAdvanced: (rows) => now((a) => a.deps.solana.advanced(rows)),
     stoppedOnItsOwn: new Promise(() => {}),

@@ -1,3 +1,4 @@
+import type { PushedBatch } from '../core/records/serving-changes.ts'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from '../core/config.ts'
@@ -88,7 +89,7 @@ async function createRoleRuntime(config: Config, role: string): Promise<Runtime>
 
 type ChainId = 4663 | 5042
 
-async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: ChainProcessorDeps['onAdvance']): Promise<ChainProcessor> {
+async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: ChainProcessorDeps['onAdvance'], pushBatches = false): Promise<ChainProcessor> {
   const processor = createChainProcessor({
     ch: rt.ch,
     bus: rt.bus,
@@ -101,6 +102,7 @@ async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: ChainPr
     follow: followedContracts(rt.config, chainId),
     tokenFactsEntries: rt.config.SERVING_CACHE_ENTRIES,
     onAdvance,
+    pushBatches,
     sinkHooks: faultHooks(),
   })
   await processor.start()
@@ -212,9 +214,9 @@ async function commandStart(config: Config): Promise<void> {
   const watermarks = createWatermarks(rt.ch, [4663, 5042], 0)
   await watermarks.refresh()
   const serving = {
-    advance(chainId: number, block: number, seq: number) {
-      watermarks.advance(chainId, block, seq)
-      api.advance(chainId, block, seq)
+    advance(chainId: number, block: number, seq: number, pushed?: PushedBatch) {
+      watermarks.advance(chainId, block, seq, pushed)
+      api.advance(chainId, block, seq, pushed)
     },
     socialAdvanced(rows: number) {
       watermarks.socialAdvanced(rows)
@@ -226,11 +228,12 @@ async function commandStart(config: Config): Promise<void> {
   // The simulators (started below) pace their catch-up by what each chain ingested: told as it moves.
   let sim: SimSource | RpcSource | undefined
   let arcSource: SimSource | RpcSource | undefined
-  const processor = await startProcessor(rt, 4663, (b, seq, served) => {
-    serving.advance(4663, b, seq)
+  // Its batches are pushed to the API process and the alerts worker (the feed's followers here).
+  const processor = await startProcessor(rt, 4663, (b, seq, served, pushed) => {
+    serving.advance(4663, b, seq, pushed)
     grader?.changed({ kind: 'chain', ...served })
     if (sim && 'ingestedMoved' in sim) sim.ingestedMoved()
-  })
+  }, true)
   const arcProcessor = await startProcessor(rt, 5042, (b, seq) => {
     serving.advance(5042, b, seq)
     if (arcSource && 'ingestedMoved' in arcSource) arcSource.ingestedMoved()

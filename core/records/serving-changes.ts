@@ -70,6 +70,41 @@ export async function batchMarkersBetween(ch: ClickHouseClient, chainId: number,
   return rows.map((r) => ({ seq: Number(r.seq), kind: 'batch', key: r.key, watermark: Number(r.watermark), chainTime: Number(r.chain_time) }))
 }
 
+/**
+ * A served batch as the process that served it hands it to the processes that follow it on one
+ * host (with the advance): what its serving_changes rows name, and what a long poll at the feed's
+ * head reads next, read back once they were written (the batch's launch_feed rows and its launched
+ * tokens' token_state rows). A follower that has applied every change up to `after` applies it
+ * instead of reading those rows; any other follower reads them (serving_changes, by seq).
+ */
+export interface PushedBatch {
+  /** The seq of the change its writer named before it: the push is complete on top of that one. */
+  after: number
+  seq: number
+  watermark: number
+  chainTime: number
+  /** Keys it named (kinds token, deployer, wallet) and the launches its marker counts. */
+  tokens: string[]
+  deployers: string[]
+  wallets: string[]
+  launches: number
+  /** Its launch_feed rows in cursor order: visible_at in microseconds, token, block. */
+  feed: Array<{ us: number; key: string; block: number }>
+  /** The token_state rows of the tokens it launched, as a keyed read of token_state returns them. */
+  launchedRows: Array<Record<string, unknown> & { token: string }>
+}
+
+/** The serving_changes rows a push stands for (what a follower reading them would have read). */
+export function changesOfPush(p: PushedBatch): ServingChange[] {
+  const at = { seq: p.seq, watermark: p.watermark, chainTime: p.chainTime }
+  return [
+    ...p.tokens.map((key) => ({ ...at, kind: 'token' as const, key })),
+    ...p.deployers.map((key) => ({ ...at, kind: 'deployer' as const, key })),
+    ...p.wallets.map((key) => ({ ...at, kind: 'wallet' as const, key })),
+    { ...at, kind: 'batch' as const, key: launchesMark(p.launches) },
+  ]
+}
+
 /** The key of a batch's marker: the launches it served (`launches=N`). */
 export const launchesMark = (launches: number) => `launches=${launches}`
 

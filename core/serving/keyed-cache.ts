@@ -18,6 +18,8 @@ export interface KeyedCache<V> {
   kept(key: string): { value: V } | undefined
   /** Whether `key` is kept (or loading), without touching it or counting a lookup. */
   has(key: string): boolean
+  /** Keep `value` for `key` as a settled load (a value its writer handed over, read by nobody). */
+  set(key: string, value: V): void
   delete(key: string): void
   clear(): void
   size(): number
@@ -91,6 +93,11 @@ export function createKeyedCache<V>(maxEntries: number, name = 'keyed'): KeyedCa
       return value
     },
     has: (key) => entries.has(key),
+    set(key, value) {
+      const kept = Promise.resolve(value)
+      entries.set(key, kept)
+      settled.set(kept, { value })
+    },
     delete: (key) => void entries.delete(key),
     clear: () => entries.clear(),
     size: () => entries.size,

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../clickhouse.ts'
 import { chainSocialVersion, chainVersion, socialRowCount } from '../records/data-clock.ts'
-import { lastServedBatch } from '../records/serving-changes.ts'
+import { lastServedBatch, type PushedBatch } from '../records/serving-changes.ts'
 
 /**
  * The last served batch per chain: the block its serving state is refreshed through and the
@@ -20,7 +20,13 @@ export interface Watermarks {
    * itself in one process (pushed), up to a poll interval after it across processes.
    */
   advancedAt(source: AdvanceSource): number | undefined
-  advance(chainId: number, block: number, seq: number): void
+  /**
+   * A served batch's advance; with `pushed`, the batch as its writer handed it over (one host):
+   * kept until the next advance of the chain for whoever follows it to apply without reading.
+   */
+  advance(chainId: number, block: number, seq: number, pushed?: PushedBatch): void
+  /** The push of the chain's last advance, when it came with one. */
+  pushed(chainId: number): PushedBatch | undefined
   /**
    * Call `listener` after each advance of a chain, or with 'social' when the social pipeline
    * inserted rows (pushed in one process, polled across processes).
@@ -38,7 +44,7 @@ export interface Watermarks {
 export type AdvanceSource = number | 'social'
 
 export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs = 500): Watermarks {
-  const current = new Map<number, { block: number; seq: number }>()
+  const current = new Map<number, { block: number; seq: number; pushed?: PushedBatch }>()
   let socialRows = 0
   let timer: NodeJS.Timeout | undefined
   const listeners = new Set<(source: AdvanceSource) => void>()
@@ -52,11 +58,12 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
     seq: (chainId) => current.get(chainId)?.seq ?? 0,
     version: (chainId) => chainVersion(current.get(chainId)?.seq),
     advancedAt: (source) => learntAt.get(source),
-    advance(chainId, block, seq) {
+    advance(chainId, block, seq, pushed) {
       if (seq <= (current.get(chainId)?.seq ?? 0)) return
-      current.set(chainId, { block, seq })
+      current.set(chainId, { block, seq, pushed: pushed?.seq === seq ? pushed : undefined })
       tell(chainId)
     },
+    pushed: (chainId) => current.get(chainId)?.pushed,
     onAdvance(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)

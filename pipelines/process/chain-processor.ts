@@ -18,7 +18,9 @@ import { loadChainState, type ChainState } from './chain-state.ts'
 import type { FollowedContracts } from './pool-registry.ts'
 import { chainTotalsMissing, CountedBefore, recountChainTotals } from '../../products/token/chain-totals.ts'
 import type { IdleWatch } from '../../products/token/idle-deployers.ts'
-import { blockAt, catchUpServingState, foldBatch, refreshServingState, touchedByBatch, tradedPairsOf, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
+import { blockAt, catchUpServingState, foldBatch, refreshServingState, touchedByBatch, tradedPairsOf, type RefreshResult, type RefreshScope, type ServingTouch } from './serving-refresh.ts'
+import { pushOfBatch } from './batch-push.ts'
+import type { PushedBatch } from '../../core/records/serving-changes.ts'
 import { refreshTokenReal } from '../../products/token/token-real-refresh.ts'
 import { TokenFacts } from '../../products/token/token-facts.ts'
 import { createLaunchOutcomes } from '../../products/verdict/launch-verdicts.ts'
@@ -39,8 +41,13 @@ export interface ChainProcessorDeps {
   flushEveryMs?: number
   /** Tokens whose frozen facts (creation, launch, real block) the processor keeps (SERVING_CACHE_ENTRIES). */
   tokenFactsEntries?: number
-  /** Called after each batch once its serving state is refreshed: the new watermark and the refresh's seq. */
-  onAdvance?(block: number, seq: number, served: ServedBatch): void
+  /**
+   * Called after each batch once its serving state is refreshed: the new watermark and the
+   * refresh's seq; with `pushBatches`, a batch's push too (when it has one).
+   */
+  onAdvance?(block: number, seq: number, served: ServedBatch, pushed?: PushedBatch): void
+  /** Hand each served batch to onAdvance as a push (pipelines/process/batch-push.ts): its followers are on this host. */
+  pushBatches?: boolean
   sinkHooks?: SinkHooks
 }
 
@@ -91,6 +98,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let running: Consumer | undefined
   let rowsWindow: Array<[number, number]> = []
   const outcomes = createLaunchOutcomes(engineStep(refreshing, 'outcomes'), chainId)
+  const pushing = engineStep(refreshing, 'push')
   /** The chain time of the last batch this processor served (unknown after a start or a failed refresh). */
   let servedChainTime: number | undefined
   /** The same, kept for svc_served_block_age_seconds (once a batch was served since the start). */
@@ -113,7 +121,10 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   }
 
   /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
-  async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number, blocksIn?: Promise<unknown>): Promise<{ seq: number; served: ServedBatch }> {
+  /** The seq of the last serving refresh this processor wrote (what its next batch's push follows); unknown before its first. */
+  let lastSeq: number | undefined
+
+  async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number, blocksIn?: Promise<unknown>): Promise<{ seq: number; served: ServedBatch; named: RefreshResult['named'] }> {
     const started = performance.now()
     const head = typeof to === 'number' ? { number: to, ...(await blockAt(refreshing, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
     // A rollback, and a refresh after a failed one, read what was served last from serving_changes.
@@ -129,7 +140,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     await outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 })
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
     logger.debug({ consumer, ...r, ms: Math.round(performance.now() - started) }, 'serving state refreshed')
-    return { seq: r.seq, served: { chainTime: head.time, turnedReal: r.turnedReal > 0, rolledBack: scope.kind === 'rollback' } }
+    lastSeq = r.seq
+    return { seq: r.seq, served: { chainTime: head.time, turnedReal: r.turnedReal > 0, rolledBack: scope.kind === 'rollback' }, named: r.named }
   }
 
   /**
@@ -247,6 +259,9 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       let rows: number
       let seq: number
       let served: ServedBatch
+      let named: RefreshResult['named']
+      let pushed: PushedBatch | null = null
+      let launched: ReadonlySet<string> = new Set()
       const fromBlock = blocks[0]!.number
       const through = blocks[blocks.length - 1]!
       const tradedPairs = tradedPairsOf(tables)
@@ -270,13 +285,17 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
           onHeadInserted: () => {
             // A pool created in this batch is not in state.pools until commit(): its rows name its tokens.
             const touch = { ...touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] }), tradedPairs, folding }
+            launched = touch.launched
             refreshed = refreshServing(touch, { kind: 'batch', fromBlock }, through, blocksIn.promise)
             refreshed.catch(() => {})
           },
         })
         blocksIn.resolve()
         commit()
-        ;({ seq, served } = await refreshed!)
+        const after = lastSeq
+        ;({ seq, served, named } = await refreshed!)
+        // Read back for its followers (a batch with launches only), before they are told of it.
+        pushed = deps.pushBatches && after !== undefined ? await pushOfBatch(pushing, chainId, { after, seq, watermark: through.number, chainTime: served.chainTime }, named, launched) : null
       } catch (err) {
         // The watermark's insert failed (or one before it): a refresh running beside it stops at
         // it; settled before the retry, so two refreshes of the batch never overlap.
@@ -297,7 +316,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       }
       metrics.watermark.set({ chain: String(chainId) }, state.watermark)
       rowsWindow.push([Date.now(), rows])
-      deps.onAdvance?.(state.watermark, seq, served)
+      deps.onAdvance?.(state.watermark, seq, served, pushed ?? undefined)
       logger.info({ consumer, blocks: blocks.length, rows, through: state.watermark, ms: Math.round(performance.now() - started) }, 'batch inserted')
     }
     return { through: doneThrough }
@@ -337,6 +356,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       })
       if (caughtUp) {
         logger.info({ consumer, ...caughtUp }, 'serving state caught up with the watermark')
+        lastSeq = caughtUp.seq
         deps.onAdvance?.(state.watermark, caughtUp.seq, { chainTime: caughtUp.chainTime, turnedReal: caughtUp.turnedReal > 0, rolledBack: false })
       }
       // A rollback's refresh a dead process still owed: now if the rollback completed, otherwise

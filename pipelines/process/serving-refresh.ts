@@ -35,6 +35,8 @@ export interface RefreshResult {
   turnedReal: number
   /** What the next batch needs to know of idle times (products/token/idle-deployers.ts). */
   idleWatch?: IdleWatch
+  /** The keys it named in serving_changes, by kind (what a push of the batch carries). */
+  named: { tokens: string[]; deployers: string[]; wallets: string[] }
 }
 
 /**
@@ -159,7 +161,10 @@ export async function refreshServingState(
     ],
     format: 'JSONEachRow',
   })
-  return { tokens: tokens.length, deployers: deployers.size, seq: version, chainTime: at.chainTime, turnedReal, idleWatch: batch ? (await idle).watch : undefined }
+  return {
+    tokens: tokens.length, deployers: deployers.size, seq: version, chainTime: at.chainTime, turnedReal, idleWatch: batch ? (await idle).watch : undefined,
+    named: { tokens, deployers: [...deployers], wallets: [...wallets] },
+  }
 }
 
 /**

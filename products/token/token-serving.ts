@@ -2,9 +2,9 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
 import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type DeployerRecord, type DeployerStateRow } from './deployer-state.ts'
-import { batchMarkersBetween, lastServedBatch, mayHaveLaunched, rollsBack, servingChangesBetween, type ServingChange } from '../../core/records/serving-changes.ts'
+import { batchMarkersBetween, changesOfPush, lastServedBatch, mayHaveLaunched, rollsBack, servingChangesBetween, type PushedBatch, type ServingChange } from '../../core/records/serving-changes.ts'
 import { createLateChanges, LATE_CHANGES_WINDOW_US } from '../../core/serving/late-changes.ts'
-import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from './token-state.ts'
+import { latestTokenRows, TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from './token-state.ts'
 import type { Store } from '../../core/store/types.ts'
 import { createFeedWindow, type FeedItemRef } from '../../core/serving/feed-window.ts'
 import { createKeyedCache, type KeyedCache } from '../../core/serving/keyed-cache.ts'
@@ -75,6 +75,8 @@ export interface TokenServing {
    */
   onChanges(listener: (changes: ServingChange[] | null) => void): () => void
   cachedEntries(): number
+  /** Batches applied as their writer pushed them (applyPush), not read. */
+  pushesApplied(): number
 }
 
 /** Launches listed in a deployer's history, newest first. */
@@ -157,6 +159,77 @@ export function createTokenServing(
   // commit below the cursor; it is looked for below it too.
   const lateScans = createLateChanges(LATE_CHANGES_WINDOW_US)
 
+  /** Drop what is kept of a changed key (the other kinds are the listeners'). */
+  function dropChanged(c: ServingChange): void {
+    if (c.kind === 'token') {
+      tokenRows.delete(c.key)
+      shared?.token.changed(c.key, c.seq)
+    } else if (c.kind === 'deployer') {
+      deployerRows.delete(c.key)
+      histories.delete(c.key)
+      shared?.deployer.changed(c.key, c.seq)
+    }
+  }
+
+  /**
+   * The batch of the chain's last advance as its writer pushed it (one host: the pipeline's
+   * process tells the API's), applied when it is the whole of what its writer changed since the
+   * change applied here last (its `after`), nothing is syncing and the feed window is current:
+   * its changes drop their keys as a read sync's would, its launched tokens' rows are kept and its
+   * launch_feed rows appended, so a long poll at the feed's head reads neither. The same change
+   * rows are still read (`confirming`), for a change another writer named between the two
+   * batches (a repair, rows changed under the service); every request waits for that read as it
+   * waits for a sync, so none answers before what was named through the batch is applied. A
+   * rollback is never pushed. Answers whether it was applied (else: read as ever).
+   */
+  function applyPush(target: number): boolean {
+    const p = watermarks.pushed(chainId)
+    if (!p || p.seq !== target || synced.seq === 0 || synced.seq !== p.after || syncing || confirming) return false
+    if (windowStale || launchesPending || windowServed !== synced.block || (synced.block !== null && p.watermark < synced.block)) return false
+    const changes = changesOfPush(p)
+    if (changes.length > maxChanges) return false
+    perBatch.clear()
+    for (const c of changes) dropChanged(c)
+    for (const row of p.launchedRows) tokenRows.set(row.token, row as unknown as TokenStateRow)
+    const lastUs = window.lastUs()
+    window.append(p.feed.filter((f) => lastUs === null || f.us > lastUs))
+    synced = { seq: p.seq, block: p.watermark, chainTime: p.chainTime }
+    windowServed = p.watermark
+    notify(changes)
+    pushes++
+    confirming = confirmPush(p)
+      // Not read (the engine down): what the push stood for is read again as a sync reads it.
+      .catch(() => void (synced = { ...synced, seq: p.after }))
+      .finally(() => {
+        confirming = undefined
+      })
+    return true
+  }
+
+  /** Set while the change rows behind an applied push are read (applyPush): requests wait for it. */
+  let confirming: Promise<void> | undefined
+  let pushes = 0
+
+  /**
+   * The change rows an applied push stands for, read by seq as a sync reads them: what another
+   * writer named between the two batches is applied (the push's own are already); another
+   * writer's batch marker (rows changed under the service, told as a rollback tells it) drops
+   * everything kept and has the window read again.
+   */
+  async function confirmPush(p: PushedBatch): Promise<void> {
+    const read = await servingChangesBetween(ch, chainId, p.after, p.seq, maxChanges + 1, { lateKind: 'scan', from: lateScans.from(p.after) })
+    const others = read.filter((c) => c.seq !== p.seq && c.kind !== 'scan')
+    if (read.length > maxChanges || others.some((c) => c.kind === 'batch')) {
+      for (const c of [tokenRows, deployerRows, histories]) c.clear()
+      windowStale = true
+      windowServed = null
+      return notify(null)
+    }
+    const extra = [...others, ...lateScans.unseen(read.filter((c) => c.kind === 'scan'))]
+    for (const c of extra) dropChanged(c)
+    if (extra.length) notify(extra)
+  }
+
   async function syncTo(target: number): Promise<void> {
     const read = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, maxChanges + 1, { lateKind: 'scan', from: lateScans.from(synced.seq) })
     if (target > synced.seq) perBatch.clear()
@@ -175,16 +248,7 @@ export function createTokenServing(
       return
     }
     const changes = [...read.filter((c) => c.kind !== 'scan'), ...lateScans.unseen(read.filter((c) => c.kind === 'scan'))]
-    for (const c of changes) {
-      if (c.kind === 'token') {
-        tokenRows.delete(c.key)
-        shared?.token.changed(c.key, c.seq)
-      } else if (c.kind === 'deployer') {
-        deployerRows.delete(c.key)
-        histories.delete(c.key)
-        shared?.deployer.changed(c.key, c.seq)
-      }
-    }
+    for (const c of changes) dropChanged(c)
     // A served block lower than the one served before it is a reorg's rollback (its refresh writes
     // a marker at the block it rolled back to; a process that died before that refresh owes it and
     // writes it on start): what was kept of the removed blocks (their scans too) goes. Every marker
@@ -264,6 +328,8 @@ export function createTokenServing(
   async function ready(): Promise<void> {
     if (readyNow()) return
     const target = watermarks.seq(chainId)
+    applyPush(target)
+    await confirming
     // A sync already running may have started for an older target (a background one): wait for
     // it, then sync on, so a request never answers below the watermark it saw.
     while (target > synced.seq || synced.block !== windowServed) await startSync(target)
@@ -273,7 +339,7 @@ export function createTokenServing(
   /** Whether kept keys answer at the watermark now (what `ready` waits for), without a promise. */
   function readyNow(): boolean {
     const target = watermarks.seq(chainId)
-    if (target > synced.seq || synced.block !== windowServed) return false
+    if (confirming || target > synced.seq || synced.block !== windowServed) return false
     syncLate(target)
     return true
   }
@@ -282,14 +348,6 @@ export function createTokenServing(
     if (synced.seq > 0 && Date.now() - syncedAt >= LATE_SYNC_MS) {
       startSync(target).catch((err) => deps.logger.warn({ err: (err as Error).message }, 'serving sync failed'))
     }
-  }
-
-  async function readTokens(where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
-    return queryRows<TokenStateRow>(
-      ch,
-      `SELECT ${TOKEN_STATE_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND ${where} ORDER BY token, version DESC LIMIT 1 BY token`,
-      { chain: chainId, ...params },
-    )
   }
 
   // A cached row becomes a record once per chain time (dead depends on it), not once per request.
@@ -307,9 +365,7 @@ export function createTokenServing(
     return deployerRecords.get(r)
   }
 
-  const loadTokenRows = throughShared('token', async (missing: string[]) =>
-    new Map((await readTokens('token IN {keys:Array(String)}', { keys: missing })).map((r) => [r.token, r])),
-  )
+  const loadTokenRows = throughShared('token', async (missing: string[]) => new Map((await latestTokenRows(ch, chainId, missing)).map((r) => [r.token, r])))
   const loadDeployerRows = throughShared('deployer', async (missing: string[]) => {
     const found = await queryRows<DeployerStateRow>(
       ch,
@@ -502,6 +558,7 @@ export function createTokenServing(
       return () => listeners.delete(listener)
     },
     cachedEntries: () => tokenRows.size() + deployerRows.size() + histories.size() + window.size(),
+    pushesApplied: () => pushes,
   }
   return serving
 }

@@ -1,3 +1,5 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
 import { INSIDER_PREP_MIN_RECIPIENTS } from './deployer-score.ts'
 import { deadReason, ratioDecimal, type DeadReason } from './token-status.ts'
 
@@ -100,6 +102,15 @@ function quoteOf(r: TokenStateRow, supplyWei: bigint): PriceQuote | null {
     observedAt: at,
     observedBlock: Number(block),
   }
+}
+
+/** The newest token_state row of each of `tokens` (LIMIT 1 BY token over the primary key). */
+export function latestTokenRows(ch: ClickHouseClient, chainId: number, tokens: string[]): Promise<TokenStateRow[]> {
+  return queryRows<TokenStateRow>(
+    ch,
+    `SELECT ${TOKEN_STATE_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {keys:Array(String)} ORDER BY token, version DESC LIMIT 1 BY token`,
+    { chain: chainId, keys: tokens },
+  )
 }
 
 /** The record of a `token_state` row at chain time `chainTime` (unix s); undefined when a reorg removed the token. */

@@ -5,7 +5,7 @@ import { BASKET_HORIZONS, VERDICT_DELAY_SECONDS, forwardReturn, isLateLag, type 
 import { verdict, type VerdictSignals } from './verdict.ts'
 import { verdictSignalsOf } from './verdict-signals.ts'
 import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerRecord, type DeployerStateRow } from '../token/deployer-state.ts'
-import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../token/token-state.ts'
+import { latestTokenRows, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../token/token-state.ts'
 import { verdictInputs } from './verdict-inputs.ts'
 
 /**
@@ -33,12 +33,7 @@ export interface TakenAt {
 async function tokenRecords(ch: ClickHouseClient, chainId: number, tokens: string[], chainTime: number): Promise<Map<string, { record: TokenRecord; row: TokenStateRow }>> {
   const out = new Map<string, { record: TokenRecord; row: TokenStateRow }>()
   for (const part of chunks(tokens, KEYS_PER_QUERY)) {
-    const rows = await queryRows<TokenStateRow>(
-      ch,
-      `SELECT ${TOKEN_STATE_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {keys:Array(String)} ORDER BY token, version DESC LIMIT 1 BY token`,
-      { chain: chainId, keys: part },
-    )
-    for (const r of rows) {
+    for (const r of await latestTokenRows(ch, chainId, part)) {
       const record = tokenRecordOf(r, chainTime)
       if (record) out.set(record.token, { record, row: r })
     }

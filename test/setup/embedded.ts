@@ -53,7 +53,9 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { so
   const processor = createChainProcessor({
     ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, chainId: 4663,
     follow: followed4663(config), maxBatchBlocks: config.PIPELINE_BATCH_BLOCKS,
-    onAdvance: (b, seq) => api.watermarks.advance(4663, b, seq),
+    // Pushed as `svc start` pushes them to its API process: the feed's followers apply them.
+    onAdvance: (b, seq, _served, pushed) => api.watermarks.advance(4663, b, seq, pushed),
+    pushBatches: true,
   })
   await processor.start()
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics })

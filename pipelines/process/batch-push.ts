@@ -1,0 +1,46 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import type { PushedBatch } from '../../core/records/serving-changes.ts'
+import { latestTokenRows } from '../../products/token/token-state.ts'
+
+/**
+ * Launches one push carries at most: a batch that launched more (a backfill's) is not pushed, and
+ * its followers read it, so a catch-up pays no read-back.
+ */
+export const MAX_PUSHED_LAUNCHES = 50
+
+/**
+ * A served batch as its processor hands it to the processes that follow it on one host
+ * (core/records/serving-changes.ts `PushedBatch`): the keys its refresh named and, when it
+ * launched tokens, their launch_feed rows (from `launches`, read by its token key: the feed's
+ * rows are its view) and their token_state rows, two keyed reads side by side, only for a batch
+ * with launches. Null for a batch that launched more than MAX_PUSHED_LAUNCHES.
+ */
+export async function pushOfBatch(
+  ch: ClickHouseClient,
+  chainId: number,
+  at: { after: number; seq: number; watermark: number; chainTime: number },
+  named: { tokens: string[]; deployers: string[]; wallets: string[] },
+  launched: ReadonlySet<string>,
+): Promise<PushedBatch | null> {
+  if (launched.size > MAX_PUSHED_LAUNCHES) return null
+  const tokens = [...launched]
+  const [feed, launchedRows] = tokens.length
+    ? await Promise.all([
+        queryRows<{ token: string; us: string; block: string }>(
+          ch,
+          `SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us, block_number AS block FROM launches
+           WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} ORDER BY us, token`,
+          { chain: chainId, tokens },
+        ),
+        latestTokenRows(ch, chainId, tokens),
+      ])
+    : [[], []]
+  return {
+    ...at,
+    ...named,
+    launches: launched.size,
+    feed: feed.map((r) => ({ us: Number(r.us), key: r.token, block: Number(r.block) })),
+    launchedRows: launchedRows as unknown as PushedBatch['launchedRows'],
+  }
+}

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { queryRows } from '../../core/clickhouse.ts'
+import type { PushedBatch } from '../../core/records/serving-changes.ts'
+import { createWatermarks } from '../../core/serving/watermarks.ts'
+import { createTokenServing, type TokenServing } from '../../products/token/token-serving.ts'
+import { TOKEN_STATE_COLUMNS } from '../../products/token/token-state.ts'
+import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+
+/**
+ * A served batch pushed to its followers (pipelines/process/batch-push.ts): what it carries is
+ * what the engine holds for that batch, and a follower that applies pushes keeps the same answers
+ * as one that reads every batch from the engine.
+ */
+let env: Embedded
+const pushes: PushedBatch[] = []
+const written: Array<Promise<{ push: PushedBatch; rows: Array<Record<string, unknown> & { token: string; version: string }> }>> = []
+let reader: TokenServing
+
+beforeAll(async () => {
+  env = await startEmbedded({ PIPELINE_BATCH_BLOCKS: '10' })
+  // A follower told every advance without its push: it reads each batch from the engine.
+  const plain = createWatermarks(env.rt.ch, [4663], 0)
+  reader = createTokenServing({ ch: env.rt.ch, watermarks: plain, logger: env.rt.logger, maxEntries: 10_000 })
+  env.api.watermarks.onAdvance((source) => {
+    if (source !== 4663) return
+    const p = env.api.watermarks.pushed(4663)
+    if (p) pushes.push(p)
+    // The launched tokens' rows read at once, before a later batch refreshes them (their version
+    // says which batch wrote them: only the rows this batch wrote are compared).
+    if (p?.launches) {
+      written.push(
+        queryRows<Record<string, unknown> & { token: string; version: string }>(
+          env.rt.ch,
+          `SELECT ${TOKEN_STATE_COLUMNS}, version FROM token_state WHERE chain_id = 4663 AND token IN {t:Array(String)} ORDER BY token, version DESC LIMIT 1 BY token`,
+          { t: p.launchedRows.map((r) => r.token) },
+        ).then((rows) => ({ push: p, rows })),
+      )
+    }
+    plain.advance(4663, env.api.watermarks.get(4663)!, env.api.watermarks.seq(4663))
+  })
+  await env.ingestThrough(200)
+}, 240_000)
+afterAll(async () => env?.close())
+
+describe('served batches pushed to their followers', () => {
+  it('carry the launch_feed rows and token_state rows the engine holds for them', async () => {
+    const launching = pushes.filter((p) => p.launches > 0)
+    expect(launching.length).toBeGreaterThan(2)
+    for (const p of launching) {
+      const tokens = p.feed.map((f) => f.key)
+      expect(tokens.sort()).toEqual(p.launchedRows.map((r) => r.token).sort())
+      const feed = await queryRows<{ token: string; us: string; block: string }>(
+        env.rt.ch,
+        'SELECT DISTINCT token, toUnixTimestamp64Micro(visible_at) AS us, block_number AS block FROM launch_feed WHERE chain_id = 4663 AND token IN {t:Array(String)} ORDER BY us, token',
+        { t: tokens },
+      )
+      expect(p.feed).toEqual(feed.map((r) => ({ us: Number(r.us), key: r.token, block: Number(r.block) })))
+      for (const f of p.feed) expect(f.block).toBeLessThanOrEqual(p.watermark)
+    }
+    // The rows as that batch's refresh wrote them (its seq is their version), where no later
+    // batch had refreshed them yet when read.
+    let compared = 0
+    for (const { push, rows } of await Promise.all(written)) {
+      for (const { version, ...row } of rows) {
+        if (Number(version) !== push.seq) continue
+        expect(push.launchedRows.find((r) => r.token === row.token)).toEqual(row)
+        compared++
+      }
+    }
+    expect(compared).toBeGreaterThan(2)
+    // Each push follows the one before it: a follower that applied one can apply the next.
+    for (let i = 1; i < pushes.length; i++) expect(pushes[i]!.after).toBe(pushes[i - 1]!.seq)
+  })
+
+  it('a follower applying them answers as one reading every batch from the engine, through batches that launch', { timeout: 120_000 }, async () => {
+    const kept = env.api.deps.tokens
+    const applied = kept.pushesApplied()
+    for (let round = 0; round < 4; round++) {
+      await env.ingestThrough(env.processor.watermark() + 30)
+      const nowUs = Date.now() * 1000
+      const [a, b] = [await kept.feedAfter(0, nowUs, 10_000), await reader.feedAfter(0, nowUs, 10_000)]
+      expect(a.tokens.map((t) => t.token)).toEqual(b.tokens.map((t) => t.token))
+      expect(a.lastUs).toBe(b.lastUs)
+      const newest = a.tokens.slice(-8)
+      for (const t of newest) expect(await kept.token(t.token)).toEqual(await reader.token(t.token))
+      const deployers = newest.map((t) => t.deployer!).filter(Boolean)
+      expect(await kept.deployers(deployers)).toEqual(await reader.deployers(deployers))
+    }
+    expect(kept.pushesApplied()).toBeGreaterThan(applied)
+    expect(reader.pushesApplied()).toBe(0)
+  })
+})
