@@ -4,17 +4,18 @@ import type { PushedBatch } from '../../core/records/serving-changes.ts'
 import { latestTokenRows } from '../../products/token/token-state.ts'
 
 /**
- * Launches one push carries at most: a batch that launched more (a backfill's) is not pushed, and
- * its followers read it, so a catch-up pays no read-back.
+ * Launches and named keys one push carries at most: a batch with more (a backfill's) is not
+ * pushed, and its followers read it, so a catch-up pays no read-back and sends no large message.
  */
 export const MAX_PUSHED_LAUNCHES = 50
+export const MAX_PUSHED_KEYS = 5_000
 
 /**
  * A served batch as its processor hands it to the processes that follow it on one host
  * (core/records/serving-changes.ts `PushedBatch`): the keys its refresh named and, when it
  * launched tokens, their launch_feed rows (from `launches`, read by its token key: the feed's
  * rows are its view) and their token_state rows, two keyed reads side by side, only for a batch
- * with launches. Null for a batch that launched more than MAX_PUSHED_LAUNCHES.
+ * with launches. Null for a batch over MAX_PUSHED_LAUNCHES or MAX_PUSHED_KEYS.
  */
 export async function pushOfBatch(
   ch: ClickHouseClient,
@@ -23,7 +24,7 @@ export async function pushOfBatch(
   named: { tokens: string[]; deployers: string[]; wallets: string[] },
   launched: ReadonlySet<string>,
 ): Promise<PushedBatch | null> {
-  if (launched.size > MAX_PUSHED_LAUNCHES) return null
+  if (launched.size > MAX_PUSHED_LAUNCHES || named.tokens.length + named.deployers.length + named.wallets.length > MAX_PUSHED_KEYS) return null
   const tokens = [...launched]
   const [feed, launchedRows] = tokens.length
     ? await Promise.all([
