@@ -73,8 +73,8 @@ export async function batchMarkersBetween(ch: ClickHouseClient, chainId: number,
 /**
  * A served batch as the process that served it hands it to the processes that follow it on one
  * host (with the advance): what its serving_changes rows name, and what a long poll at the feed's
- * head reads next, read back once they were written (the batch's launch_feed rows and its launched
- * tokens' token_state rows). A follower that has applied every change up to `after` applies it
+ * head reads next, read back once they were written (the batch's launch_feed rows, its launched
+ * tokens' token_state rows and its deployers' deployer_state rows). A follower that has applied every change up to `after` applies it
  * instead of reading those rows; any other follower reads them (serving_changes, by seq).
  */
 export interface PushedBatch {
@@ -92,6 +92,8 @@ export interface PushedBatch {
   feed: Array<{ us: number; key: string; block: number }>
   /** The token_state rows of the tokens it launched, as a keyed read of token_state returns them. */
   launchedRows: Array<Record<string, unknown> & { token: string }>
+  /** The deployer_state rows of the deployers it named, read the same way (with launches only, else none). */
+  deployerRows: Array<Record<string, unknown> & { deployer: string }>
 }
 
 /** The serving_changes rows a push stands for (what a follower reading them would have read). */

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { PushedBatch } from '../../core/records/serving-changes.ts'
+import { latestDeployerRows } from '../../products/token/deployer-state.ts'
 import { latestTokenRows } from '../../products/token/token-state.ts'
 
 /**
@@ -14,8 +15,8 @@ export const MAX_PUSHED_KEYS = 5_000
  * A served batch as its processor hands it to the processes that follow it on one host
  * (core/records/serving-changes.ts `PushedBatch`): the keys its refresh named and, when it
  * launched tokens, their launch_feed rows (from `launches`, read by its token key: the feed's
- * rows are its view) and their token_state rows, two keyed reads side by side, only for a batch
- * with launches. Null for a batch over MAX_PUSHED_LAUNCHES or MAX_PUSHED_KEYS.
+ * rows are its view), their token_state rows and its deployers' deployer_state rows, three keyed
+ * reads side by side, only for a batch with launches. Null for a batch over MAX_PUSHED_LAUNCHES or MAX_PUSHED_KEYS.
  */
 export async function pushOfBatch(
   ch: ClickHouseClient,
@@ -26,7 +27,7 @@ export async function pushOfBatch(
 ): Promise<PushedBatch | null> {
   if (launched.size > MAX_PUSHED_LAUNCHES || named.tokens.length + named.deployers.length + named.wallets.length > MAX_PUSHED_KEYS) return null
   const tokens = [...launched]
-  const [feed, launchedRows] = tokens.length
+  const [feed, launchedRows, deployerRows] = tokens.length
     ? await Promise.all([
         queryRows<{ token: string; us: string; block: string }>(
           ch,
@@ -35,13 +36,16 @@ export async function pushOfBatch(
           { chain: chainId, tokens },
         ),
         latestTokenRows(ch, chainId, tokens),
+        // Every deployer it named (its launched tokens' among them): what a feed page reads next.
+        latestDeployerRows(ch, chainId, named.deployers),
       ])
-    : [[], []]
+    : [[], [], []]
   return {
     ...at,
     ...named,
     launches: launched.size,
     feed: feed.map((r) => ({ us: Number(r.us), key: r.token, block: Number(r.block) })),
     launchedRows: launchedRows as unknown as PushedBatch['launchedRows'],
+    deployerRows: deployerRows as unknown as PushedBatch['deployerRows'],
   }
 }

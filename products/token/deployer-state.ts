@@ -1,3 +1,5 @@
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { queryRows } from '../../core/clickhouse.ts'
 import { deployerScore, scoreBand, type ScoreBand } from './deployer-score.ts'
 import type { TokenRecord } from './token-state.ts'
 
@@ -60,6 +62,15 @@ export interface DeployerStateRow {
 }
 
 export const DEPLOYER_STATE_COLUMNS = 'deployer, launched, real, dead, insider_prep_count, best_token, best_symbol, best_volume, score, band'
+
+/** The newest deployer_state row of each of `deployers` (LIMIT 1 BY deployer over the primary key). */
+export function latestDeployerRows(ch: ClickHouseClient, chainId: number, deployers: string[]): Promise<DeployerStateRow[]> {
+  return queryRows<DeployerStateRow>(
+    ch,
+    `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state WHERE chain_id = {chain:UInt32} AND deployer IN {keys:Array(String)} ORDER BY deployer, version DESC LIMIT 1 BY deployer`,
+    { chain: chainId, keys: deployers },
+  )
+}
 
 /** The row stored for `deployer`; a deployer left without launches is stored with launched = 0. */
 export function deployerStateRow(deployer: string, d: DeployerRecord | undefined): DeployerStateRow {

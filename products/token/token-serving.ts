@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import type { Logger } from '../../core/logger.ts'
-import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerHistory, type DeployerRecord, type DeployerStateRow } from './deployer-state.ts'
+import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, latestDeployerRows, type DeployerHistory, type DeployerRecord, type DeployerStateRow } from './deployer-state.ts'
 import { batchMarkersBetween, changesOfPush, lastServedBatch, mayHaveLaunched, rollsBack, servingChangesBetween, type PushedBatch, type ServingChange } from '../../core/records/serving-changes.ts'
 import { createLateChanges, LATE_CHANGES_WINDOW_US } from '../../core/serving/late-changes.ts'
 import { latestTokenRows, TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from './token-state.ts'
@@ -191,6 +191,7 @@ export function createTokenServing(
     perBatch.clear()
     for (const c of changes) dropChanged(c)
     for (const row of p.launchedRows) tokenRows.set(row.token, row as unknown as TokenStateRow)
+    for (const row of p.deployerRows) deployerRows.set(row.deployer, row as unknown as DeployerStateRow)
     const lastUs = window.lastUs()
     window.append(p.feed.filter((f) => lastUs === null || f.us > lastUs))
     synced = { seq: p.seq, block: p.watermark, chainTime: p.chainTime }
@@ -366,15 +367,7 @@ export function createTokenServing(
   }
 
   const loadTokenRows = throughShared('token', async (missing: string[]) => new Map((await latestTokenRows(ch, chainId, missing)).map((r) => [r.token, r])))
-  const loadDeployerRows = throughShared('deployer', async (missing: string[]) => {
-    const found = await queryRows<DeployerStateRow>(
-      ch,
-      `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state WHERE chain_id = {chain:UInt32} AND deployer IN {keys:Array(String)}
-       ORDER BY deployer, version DESC LIMIT 1 BY deployer`,
-      { chain: chainId, keys: missing },
-    )
-    return new Map(found.map((r) => [r.deployer, r]))
-  })
+  const loadDeployerRows = throughShared('deployer', async (missing: string[]) => new Map((await latestDeployerRows(ch, chainId, missing)).map((r) => [r.deployer, r])))
 
   /** One key, the hot path of /token and /verdict: no per-call maps. */
   async function oneRow<R>(cache: KeyedCache<R | null>, load: (keys: string[]) => Promise<Map<string, R | null>>, key: string): Promise<R | null> {

@@ -4,7 +4,7 @@ import { chunks } from '../../core/chunks.ts'
 import { BASKET_HORIZONS, VERDICT_DELAY_SECONDS, forwardReturn, isLateLag, type HorizonName } from './basket.ts'
 import { verdict, type VerdictSignals } from './verdict.ts'
 import { verdictSignalsOf } from './verdict-signals.ts'
-import { DEPLOYER_STATE_COLUMNS, deployerRecordOfRow, type DeployerRecord, type DeployerStateRow } from '../token/deployer-state.ts'
+import { deployerRecordOfRow, latestDeployerRows, type DeployerRecord } from '../token/deployer-state.ts'
 import { latestTokenRows, tokenRecordOf, type TokenRecord, type TokenStateRow } from '../token/token-state.ts'
 import { verdictInputs } from './verdict-inputs.ts'
 
@@ -44,12 +44,7 @@ async function tokenRecords(ch: ClickHouseClient, chainId: number, tokens: strin
 async function deployerRecords(ch: ClickHouseClient, chainId: number, deployers: string[]): Promise<Map<string, DeployerRecord>> {
   const out = new Map<string, DeployerRecord>()
   for (const part of chunks([...new Set(deployers)], KEYS_PER_QUERY)) {
-    const rows = await queryRows<DeployerStateRow>(
-      ch,
-      `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state WHERE chain_id = {chain:UInt32} AND deployer IN {keys:Array(String)} ORDER BY deployer, version DESC LIMIT 1 BY deployer`,
-      { chain: chainId, keys: part },
-    )
-    for (const r of rows) {
+    for (const r of await latestDeployerRows(ch, chainId, part)) {
       const d = deployerRecordOfRow(r)
       if (d) out.set(d.deployer, d)
     }

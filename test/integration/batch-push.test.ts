@@ -3,17 +3,20 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { PushedBatch } from '../../core/records/serving-changes.ts'
 import { createWatermarks } from '../../core/serving/watermarks.ts'
 import { createTokenServing, type TokenServing } from '../../products/token/token-serving.ts'
+import { DEPLOYER_STATE_COLUMNS } from '../../products/token/deployer-state.ts'
 import { TOKEN_STATE_COLUMNS } from '../../products/token/token-state.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
 
 /**
  * A served batch pushed to its followers (pipelines/process/batch-push.ts): what it carries is
- * what the engine holds for that batch, and a follower that applies pushes keeps the same answers
+ * what the engine holds for that batch (its launch_feed rows, its launched tokens' and its
+ * deployers' rows), and a follower that applies pushes keeps the same answers
  * as one that reads every batch from the engine.
  */
 let env: Embedded
 const pushes: PushedBatch[] = []
-const written: Array<Promise<{ push: PushedBatch; rows: Array<Record<string, unknown> & { token: string; version: string }> }>> = []
+type Versioned<K extends string> = Record<string, unknown> & { [k in K]: string } & { version: string }
+const written: Array<Promise<{ push: PushedBatch; rows: Array<Versioned<'token'>>; deployers: Array<Versioned<'deployer'>> }>> = []
 let reader: TokenServing
 
 beforeAll(async () => {
@@ -29,11 +32,19 @@ beforeAll(async () => {
     // says which batch wrote them: only the rows this batch wrote are compared).
     if (p?.launches) {
       written.push(
-        queryRows<Record<string, unknown> & { token: string; version: string }>(
+        queryRows<Versioned<'token'>>(
           env.rt.ch,
           `SELECT ${TOKEN_STATE_COLUMNS}, version FROM token_state WHERE chain_id = 4663 AND token IN {t:Array(String)} ORDER BY token, version DESC LIMIT 1 BY token`,
           { t: p.launchedRows.map((r) => r.token) },
-        ).then((rows) => ({ push: p, rows })),
+        ).then(async (rows) => ({
+          push: p,
+          rows,
+          deployers: await queryRows<Versioned<'deployer'>>(
+            env.rt.ch,
+            `SELECT ${DEPLOYER_STATE_COLUMNS}, version FROM deployer_state WHERE chain_id = 4663 AND deployer IN {d:Array(String)} ORDER BY deployer, version DESC LIMIT 1 BY deployer`,
+            { d: p.deployerRows.map((r) => r.deployer) },
+          ),
+        })),
       )
     }
     plain.advance(4663, env.api.watermarks.get(4663)!, env.api.watermarks.seq(4663))
@@ -43,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => env?.close())
 
 describe('served batches pushed to their followers', () => {
-  it('carry the launch_feed rows and token_state rows the engine holds for them', async () => {
+  it('carry the launch_feed, token_state and deployer_state rows the engine holds for them', async () => {
     const launching = pushes.filter((p) => p.launches > 0)
     expect(launching.length).toBeGreaterThan(2)
     for (const p of launching) {
@@ -60,14 +71,22 @@ describe('served batches pushed to their followers', () => {
     // The rows as that batch's refresh wrote them (its seq is their version), where no later
     // batch had refreshed them yet when read.
     let compared = 0
-    for (const { push, rows } of await Promise.all(written)) {
+    let comparedDeployers = 0
+    for (const { push, rows, deployers } of await Promise.all(written)) {
+      expect(push.deployerRows.length).toBe(push.deployers.length)
       for (const { version, ...row } of rows) {
         if (Number(version) !== push.seq) continue
         expect(push.launchedRows.find((r) => r.token === row.token)).toEqual(row)
         compared++
       }
+      for (const { version, ...row } of deployers) {
+        if (Number(version) !== push.seq) continue
+        expect(push.deployerRows.find((r) => r.deployer === row.deployer)).toEqual(row)
+        comparedDeployers++
+      }
     }
     expect(compared).toBeGreaterThan(2)
+    expect(comparedDeployers).toBeGreaterThan(2)
     // Each push follows the one before it: a follower that applied one can apply the next.
     for (let i = 1; i < pushes.length; i++) expect(pushes[i]!.after).toBe(pushes[i - 1]!.seq)
   })
