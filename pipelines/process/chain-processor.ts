@@ -120,10 +120,10 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     return rows.map((r) => r.token)
   }
 
-  /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
   /** The seq of the last serving refresh this processor wrote (what its next batch's push follows); unknown before its first. */
   let lastSeq: number | undefined
 
+  /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
   async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number, blocksIn?: Promise<unknown>): Promise<{ seq: number; served: ServedBatch; named: RefreshResult['named'] }> {
     const started = performance.now()
     const head = typeof to === 'number' ? { number: to, ...(await blockAt(refreshing, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
