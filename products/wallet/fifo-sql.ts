@@ -71,8 +71,8 @@ function sellStep(s: string, outs: string, q: string, w: string, t: string, i: s
   const p = `arrayElement(${lots}, k + 1)`
   const newLots = `if(partial, arrayPushFront(arraySlice(${lots}, k + 2), (${p}.1 - rem, ${p}.2 - pc, ${p}.3)), arraySlice(${lots}, k + 1))`
   const holds = `arrayMap(l -> toUInt32(greatest(toInt64(${t}) - toInt64(l.3), 0)), arraySlice(${lots}, 1, k))`
-  const result = `(CAST((${newLots}, ${s}.2 + realized, ${s}.3 + 1, ${s}.4 + if(realized > 0, 1, 0), ${s}.5 + unmatched, ${s}.6 + matched, ${s}.7, ${s}.8 + ${w}), '${FIFO_STATE_TYPE}'),
-    arrayPushBack(${outs}, CAST((${i}, matched, unmatched, realized, ${holds}), '${FIFO_SELL_TYPE}')))`
+  const result = `((${newLots}, ${s}.2 + realized, ${s}.3 + 1, ${s}.4 + if(realized > 0, 1, 0), ${s}.5 + unmatched, ${s}.6 + matched, ${s}.7, ${s}.8 + ${w}),
+    arrayPushBack(${outs}, (${i}, matched, unmatched, realized, ${holds})))`
   return bind('cum', `arrayCumSum(arrayMap(l -> l.1, ${lots}))`,
     bind('k', `toUInt32(arrayCount(c -> c <= ${q}, cum))`,
       bind('rem', `(${q} - toInt256(arrayElement(cum, k)))`,
@@ -84,13 +84,16 @@ function sellStep(s: string, outs: string, q: string, w: string, t: string, i: s
 }
 
 /**
- * The FIFO fold as a SQL expression of type FIFO_FOLD_TYPE. `legs` is an expression of type
+ * The FIFO fold as a SQL expression of type FIFO_FOLD_TYPE. The step's one CAST (to the
+ * accumulator's type) types both branches: a CAST of each branch's state and sell as well added
+ * nothing but text for the analyzer, which plans this expression on every statement at a cost
+ * that grows with its length. `legs` is an expression of type
  * Array(FIFO_LEG_TYPE) in leg order (time, then position within the block or slot); `state` an
  * expression of type FIFO_STATE_TYPE (a stored state, or fifoInitialState()). Folding legs in
  * two calls, the second starting from the first's state, gives the same state as one call.
  */
 export function fifoFold(legs: string, state: string): string {
-  const buy = `(CAST((arrayPushBack(acc.1.1, (leg.2, leg.3, leg.4)), acc.1.2, acc.1.3, acc.1.4, acc.1.5, acc.1.6, acc.1.7 + leg.3, acc.1.8), '${FIFO_STATE_TYPE}'), acc.2)`
+  const buy = `((arrayPushBack(acc.1.1, (leg.2, leg.3, leg.4)), acc.1.2, acc.1.3, acc.1.4, acc.1.5, acc.1.6, acc.1.7 + leg.3, acc.1.8), acc.2)`
   const sell = sellStep('acc.1', 'acc.2', 'leg.2', 'leg.3', 'leg.4', 'i')
   return `arrayFold((acc, leg, i) -> CAST(if(leg.1 > 0, ${buy}, ${sell}), '${FIFO_FOLD_TYPE}'),
     CAST(${legs}, 'Array(${FIFO_LEG_TYPE})'), arrayEnumerate(${legs}),

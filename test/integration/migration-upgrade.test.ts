@@ -42,4 +42,23 @@ describe('upgrading a data dir', () => {
       await close()
     }
   })
+  it('033 rebuilds wallet_legs with 256-row granules: the legs it held stay, and its view still fills it', async () => {
+    const { ch, close } = await freshChDB()
+    try {
+      const all = readMigrations()
+      await migrate(ch, all.filter((m) => m.version < 33))
+      const swap = (block: number, tokenIn: string, tokenOut: string) =>
+        `(4663, ${block}, 0, '0xt${block}', '0xpool', 'v2', '0xtoken', '0xtrader', ${tokenIn}, ${tokenOut}, 0, 0, '2026-01-01 00:00:00')`
+      const columns = 'chain_id, block_number, log_index, tx_hash, pool, protocol, token, trader, token_in, token_out, weth_in, weth_out, block_time'
+      await ch.command({ query: `INSERT INTO swaps (${columns}) VALUES ${swap(1, '0', '10')}, ${swap(2, '4', '0')}` })
+      await migrate(ch, all)
+      const [table] = await queryRows<{ settings: string }>(ch, "SELECT engine_full AS settings FROM system.tables WHERE database = currentDatabase() AND name = 'wallet_legs'")
+      expect(table!.settings).toContain('index_granularity = 256')
+      await ch.command({ query: `INSERT INTO swaps (${columns}) VALUES ${swap(3, '0', '7')}` })
+      const legs = await queryRows<{ block_number: string; side: number; qty: string }>(ch, "SELECT block_number, side, qty FROM wallet_legs FINAL WHERE wallet = '0xtrader' ORDER BY block_number")
+      expect(legs.map((l) => [Number(l.block_number), l.side, l.qty])).toEqual([[1, 1, '10'], [2, -1, '4'], [3, 1, '7']])
+    } finally {
+      await close()
+    }
+  })
 })
