@@ -165,12 +165,15 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
 
   /** The sink over `items`, retried; refused for good, it is tried record by record and the poison ones dead-lettered. */
   async function write(batch: BusBatch, items: SinkItem<T>[], letters: DeadLetter[]): Promise<string | null> {
-    const token = offsetRangeToken(topic, batch.partition, items.map((i) => i.message))
+    // Digested when a sink asks for it: a chain batch names itself by its blocks, and hashing a
+    // backfill batch's messages (about 100 MB over the default world's) cost its thread a second.
+    let token: string | undefined
+    const tokenOfBatch = () => (token ??= offsetRangeToken(topic, batch.partition, items.map((i) => i.message)))
     const t0 = performance.now()
     const r = await attempt(async () => {
       // Dead letters found by an attempt count only if that attempt succeeds: a retry finds them again.
       const found: DeadLetter[] = []
-      const ctx: SinkContext = { token, topic, partition: batch.partition, deadLetter: (l) => found.push({ ...l, step: opts.sink.name }) }
+      const ctx: SinkContext = { get token() { return tokenOfBatch() }, topic, partition: batch.partition, deadLetter: (l) => found.push({ ...l, step: opts.sink.name }) }
       inStep(opts.sink.name)
       const acked = await opts.sink.write(items, ctx)
       letters.push(...found)

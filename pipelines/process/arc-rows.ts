@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { decodeLog } from '../decode/index.ts'
-import type { ChainBlock } from '../records/chain-block.ts'
+import { decodeLog, type DecodedEvent } from '../decode/index.ts'
+import type { ChainBlock, ChainLog } from '../records/chain-block.ts'
 import type { TableRows } from '../sink/clickhouse-sink.ts'
 import type { FollowedContracts, PoolRegistry } from './pool-registry.ts'
 import { ALL_VENUES, DIRECT } from '../../products/arc/arc-venues.ts'
@@ -96,8 +96,11 @@ export interface ArcRows {
   commit(): void
 }
 
-/** Rows of the arc tables for a batch of blocks; the state is changed only by `commit`. */
-export function arcRows(chainId: number, blocks: ChainBlock[], follow: FollowedContracts, pools: PoolRegistry, state: ArcState): ArcRows {
+/**
+ * Rows of the arc tables for a batch of blocks; the state is changed only by `commit`.
+ * `decoded`: the logs' decodings, when the caller has them (chainRows decodes every log first).
+ */
+export function arcRows(chainId: number, blocks: ChainBlock[], follow: FollowedContracts, pools: PoolRegistry, state: ArcState, decoded?: ReadonlyMap<ChainLog, DecodedEvent | null>): ArcRows {
   const venuesOf = follow.attribution!
   const isVenue = (a: string | null | undefined) => !!a && (venuesOf.pads.has(a) || venuesOf.factories.has(a))
   // Copy-on-write views of the state: this batch's changes, applied by commit().
@@ -209,7 +212,7 @@ export function arcRows(chainId: number, blocks: ChainBlock[], follow: FollowedC
         txIndex: log.txIndex,
         logIndex: log.logIndex,
         run: () => {
-          const ev = decodeLog(log)
+          const ev = decoded?.has(log) ? decoded.get(log)! : decodeLog(log)
           if (!ev || ev.type === 'malformed') return
           switch (ev.type) {
             case 'erc20_transfer': {

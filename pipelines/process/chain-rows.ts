@@ -1,5 +1,5 @@
-import { decodeLog } from '../decode/index.ts'
-import type { ChainBlock } from '../records/chain-block.ts'
+import { decodeLog, type DecodedEvent } from '../decode/index.ts'
+import type { ChainBlock, ChainLog } from '../records/chain-block.ts'
 import type { TableRows } from '../sink/clickhouse-sink.ts'
 import type { FollowedContracts, PoolInfo, PoolRegistry } from './pool-registry.ts'
 import { arcRows, type ArcState } from './arc-rows.ts'
@@ -90,6 +90,8 @@ export async function chainRows(chainId: number, blocks: ChainBlock[], state: Ch
     })
   }
 
+  // Launch attribution reads the same logs again: it is given their decodings.
+  const decoded = follow.attribution && state.arc ? new Map<ChainLog, DecodedEvent | null>() : undefined
   for (const b of blocks) {
     // A backfill batch holds thousands of blocks: the process answers between them.
     await loopTurnIfDue()
@@ -109,6 +111,7 @@ export async function chainRows(chainId: number, blocks: ChainBlock[], state: Ch
     for (const log of b.logs) {
       if (log.removed) continue
       const ev = decodeLog(log)
+      decoded?.set(log, ev)
       if (!ev) continue
       switch (ev.type) {
         case 'malformed':
@@ -220,7 +223,7 @@ export async function chainRows(chainId: number, blocks: ChainBlock[], state: Ch
       }
     }
   }
-  const arc = follow.attribution && state.arc ? arcRows(chainId, blocks, follow, pools, state.arc) : undefined
+  const arc = follow.attribution && state.arc ? arcRows(chainId, blocks, follow, pools, state.arc, decoded) : undefined
   return {
     tables: [
       ['contract_creations', creations],
