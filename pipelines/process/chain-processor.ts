@@ -132,12 +132,13 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     const watch = scope.kind === 'batch' ? idleWatch : undefined
     servedChainTime = undefined
     idleWatch = undefined
-    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch, counted, blocksIn, facts })
+    // The +15 min verdicts and forward marks that fell due by this served block (issue 13): they
+    // read the token and deployer records, so they run once those are written, beside the fold.
+    const afterRecords = () => outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 })
+    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch, counted, blocksIn, facts, afterRecords })
     servedChainTime = head.time
     idleWatch = r.idleWatch
     servedBlockTime = head.time
-    // The +15 min verdicts and forward marks that fell due by this served block (issue 13).
-    await outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 })
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
     logger.debug({ consumer, ...r, ms: Math.round(performance.now() - started) }, 'serving state refreshed')
     lastSeq = r.seq

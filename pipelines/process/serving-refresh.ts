@@ -113,6 +113,12 @@ export async function refreshServingState(
     blocksIn?: Promise<unknown>
     /** The frozen token facts the caller's processor keeps (a batch's refresh only). */
     facts?: TokenFacts
+    /**
+     * Work that reads the refreshed token and deployer records (the processor's +15 min
+     * verdicts): started once they are written, beside the rest of the refresh (the FIFO fold),
+     * and done before the batch is published.
+     */
+    afterRecords?: () => Promise<unknown>
   },
 ): Promise<RefreshResult> {
   const batch = at.scope.kind === 'batch' ? at.scope : null
@@ -143,7 +149,12 @@ export async function refreshServingState(
       const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
       // The tokens the batch traded may have turned real: the records' read tells (and records it).
       const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts: batch ? at.facts : undefined, onTurnedReal: (t) => (turnedReal += t.length) })
-      return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
+      const refreshed = await refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
+      if (at.afterRecords) {
+        await at.blocksIn
+        await at.afterRecords()
+      }
+      return refreshed
     })(),
     batch ? (touch.folding ?? foldBatch(ch, chainId, batch.fromBlock, at.watermark, touch.tradedPairs)) : Promise.resolve(new Set<string>()),
   ] as const)
