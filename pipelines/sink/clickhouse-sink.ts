@@ -29,6 +29,9 @@ export interface SinkHooks {
   afterInsert?(table: string, rows: number): void
 }
 
+/** Rows from which an insert pushes its block to its materialized views side by side. */
+const PARALLEL_VIEWS_FROM_ROWS = 1_000
+
 export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hooks: SinkHooks = {}): ClickHouseSink {
   return {
     async insertBatch(batchToken, tables, progress = {}) {
@@ -45,9 +48,12 @@ export function createClickHouseSink(ch: ClickHouseClient, metrics: Metrics, hoo
             insert_deduplicate: 1,
             insert_deduplication_token: `${batchToken}:${table}`,
             deduplicate_blocks_in_dependent_materialized_views: 1,
-            // A raw table feeds several materialized views: pushed to them side by side, the
-            // insert's wall time is its slowest view's, not their sum.
-            parallel_view_processing: 1,
+            // A raw table feeds several materialized views: pushed to them side by side, a large
+            // insert's wall time is its slowest view's, not their sum. A live batch's few rows
+            // go through them in turn: its tables' inserts already run side by side, and a
+            // thread per view for a handful of rows only queued them on the engine's cores
+            // (a live chain-4663 batch 235-243 -> 212-215 ms mean, same machine and data).
+            parallel_view_processing: rows.length >= PARALLEL_VIEWS_FROM_ROWS ? 1 : 0,
             // One batch must stay one block, or its deduplication hash would depend on how the
             // server split it.
             max_insert_block_size: '100000000',
