@@ -107,7 +107,7 @@ export async function chainRows(chainId: number, blocks: ChainBlock[], state: Ch
     }
     // Each row spells out its key (chain_id, block_number, log_index): a literal that spreads a
     // shared key object and then adds fields takes V8's slow path, and at a row per log it was
-    // most of a backfill batch's decoding (1.6 s of 3,000 blocks' rows; 0.3 s spelled out).
+    // most of a backfill batch's decoding (3,000 blocks' rows took 1.6 s, spelled out 0.47 s).
     for (const log of b.logs) {
       if (log.removed) continue
       const ev = decodeLog(log)
