@@ -94,6 +94,13 @@ export interface PushedBatch {
   launchedRows: Array<Record<string, unknown> & { token: string }>
   /** The deployer_state rows of the deployers it named, read the same way (with launches only, else none). */
   deployerRows: Array<Record<string, unknown> & { deployer: string }>
+  /**
+   * What other writers named in serving_changes between `after` and the batch (a repair's keys,
+   * a marker of rows changed under the service), and the scans named since LATE_CHANGES_WINDOW_US
+   * before `after` (the scans role commits them late): read by its writer once the batch's rows
+   * were in, so a follower applies them with it and reads nothing.
+   */
+  others: ServingChange[]
 }
 
 /** The serving_changes rows a push stands for (what a follower reading them would have read). */

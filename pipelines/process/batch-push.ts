@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import type { PushedBatch } from '../../core/records/serving-changes.ts'
+import { servingChangesBetween, type PushedBatch } from '../../core/records/serving-changes.ts'
+import { LATE_CHANGES_WINDOW_US } from '../../core/serving/late-changes.ts'
 import { latestDeployerRows } from '../../products/token/deployer-state.ts'
 import { latestTokenRows } from '../../products/token/token-state.ts'
 
@@ -10,13 +11,17 @@ import { latestTokenRows } from '../../products/token/token-state.ts'
  */
 export const MAX_PUSHED_LAUNCHES = 50
 export const MAX_PUSHED_KEYS = 5_000
+/** Change rows the read of other writers' changes takes at most: the batch's own (its keys and marker) and as many again. */
+const OTHERS_READ_LIMIT = 2 * (MAX_PUSHED_KEYS + 1)
 
 /**
  * A served batch as its processor hands it to the processes that follow it on one host
  * (core/records/serving-changes.ts `PushedBatch`): the keys its refresh named and, when it
  * launched tokens, their launch_feed rows (from `launches`, read by its token key: the feed's
  * rows are its view), their token_state rows and its deployers' deployer_state rows, three keyed
- * reads side by side, only for a batch with launches. Null for a batch over MAX_PUSHED_LAUNCHES or MAX_PUSHED_KEYS.
+ * reads side by side, only for a batch with launches; and, for every batch, what other writers
+ * named since the batch before (one range read on serving_changes' key, beside them). Null for a
+ * batch over MAX_PUSHED_LAUNCHES or MAX_PUSHED_KEYS.
  */
 export async function pushOfBatch(
   ch: ClickHouseClient,
@@ -27,6 +32,10 @@ export async function pushOfBatch(
 ): Promise<PushedBatch | null> {
   if (launched.size > MAX_PUSHED_LAUNCHES || named.tokens.length + named.deployers.length + named.wallets.length > MAX_PUSHED_KEYS) return null
   const tokens = [...launched]
+  // Beside the read-backs: what other writers named since the batch before (its follower applies
+  // them with the push instead of reading them before it answers).
+  const othersRead = servingChangesBetween(ch, chainId, at.after, at.seq, OTHERS_READ_LIMIT, { lateKind: 'scan', from: Math.max(0, at.after - LATE_CHANGES_WINDOW_US) })
+  othersRead.catch(() => {})
   const [feed, launchedRows, deployerRows] = tokens.length
     ? await Promise.all([
         queryRows<{ token: string; us: string; block: string }>(
@@ -40,6 +49,10 @@ export async function pushOfBatch(
         latestDeployerRows(ch, chainId, named.deployers),
       ])
     : [[], [], []]
+  const read = await othersRead
+  // More than a push carries (the batch's own rows are among them): its followers read instead.
+  if (read.length >= OTHERS_READ_LIMIT) return null
+  const others = read.filter((c) => c.seq !== at.seq)
   return {
     ...at,
     ...named,
@@ -47,5 +60,6 @@ export async function pushOfBatch(
     feed: feed.map((r) => ({ us: Number(r.us), key: r.token, block: Number(r.block) })),
     launchedRows: launchedRows as unknown as PushedBatch['launchedRows'],
     deployerRows: deployerRows as unknown as PushedBatch['deployerRows'],
+    others,
   }
 }

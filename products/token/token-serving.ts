@@ -175,18 +175,22 @@ export function createTokenServing(
    * The batch of the chain's last advance as its writer pushed it (one host: the pipeline's
    * process tells the API's), applied when it is the whole of what its writer changed since the
    * change applied here last (its `after`), nothing is syncing and the feed window is current:
-   * its changes drop their keys as a read sync's would, its launched tokens' rows are kept and its
-   * launch_feed rows appended, so a long poll at the feed's head reads neither. The same change
-   * rows are still read (`confirming`), for a change another writer named between the two
-   * batches (a repair, rows changed under the service); every request waits for that read as it
-   * waits for a sync, so none answers before what was named through the batch is applied. A
-   * rollback is never pushed. Answers whether it was applied (else: read as ever).
+   * its changes drop their keys as a read sync's would, with what other writers named since the
+   * batch before (a repair's keys, late scans: read by the writer, `others`); its launched
+   * tokens' rows are kept and its launch_feed rows appended, so no request after it waits on a
+   * read, and a long poll at the feed's head is answered from memory. (Read here instead, before
+   * answering, that change read held every request after a batch 25-57 ms on a busy engine.) A
+   * rollback is never pushed, nor is another writer's batch marker applied from one (rows
+   * changed under the service: read as a sync reads it). Answers whether it was applied (else:
+   * read as ever).
    */
   function applyPush(target: number): boolean {
     const p = watermarks.pushed(chainId)
-    if (!p || p.seq !== target || synced.seq === 0 || synced.seq !== p.after || syncing || confirming) return false
+    if (!p || p.seq !== target || synced.seq === 0 || synced.seq !== p.after || syncing) return false
     if (windowStale || launchesPending || windowServed !== synced.block || (synced.block !== null && p.watermark < synced.block)) return false
-    const changes = changesOfPush(p)
+    const others = p.others.filter((c) => c.kind !== 'scan')
+    if (others.some((c) => c.kind === 'batch')) return false
+    const changes = [...others, ...lateScans.unseen(p.others.filter((c) => c.kind === 'scan')), ...changesOfPush(p)]
     if (changes.length > maxChanges) return false
     perBatch.clear()
     for (const c of changes) dropChanged(c)
@@ -198,38 +202,10 @@ export function createTokenServing(
     windowServed = p.watermark
     notify(changes)
     pushes++
-    confirming = confirmPush(p)
-      // Not read (the engine down): what the push stood for is read again as a sync reads it.
-      .catch(() => void (synced = { ...synced, seq: p.after }))
-      .finally(() => {
-        confirming = undefined
-      })
     return true
   }
 
-  /** Set while the change rows behind an applied push are read (applyPush): requests wait for it. */
-  let confirming: Promise<void> | undefined
   let pushes = 0
-
-  /**
-   * The change rows an applied push stands for, read by seq as a sync reads them: what another
-   * writer named between the two batches is applied (the push's own are already); another
-   * writer's batch marker (rows changed under the service, told as a rollback tells it) drops
-   * everything kept and has the window read again.
-   */
-  async function confirmPush(p: PushedBatch): Promise<void> {
-    const read = await servingChangesBetween(ch, chainId, p.after, p.seq, maxChanges + 1, { lateKind: 'scan', from: lateScans.from(p.after) })
-    const others = read.filter((c) => c.seq !== p.seq && c.kind !== 'scan')
-    if (read.length > maxChanges || others.some((c) => c.kind === 'batch')) {
-      for (const c of [tokenRows, deployerRows, histories]) c.clear()
-      windowStale = true
-      windowServed = null
-      return notify(null)
-    }
-    const extra = [...others, ...lateScans.unseen(read.filter((c) => c.kind === 'scan'))]
-    for (const c of extra) dropChanged(c)
-    if (extra.length) notify(extra)
-  }
 
   async function syncTo(target: number): Promise<void> {
     const read = synced.seq === 0 ? [] : await servingChangesBetween(ch, chainId, synced.seq, target, maxChanges + 1, { lateKind: 'scan', from: lateScans.from(synced.seq) })
@@ -329,8 +305,7 @@ export function createTokenServing(
   async function ready(): Promise<void> {
     if (readyNow()) return
     const target = watermarks.seq(chainId)
-    applyPush(target)
-    await confirming
+    if (applyPush(target)) return
     // A sync already running may have started for an older target (a background one): wait for
     // it, then sync on, so a request never answers below the watermark it saw.
     while (target > synced.seq || synced.block !== windowServed) await startSync(target)
@@ -340,7 +315,7 @@ export function createTokenServing(
   /** Whether kept keys answer at the watermark now (what `ready` waits for), without a promise. */
   function readyNow(): boolean {
     const target = watermarks.seq(chainId)
-    if (confirming || target > synced.seq || synced.block !== windowServed) return false
+    if (target > synced.seq || synced.block !== windowServed) return false
     syncLate(target)
     return true
   }

@@ -6,6 +6,9 @@ import { createTokenServing, type TokenServing } from '../../products/token/toke
 import { DEPLOYER_STATE_COLUMNS } from '../../products/token/deployer-state.ts'
 import { TOKEN_STATE_COLUMNS } from '../../products/token/token-state.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { watchedEngine } from '../setup/watched-engine.ts'
+import { nextServingSeq } from '../../core/records/serving-changes.ts'
+import { noteRepaired } from '../../pipelines/verify/note-repaired.ts'
 
 /**
  * A served batch pushed to its followers (pipelines/process/batch-push.ts): what it carries is
@@ -107,5 +110,41 @@ describe('served batches pushed to their followers', () => {
     }
     expect(kept.pushesApplied()).toBeGreaterThan(applied)
     expect(reader.pushesApplied()).toBe(0)
+  })
+
+  it('carry what another writer named between two batches: a follower applies it with the push, reading no change rows', { timeout: 60_000 }, async () => {
+    // A follower whose engine refuses serving_changes once armed: what it answers after the
+    // batch comes from the push alone.
+    let armed = false
+    const refusing = watchedEngine(env.rt.ch, 'query', (a) => {
+      if (armed && a.query.includes('serving_changes')) throw new Error('serving_changes read while following pushes')
+    })
+    const follower = createTokenServing({ ch: refusing, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 10_000 })
+    // Asked at every advance, as a busy API is: each push finds it current and is applied.
+    const stop = env.api.watermarks.onAdvance(() => void follower.sync().catch(() => {}))
+    try {
+      // The oldest launch: the batches that follow no longer trade it, so only the repair changes its row.
+      const token = (await follower.feedAfter(0, Date.now() * 1000, 1)).tokens[0]!.token
+      expect((await follower.token(token))?.symbol).not.toBe('REPAIRED')
+      // Its row repaired under the service and named as `svc verify --repair` names it.
+      await env.rt.ch.command({
+        query: `INSERT INTO token_state SELECT * REPLACE ('REPAIRED' AS symbol, {v:UInt64} AS version) FROM token_state
+                WHERE chain_id = 4663 AND token = {t:String} ORDER BY version DESC LIMIT 1`,
+        query_params: { t: token, v: nextServingSeq() },
+      })
+      await noteRepaired(env.rt.ch, 4663, 'token', [token])
+      const [before, applied] = [pushes.length, follower.pushesApplied()]
+      armed = true
+      await env.ingestThrough(env.processor.watermark() + 10)
+      const after = pushes.slice(before)
+      expect(after.flatMap((p) => p.others)).toEqual([expect.objectContaining({ kind: 'token', key: token })])
+      expect(after.flatMap((p) => p.tokens)).not.toContain(token)
+      expect((await follower.token(token))?.symbol).toBe('REPAIRED')
+      expect(follower.pushesApplied()).toBe(applied + after.length)
+      armed = false
+      expect(await follower.token(token)).toEqual(await reader.token(token))
+    } finally {
+      stop()
+    }
   })
 })
