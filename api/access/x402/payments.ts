@@ -1,10 +1,6 @@
-import { x402Facilitator } from '@x402/core/facilitator'
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader, HTTPFacilitatorClient } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
-import { toFacilitatorEvmSigner } from '@x402/evm'
-import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { createPublicClient, createWalletClient, defineChain, getAddress, http, type Account, type Address, type Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { getAddress, type Hex } from 'viem'
 import type { Config } from '../../../core/config.ts'
 import type { Logger } from '../../../core/logger.ts'
 import type { Store } from '../../../core/store/types.ts'
@@ -14,6 +10,7 @@ import { ApiError } from '../../../core/endpoint/errors.ts'
 import type { Metrics } from '../../../core/metrics.ts'
 import type { AccessGrant } from '../../../core/endpoint/grant.ts'
 import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_EIP712, X402_SCHEME, X402_VERSION } from '../../../core/payment-terms.ts'
+import { localFacilitatorInWorker } from './facilitator-in-worker.ts'
 
 /**
  * x402 version 2 per-call payments, a thin adapter over the official SDK (@x402/core,
@@ -22,10 +19,9 @@ import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_EIP712, X402_SCHEME, X4
  * verification by the facilitator before the handler, a spent-once claim in the store, and
  * settlement after the handler succeeded (its failure throws, so nothing is served).
  *
- * Facilitator: the SDK's HTTP client when X402_FACILITATOR_URL is set; otherwise the SDK's
- * `x402Facilitator` with the exact EVM scheme, settling on the chain at X402_NETWORK_RPC_URL
- * from X402_FACILITATOR_PRIVATE_KEY's account, or without it from the node's first account
- * (`eth_accounts`: an account the node signs for, as on the local payments chain).
+ * Facilitator: the SDK's HTTP client when X402_FACILITATOR_URL is set; otherwise the local
+ * facilitator (./local-facilitator.ts), settling on the chain at X402_NETWORK_RPC_URL, in a
+ * worker thread (./facilitator-in-worker.ts).
  */
 
 /** Seconds a client's authorization may stay valid (validBefore - now), as advertised. */
@@ -160,59 +156,6 @@ function refusalFromFacilitator(reason: string | undefined): PaymentRefusal {
   }
 }
 
-/** The local facilitator: the SDK's, settling on the chain at `rpcUrl` from `privateKey`'s account or the node's first. */
-function localFacilitator(rpcUrl: string, network: string, privateKey: Hex | undefined, logger: Logger): Facilitator {
-  let ready: Promise<x402Facilitator> | undefined
-  const build = async () => {
-    const chainId = Number(network.split(':')[1])
-    const chain = defineChain({
-      id: chainId,
-      name: `x402-${chainId}`,
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    })
-    const transport = http(rpcUrl, { retryCount: 0, timeout: 30_000 })
-    const publicClient = createPublicClient({ chain, transport, pollingInterval: 100, cacheTime: 0 })
-    let account: Account | Address
-    if (privateKey) {
-      account = privateKeyToAccount(privateKey)
-    } else {
-      const [first] = (await publicClient.request({ method: 'eth_accounts' } as never)) as Address[]
-      if (!first) throw new Error(`the node at ${rpcUrl} has no account to settle payments from; set X402_FACILITATOR_PRIVATE_KEY`)
-      account = first
-    }
-    const address = typeof account === 'string' ? account : account.address
-    const wallet = createWalletClient({ chain, transport, account })
-    const signer = toFacilitatorEvmSigner(
-      {
-        address,
-        readContract: (args) => publicClient.readContract(args as never),
-        verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
-        writeContract: (args) => wallet.writeContract(args as never),
-        sendTransaction: (args) => wallet.sendTransaction(args as never),
-        waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
-        getCode: (args) => publicClient.getCode(args),
-      },
-      { confirmationTimeoutMs: 60_000 },
-    )
-    const facilitator = new x402Facilitator()
-    registerExactEvmScheme(facilitator, { signer, networks: network as `${string}:${string}` })
-    logger.info({ rpcUrl, network, account: address }, 'x402 local facilitator ready')
-    return facilitator
-  }
-  const get = () => {
-    ready ??= build().catch((error: unknown) => {
-      ready = undefined
-      throw error
-    })
-    return ready
-  }
-  return {
-    verify: async (payload, requirements) => (await get()).verify(payload, requirements),
-    settle: async (payload, requirements) => (await get()).settle(payload, requirements),
-  }
-}
-
 export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?: Facilitator } = {}): X402Payments {
   const { config, store, logger, metrics } = deps
   const network = PAYMENT_NETWORK
@@ -232,7 +175,7 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
     (config.X402_FACILITATOR_URL
       ? new HTTPFacilitatorClient({ url: config.X402_FACILITATOR_URL })
       : config.X402_NETWORK_RPC_URL
-        ? localFacilitator(config.X402_NETWORK_RPC_URL, network, config.X402_FACILITATOR_PRIVATE_KEY as Hex | undefined, logger)
+        ? localFacilitatorInWorker({ rpcUrl: config.X402_NETWORK_RPC_URL, network, privateKey: config.X402_FACILITATOR_PRIVATE_KEY as Hex | undefined, logLevel: logger.level })
         : undefined)
   const enabled = Boolean(payTo && facilitator)
 

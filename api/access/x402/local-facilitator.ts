@@ -1,0 +1,66 @@
+import { x402Facilitator } from '@x402/core/facilitator'
+import { toFacilitatorEvmSigner } from '@x402/evm'
+import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { createPublicClient, createWalletClient, defineChain, http, type Account, type Address, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { Logger } from '../../../core/logger.ts'
+import type { Facilitator } from './payments.ts'
+
+/**
+ * The local facilitator: the SDK's `x402Facilitator` with the exact EVM scheme, settling on the
+ * chain at `rpcUrl` from `privateKey`'s account, or without it from the node's first account
+ * (`eth_accounts`: an account the node signs for, as on the local payments chain). Its work is
+ * mostly signature recovery in JavaScript (a few ms a call): it runs in a worker thread
+ * (./facilitator-in-worker.ts), not on the API's event loop.
+ */
+export function localFacilitator(rpcUrl: string, network: string, privateKey: Hex | undefined, logger: Logger): Facilitator {
+  let ready: Promise<x402Facilitator> | undefined
+  const build = async () => {
+    const chainId = Number(network.split(':')[1])
+    const chain = defineChain({
+      id: chainId,
+      name: `x402-${chainId}`,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    })
+    const transport = http(rpcUrl, { retryCount: 0, timeout: 30_000 })
+    const publicClient = createPublicClient({ chain, transport, pollingInterval: 100, cacheTime: 0 })
+    let account: Account | Address
+    if (privateKey) {
+      account = privateKeyToAccount(privateKey)
+    } else {
+      const [first] = (await publicClient.request({ method: 'eth_accounts' } as never)) as Address[]
+      if (!first) throw new Error(`the node at ${rpcUrl} has no account to settle payments from; set X402_FACILITATOR_PRIVATE_KEY`)
+      account = first
+    }
+    const address = typeof account === 'string' ? account : account.address
+    const wallet = createWalletClient({ chain, transport, account })
+    const signer = toFacilitatorEvmSigner(
+      {
+        address,
+        readContract: (args) => publicClient.readContract(args as never),
+        verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
+        writeContract: (args) => wallet.writeContract(args as never),
+        sendTransaction: (args) => wallet.sendTransaction(args as never),
+        waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
+        getCode: (args) => publicClient.getCode(args),
+      },
+      { confirmationTimeoutMs: 60_000 },
+    )
+    const facilitator = new x402Facilitator()
+    registerExactEvmScheme(facilitator, { signer, networks: network as `${string}:${string}` })
+    logger.info({ rpcUrl, network, account: address }, 'x402 local facilitator ready')
+    return facilitator
+  }
+  const get = () => {
+    ready ??= build().catch((error: unknown) => {
+      ready = undefined
+      throw error
+    })
+    return ready
+  }
+  return {
+    verify: async (payload, requirements) => (await get()).verify(payload, requirements),
+    settle: async (payload, requirements) => (await get()).settle(payload, requirements),
+  }
+}
