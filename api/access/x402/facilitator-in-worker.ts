@@ -9,9 +9,10 @@ import type { Facilitator } from './payments.ts'
  * verification and settlement recover secp256k1 signatures in JavaScript, 2-9 ms of CPU each
  * call, several a payment: on the event loop, 38 paid calls a second held the API's core at 100%
  * and every other caller queued behind them (`npm run bench -- load`, stop 57). The worker
- * starts at the first call and is held only while calls are in flight (it never keeps the
- * process alive); one that dies fails its calls, as a facilitator that does not answer, and the
- * next call starts another.
+ * boots at once (about 1.4 s: the TypeScript loader and the SDK; booted at the first call, it held
+ * the first paid calls that long) and is held only while calls are in flight (it never keeps
+ * the process alive); one that dies fails its calls, as a facilitator that does not answer, and
+ * the next call starts another.
  */
 export function localFacilitatorInWorker(init: { rpcUrl: string; network: string; privateKey: Hex | undefined; logLevel: string }): Facilitator {
   let worker: Worker | undefined
@@ -52,6 +53,7 @@ export function localFacilitatorInWorker(init: { rpcUrl: string; network: string
     })
   }
 
+  started()
   return {
     verify: (payload, requirements) => call<VerifyResponse>('verify', payload, requirements),
     settle: (payload, requirements) => call<SettleResponse>('settle', payload, requirements),
