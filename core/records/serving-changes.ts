@@ -97,8 +97,8 @@ export interface PushedBatch {
   /**
    * What other writers named in serving_changes between `after` and the batch (a repair's keys,
    * a marker of rows changed under the service), and the scans named since LATE_CHANGES_WINDOW_US
-   * before `after` (the scans role commits them late): read by its writer once the batch's rows
-   * were in, so a follower applies them with it and reads nothing.
+   * before `after` (the scans role commits them late): read by its writer beside the batch's
+   * serving_changes insert, so a follower applies them with it and reads nothing.
    */
   others: ServingChange[]
 }

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { servingChangesBetween, type PushedBatch } from '../../core/records/serving-changes.ts'
+import { servingChangesBetween, type PushedBatch, type ServingChange } from '../../core/records/serving-changes.ts'
 import { LATE_CHANGES_WINDOW_US } from '../../core/serving/late-changes.ts'
 import { latestDeployerRows } from '../../products/token/deployer-state.ts'
 import { latestTokenRows } from '../../products/token/token-state.ts'
@@ -11,17 +11,16 @@ import { latestTokenRows } from '../../products/token/token-state.ts'
  */
 export const MAX_PUSHED_LAUNCHES = 50
 export const MAX_PUSHED_KEYS = 5_000
-/** Change rows the read of other writers' changes takes at most: the batch's own (its keys and marker) and as many again. */
-const OTHERS_READ_LIMIT = 2 * (MAX_PUSHED_KEYS + 1)
 
 /**
  * A served batch as its processor hands it to the processes that follow it on one host
- * (core/records/serving-changes.ts `PushedBatch`): the keys its refresh named and, when it
- * launched tokens, their launch_feed rows (from `launches`, read by its token key: the feed's
- * rows are its view), their token_state rows and its deployers' deployer_state rows, three keyed
- * reads side by side, only for a batch with launches; and, for every batch, what other writers
- * named since the batch before (one range read on serving_changes' key, beside them). Null for a
- * batch over MAX_PUSHED_LAUNCHES or MAX_PUSHED_KEYS.
+ * (core/records/serving-changes.ts `PushedBatch`): the keys its refresh named, what other writers
+ * named since the batch before (`others`, read by the refresh beside its serving_changes insert:
+ * `othersNamedBetween`) and, when it launched tokens, their launch_feed rows (from `launches`,
+ * read by its token key: the feed's rows are its view), their token_state rows and its
+ * deployers' deployer_state rows, three keyed reads side by side, only for a batch with
+ * launches. Null for a batch over MAX_PUSHED_LAUNCHES or MAX_PUSHED_KEYS, or whose others were
+ * more than a push carries.
  */
 export async function pushOfBatch(
   ch: ClickHouseClient,
@@ -29,13 +28,10 @@ export async function pushOfBatch(
   at: { after: number; seq: number; watermark: number; chainTime: number },
   named: { tokens: string[]; deployers: string[]; wallets: string[] },
   launched: ReadonlySet<string>,
+  others: ServingChange[] | null,
 ): Promise<PushedBatch | null> {
-  if (launched.size > MAX_PUSHED_LAUNCHES || named.tokens.length + named.deployers.length + named.wallets.length > MAX_PUSHED_KEYS) return null
+  if (others === null || launched.size > MAX_PUSHED_LAUNCHES || named.tokens.length + named.deployers.length + named.wallets.length > MAX_PUSHED_KEYS) return null
   const tokens = [...launched]
-  // Beside the read-backs: what other writers named since the batch before (its follower applies
-  // them with the push instead of reading them before it answers).
-  const othersRead = servingChangesBetween(ch, chainId, at.after, at.seq, OTHERS_READ_LIMIT, { lateKind: 'scan', from: Math.max(0, at.after - LATE_CHANGES_WINDOW_US) })
-  othersRead.catch(() => {})
   const [feed, launchedRows, deployerRows] = tokens.length
     ? await Promise.all([
         queryRows<{ token: string; us: string; block: string }>(
@@ -49,10 +45,6 @@ export async function pushOfBatch(
         latestDeployerRows(ch, chainId, named.deployers),
       ])
     : [[], [], []]
-  const read = await othersRead
-  // More than a push carries (the batch's own rows are among them): its followers read instead.
-  if (read.length >= OTHERS_READ_LIMIT) return null
-  const others = read.filter((c) => c.seq !== at.seq)
   return {
     ...at,
     ...named,
@@ -62,4 +54,17 @@ export async function pushOfBatch(
     deployerRows: deployerRows as unknown as PushedBatch['deployerRows'],
     others,
   }
+}
+
+/**
+ * What writers other than a batch's processor named in serving_changes between the change it
+ * wrote before (`after`) and the batch (`seq`): a repair's keys, a marker of rows changed under
+ * the service; and the scans named since LATE_CHANGES_WINDOW_US before `after` (the scans role
+ * may commit one late). One range read on the table's key; null when there are more than a push
+ * carries (its followers then read).
+ */
+export async function othersNamedBetween(ch: ClickHouseClient, chainId: number, after: number, seq: number): Promise<ServingChange[] | null> {
+  const read = await servingChangesBetween(ch, chainId, after, seq, MAX_PUSHED_KEYS + 1, { lateKind: 'scan', from: Math.max(0, after - LATE_CHANGES_WINDOW_US) })
+  if (read.length > MAX_PUSHED_KEYS) return null
+  return read.filter((c) => c.seq !== seq)
 }

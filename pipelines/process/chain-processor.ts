@@ -124,7 +124,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let lastSeq: number | undefined
 
   /** Refresh the serving state (tokens, deployers, change log) of what a batch or a rollback touched. */
-  async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number, blocksIn?: Promise<unknown>): Promise<{ seq: number; served: ServedBatch; named: RefreshResult['named'] }> {
+  async function refreshServing(touch: ServingTouch, scope: RefreshScope, to: ChainBlock | number, blocksIn?: Promise<unknown>, namedSince?: number): Promise<{ seq: number; served: ServedBatch; named: RefreshResult['named']; others: RefreshResult['others'] }> {
     const started = performance.now()
     const head = typeof to === 'number' ? { number: to, ...(await blockAt(refreshing, chainId, to)) } : { number: to.number, time: to.timestamp, hash: to.hash.toLowerCase() }
     // A rollback, and a refresh after a failed one, read what was served last from serving_changes.
@@ -135,14 +135,14 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     // The +15 min verdicts and forward marks that fell due by this served block (issue 13): they
     // read the token and deployer records, so they run once those are written, beside the fold.
     const afterRecords = () => outcomes.run({ block: head.number, chainTime: head.time }, { launched: touch.launched.size > 0 })
-    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch, counted, blocksIn, facts, afterRecords })
+    const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch, counted, blocksIn, facts, afterRecords, namedSince })
     servedChainTime = head.time
     idleWatch = r.idleWatch
     servedBlockTime = head.time
     metrics.servingRefresh.observe({ chain: String(chainId) }, (performance.now() - started) / 1000)
     logger.debug({ consumer, ...r, ms: Math.round(performance.now() - started) }, 'serving state refreshed')
     lastSeq = r.seq
-    return { seq: r.seq, served: { chainTime: head.time, turnedReal: r.turnedReal > 0, rolledBack: scope.kind === 'rollback' }, named: r.named }
+    return { seq: r.seq, served: { chainTime: head.time, turnedReal: r.turnedReal > 0, rolledBack: scope.kind === 'rollback' }, named: r.named, others: r.others }
   }
 
   /**
@@ -287,16 +287,17 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
             // A pool created in this batch is not in state.pools until commit(): its rows name its tokens.
             const touch = { ...touchedByBatch(tables, (pool) => { const p = state.pools.get(pool); return p ? [p.token0, p.token1] : [] }), tradedPairs, folding }
             launched = touch.launched
-            refreshed = refreshServing(touch, { kind: 'batch', fromBlock }, through, blocksIn.promise)
+            refreshed = refreshServing(touch, { kind: 'batch', fromBlock }, through, blocksIn.promise, deps.pushBatches ? lastSeq : undefined)
             refreshed.catch(() => {})
           },
         })
         blocksIn.resolve()
         commit()
         const after = lastSeq
-        ;({ seq, served, named } = await refreshed!)
+        let others: RefreshResult['others']
+        ;({ seq, served, named, others } = await refreshed!)
         // Read back for its followers (a batch with launches only), before they are told of it.
-        pushed = deps.pushBatches && after !== undefined ? await pushOfBatch(pushing, chainId, { after, seq, watermark: through.number, chainTime: served.chainTime }, named, launched) : null
+        pushed = deps.pushBatches && after !== undefined && others !== undefined ? await pushOfBatch(pushing, chainId, { after, seq, watermark: through.number, chainTime: served.chainTime }, named, launched, others) : null
       } catch (err) {
         // The watermark's insert failed (or one before it): a refresh running beside it stops at
         // it; settled before the retry, so two refreshes of the batch never overlap.

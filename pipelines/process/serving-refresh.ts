@@ -1,7 +1,8 @@
 import { engineStep } from '../../core/engine-accounting.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
-import { launchesMark, lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
+import { launchesMark, lastServedBatch, nextServingSeq, type ServingChange } from '../../core/records/serving-changes.ts'
+import { othersNamedBetween } from './batch-push.ts'
 import { countNewTraders, recountChainTotals, type CountedBefore } from '../../products/token/chain-totals.ts'
 import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { deployersTurnedIdle, type IdleWatch } from '../../products/token/idle-deployers.ts'
@@ -37,6 +38,8 @@ export interface RefreshResult {
   idleWatch?: IdleWatch
   /** The keys it named in serving_changes, by kind (what a push of the batch carries). */
   named: { tokens: string[]; deployers: string[]; wallets: string[] }
+  /** With `namedSince`: what other writers named since (batch-push.ts `othersNamedBetween`). */
+  others?: ServingChange[] | null
 }
 
 /**
@@ -119,6 +122,11 @@ export async function refreshServingState(
      * and done before the batch is published.
      */
     afterRecords?: () => Promise<unknown>
+    /**
+     * A batch to be pushed to its followers: the seq of the change its processor wrote before it.
+     * What other writers named since is read beside its serving_changes insert (`others`).
+     */
+    namedSince?: number
   },
 ): Promise<RefreshResult> {
   const batch = at.scope.kind === 'batch' ? at.scope : null
@@ -162,6 +170,9 @@ export async function refreshServingState(
   await at.blocksIn
 
   const change = (kind: string, key: string) => ({ chain_id: chainId, seq: version, kind, key, watermark: at.watermark, chain_time: at.chainTime })
+  // Beside the insert, not after it: the batch's own rows are not among what it reads.
+  const others = at.namedSince !== undefined ? othersNamedBetween(engineStep(ch, 'push'), chainId, at.namedSince, version) : undefined
+  others?.catch(() => {})
   await ch.insert({
     table: 'serving_changes',
     values: [
@@ -175,6 +186,7 @@ export async function refreshServingState(
   return {
     tokens: tokens.length, deployers: deployers.size, seq: version, chainTime: at.chainTime, turnedReal, idleWatch: batch ? (await idle).watch : undefined,
     named: { tokens, deployers: [...deployers], wallets: [...wallets] },
+    others: others && (await others),
   }
 }
 
