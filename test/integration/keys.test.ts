@@ -180,21 +180,22 @@ describe('the busy path: decided and answered from memory, without a promise', (
     expect(again.statusCode).toBe(200)
     expect(again.body).toBe(looked.body)
 
-    // The moment a batch advances the watermark (told synchronously), the kept answer is not
-    // given: the serving state has not caught up with it yet. The answer then is at the batch.
+    // The moment a batch advances the watermark (told synchronously), a kept answer is given
+    // only at that batch: its push applied (with the advance, by whoever asked first), or else
+    // not given, and the answer waits for the serving state to catch up.
     const through = (bodyOf(handle(unknown)) as { measured_through_block: number }).measured_through_block
-    const atAdvance: Array<{ kept: unknown; answer: unknown }> = []
+    const atAdvance: Array<{ block: number; kept: unknown; answer: unknown }> = []
     const stop = env.api.watermarks.onAdvance((source) => {
-      if (source === 4663) atAdvance.push({ kept: deps.tokens.keptToken(unknown), answer: handle(unknown) })
+      if (source === 4663) atAdvance.push({ block: env.api.watermarks.get(4663)!, kept: deps.tokens.keptToken(unknown), answer: handle(unknown) })
     })
     await env.ingestThrough(through + 10)
     stop()
     expect(atAdvance.length).toBeGreaterThan(0)
-    for (const { kept, answer } of atAdvance) {
-      expect(kept).toBeUndefined()
-      expect(answer).toBeInstanceOf(Promise)
+    for (const { block, kept, answer } of atAdvance) {
+      expect(answer instanceof Promise).toBe(kept === undefined)
+      expect(bodyOf(await answer).measured_through_block).toBe(block)
     }
-    expect(bodyOf(await atAdvance[atAdvance.length - 1]!.answer).measured_through_block).toBe(through + 10)
+    expect(atAdvance.at(-1)!.block).toBe(through + 10)
     expect(handle(unknown)).not.toBeInstanceOf(Promise)
   })
 })

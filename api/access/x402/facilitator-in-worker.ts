@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads'
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import type { Hex } from 'viem'
 import type { FromFacilitatorWorker, ToFacilitatorWorker } from './facilitator-worker-messages.ts'
-import type { Facilitator } from './payments.ts'
+import type { Facilitator } from './facilitator.ts'
 
 /**
  * The local facilitator (./local-facilitator.ts) in a worker thread of the API process. Its

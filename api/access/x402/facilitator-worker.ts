@@ -2,7 +2,7 @@ import { parentPort } from 'node:worker_threads'
 import { createLogger } from '../../../core/logger.ts'
 import type { FromFacilitatorWorker, ToFacilitatorWorker } from './facilitator-worker-messages.ts'
 import { localFacilitator } from './local-facilitator.ts'
-import type { Facilitator } from './payments.ts'
+import type { Facilitator } from './facilitator.ts'
 
 /**
  * The local facilitator's worker thread (started by ./facilitator-in-worker.ts): the first

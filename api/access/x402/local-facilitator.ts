@@ -4,7 +4,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import { createPublicClient, createWalletClient, defineChain, http, type Account, type Address, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Logger } from '../../../core/logger.ts'
-import type { Facilitator } from './payments.ts'
+import type { Facilitator } from './facilitator.ts'
 
 /**
  * The local facilitator: the SDK's `x402Facilitator` with the exact EVM scheme, settling on the

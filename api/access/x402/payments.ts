@@ -11,6 +11,7 @@ import type { Metrics } from '../../../core/metrics.ts'
 import type { AccessGrant } from '../../../core/endpoint/grant.ts'
 import { PAYMENT_ASSET, PAYMENT_NETWORK, USDC_BASE, USDC_EIP712, X402_SCHEME, X402_VERSION } from '../../../core/payment-terms.ts'
 import { localFacilitatorInWorker } from './facilitator-in-worker.ts'
+import type { Facilitator } from './facilitator.ts'
 
 /**
  * x402 version 2 per-call payments, a thin adapter over the official SDK (@x402/core,
@@ -69,11 +70,6 @@ const REFUSAL_TEXT: Record<PaymentRefusal, string> = {
   payments_not_configured: 'payments are not configured on this server',
 }
 
-/** The facilitator's side (the SDK's HTTP client and local facilitator both have it). */
-export interface Facilitator {
-  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>
-  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>
-}
 
 export interface X402PaymentsDeps {
   config: Pick<Config, 'X402_PAY_TO' | 'X402_FACILITATOR_URL' | 'X402_NETWORK_RPC_URL' | 'X402_ASSET' | 'X402_FACILITATOR_PRIVATE_KEY'>
