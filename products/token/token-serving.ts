@@ -189,9 +189,11 @@ export function createTokenServing(
     if (!p || p.seq !== target || synced.seq === 0 || synced.seq !== p.after || syncing) return false
     if (windowStale || launchesPending || windowServed !== synced.block || (synced.block !== null && p.watermark < synced.block)) return false
     const others = p.others.filter((c) => c.kind !== 'scan')
-    if (others.some((c) => c.kind === 'batch')) return false
-    const changes = [...others, ...lateScans.unseen(p.others.filter((c) => c.kind === 'scan')), ...changesOfPush(p)]
-    if (changes.length > maxChanges) return false
+    const scans = p.others.filter((c) => c.kind === 'scan')
+    const own = changesOfPush(p)
+    if (others.some((c) => c.kind === 'batch') || others.length + scans.length + own.length > maxChanges) return false
+    // Only now: `unseen` remembers the scans as applied.
+    const changes = [...others, ...lateScans.unseen(scans), ...own]
     perBatch.clear()
     for (const c of changes) dropChanged(c)
     for (const row of p.launchedRows) tokenRows.set(row.token, row as unknown as TokenStateRow)
