@@ -7,33 +7,49 @@ import { readdirSync, readFileSync } from 'node:fs'
  */
 
 /**
- * Wait until every chain is served live (both backfills are in: the 5042 simulator starts once
- * 4663 is live), read from /metrics: the last served block's age (svc_served_block_age_seconds by
- * chain) is within the live pace. Answers svc_measured_through_block by chain; `onChainLive` hears
- * each chain once, when it was first seen live.
+ * Wait until the default world is served live, read from /metrics: every chain (both backfills
+ * are in: the 5042 simulator starts once 4663 is live) by the last served block's age
+ * (svc_served_block_age_seconds by chain) within the live pace, and the Solana venue, which `svc
+ * start` begins a minute after chain 4663 is live, by its history published
+ * (svc_sim_behind_seconds{source="solana"}) and consumed (svc_bus_lag_messages of its trades'
+ * consumer): until then its catch-up runs beside whatever is measured. Answers
+ * svc_measured_through_block by chain; `onLive` hears each chain, then `solana`, once, when first
+ * seen live.
  */
-export async function waitLive(base: string, onChainLive?: (chain: string, atMs: number) => void): Promise<Record<string, number | null>> {
+export async function waitLive(base: string, onLive?: (what: string, atMs: number) => void): Promise<Record<string, number | null>> {
   const read = async () => {
     const text = await (await fetch(`${base}/metrics`)).text()
-    const gauge = (name: string) => Object.fromEntries([...text.matchAll(new RegExp(`^${name}\\{chain="(\\d+)"\\} (\\S+)$`, 'gm'))].map((m) => [m[1]!, Number(m[2])]))
-    return { through: gauge('svc_measured_through_block'), age: gauge('svc_served_block_age_seconds') }
+    const gauge = (name: string, label: string, value = '\\d+') => Object.fromEntries([...text.matchAll(new RegExp(`^${name}\\{${label}="(${value})"\\} (\\S+)$`, 'gm'))].map((m) => [m[1]!, Number(m[2])]))
+    const behind = gauge('svc_sim_behind_seconds', 'source', 'solana').solana
+    const lag = gauge('svc_bus_lag_messages', 'consumer', 'solana-trades')['solana-trades']
+    return { through: gauge('svc_measured_through_block', 'chain'), age: gauge('svc_served_block_age_seconds', 'chain'), venueLive: behind !== undefined && behind <= LIVE_VENUE_BEHIND_SECONDS && (lag ?? 0) <= LIVE_VENUE_LAG_MESSAGES }
   }
   const deadline = Date.now() + 900_000
   const told = new Set<string>()
+  const tell = (what: string) => {
+    told.add(what)
+    onLive?.(what, Date.now())
+  }
   for (let now = await read(); Date.now() < deadline; now = await read()) {
-    for (const c of Object.keys(now.through)) {
-      // Live: the last served block is as recent as the chain's pace allows (a block every 2 s;
-      // chain 5042 batches by time, every 4 s), so the backfill is behind it.
-      if (!told.has(c) && now.age[c] !== undefined && now.age[c]! <= LIVE_BLOCK_AGE_SECONDS) {
-        told.add(c)
-        onChainLive?.(c, Date.now())
-      }
-    }
-    if (Object.keys(now.through).length >= 2 && Object.keys(now.through).every((c) => told.has(c))) return now.through
+    // Live: the last served block is as recent as the chain's pace allows (a block every 2 s;
+    // chain 5042 batches by time, every 4 s), so the backfill is behind it.
+    for (const c of Object.keys(now.through)) if (!told.has(c) && now.age[c] !== undefined && now.age[c]! <= LIVE_BLOCK_AGE_SECONDS) tell(c)
+    if (!told.has('solana') && now.venueLive) tell('solana')
+    const chains = Object.keys(now.through)
+    if (chains.length >= 2 && chains.every((c) => told.has(c)) && told.has('solana')) return now.through
     await new Promise((r) => setTimeout(r, 500))
   }
-  throw new Error(`the service did not reach live in 900 s`)
+  throw new Error(`the service did not reach live in 900 s (live so far: ${[...told].join(', ') || 'nothing'})`)
 }
+
+/** The most seconds of history a live venue still has to publish (its trades come about 1.7 a second). */
+const LIVE_VENUE_BEHIND_SECONDS = 30
+
+/**
+ * The most trades published and not yet consumed that a live venue shows: its trades wait for
+ * their 5-minute candle (about 500 at 1.7 a second); a tick of its catch-up publishes 2,000.
+ */
+const LIVE_VENUE_LAG_MESSAGES = 1_000
 
 /** The most seconds since its last served block's timestamp that a live chain shows. */
 const LIVE_BLOCK_AGE_SECONDS = 12

@@ -151,7 +151,7 @@ const EnvSchema = z.object({
   /** The same history as a block count; when set it wins over SIMULATOR_BACKFILL_HOURS. */
   SIMULATOR_BACKFILL_BLOCKS: z.coerce.number({ error: 'an integer' }).int('an integer').nonnegative('>= 0').optional(),
   /** Trades per second (wall time) the simulated Solana venue publishes at most; 0: no Solana venue. */
-  SOLANA_SIM_TRADES_PER_SECOND: z.coerce.number({ error: 'a number of trades per second' }).nonnegative('>= 0').max(100_000, '<= 100000').default(100),
+  SOLANA_SIM_TRADES_PER_SECOND: z.coerce.number({ error: 'a number of trades per second' }).nonnegative('>= 0').max(100_000, '<= 100000').default(2_000),
 
   SVC_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x address').optional(),

@@ -136,6 +136,7 @@ export function createMetrics(options: MetricsOptions = {}) {
     infraRetries: new Counter(r, 'svc_pipeline_infra_retries_total', 'Attempts that failed with an infrastructure fault (EMFILE, ENOSPC, timeouts, broker or engine down) and were retried, by consumer or source and kind', ['consumer', 'kind']),
     infraFaultActive: new Gauge(r, 'svc_pipeline_infra_fault_active', '1 while a consumer or source is retrying an infrastructure fault, by component, where and kind', ['component', 'at', 'kind']),
     watermark: new Gauge(r, 'svc_measured_through_block', 'Last block fully ingested and served, by chain', ['chain']),
+    simBehind: new Gauge(r, 'svc_sim_behind_seconds', 'Seconds of venue time a simulated venue still has to publish (its history catching up; 0 once it publishes live), by source', ['source']),
     servedBlockAge: new Gauge(r, 'svc_served_block_age_seconds', 'Seconds since the timestamp of the last served block, by chain: a few seconds when live, the chain time still to catch up while behind', ['chain']),
     httpRequests: new HttpRequestMetrics(r, LATENCY_BUCKETS),
     longPollAnswer: new Histogram(

@@ -29,7 +29,7 @@ export interface SolanaSimSourceOptions {
   /** Start only once this says so (polled each second): e.g. after the chain's backfill, so `svc start` serves that first. */
   startWhen?: () => boolean
   /** Where publish faults being retried are reported (/health degraded, svc_pipeline_infra_retries_total). */
-  metrics?: Pick<Metrics, 'infraRetries' | 'infraFaults'>
+  metrics?: Pick<Metrics, 'infraRetries' | 'infraFaults' | 'simBehind'>
 }
 
 export interface SolanaSimSource {
@@ -108,6 +108,8 @@ export function createSolanaSimSource(opts: SolanaSimSourceOptions): SolanaSimSo
       const clock = opts.until !== undefined ? Math.min(now(), opts.until) : now()
       const trades = sim.take(clock, Math.floor(allowance))
       allowance -= trades.length
+      // How far its history still trails the clock: what a reader waits for before calling it live.
+      opts.metrics?.simBehind.set({ source: 'solana' }, Math.max(0, clock - sim.clock()))
       if (trades.length > 0) {
         await bus.publish(topics.trades, trades.map((x): BusRecord => ({ key: x.wallet, value: JSON.stringify(x) })))
         published += trades.length

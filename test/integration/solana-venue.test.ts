@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Registry } from 'prom-client'
 import { queryRows } from '../../core/clickhouse.ts'
+import { Gauge } from '../../core/metrics.ts'
 import { candleStart, lamportsToMicroUsd, priceE8, type SolanaTrade } from '../../pipelines/records/solana.ts'
 import { createSolanaSim } from '../../pipelines/sim/solana-sim.ts'
 import { createSolanaSimSource } from '../../pipelines/sources/solana-sim-source.ts'
@@ -27,8 +29,21 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => env?.close())
 
-const source = (untilTime: number) =>
-  createSolanaSimSource({ bus: env.rt.bus, ch: env.rt.ch, logger: env.rt.logger, seed: SEED, tradesPerSecond: 100_000, backfillSeconds: BACKFILL, wallets: WALLETS, now: () => NOW, until: untilTime, tickMs: 5 })
+/** A real gauge that also keeps every value the source sets on it, in order. */
+class RecordingGauge extends Gauge {
+  readonly values: number[] = []
+  override set(labels: Record<string, string>, value: number): void {
+    super.set(labels, value)
+    this.values.push(value)
+  }
+}
+
+/** `behind`: where the source says, tick by tick, how much history it still has to publish (svc_sim_behind_seconds). */
+const source = (untilTime: number, behind = new RecordingGauge(new Registry(), 'svc_sim_behind_seconds', 'test', ['source'])) =>
+  createSolanaSimSource({
+    bus: env.rt.bus, ch: env.rt.ch, logger: env.rt.logger, seed: SEED, tradesPerSecond: 100_000, backfillSeconds: BACKFILL, wallets: WALLETS, now: () => NOW, until: untilTime, tickMs: 5,
+    metrics: { infraRetries: env.rt.metrics.infraRetries, infraFaults: env.rt.metrics.infraFaults, simBehind: behind },
+  })
 
 async function drained(published: number): Promise<void> {
   await until('the venue ingested', async () => ((await env.processor.lag()) === 0 && env.ingested() >= published ? true : undefined), 120_000)
@@ -39,9 +54,14 @@ describe('the simulated Solana venue through the pipeline', () => {
   const all: SolanaTrade[] = sim.take(NOW, 1e9)
 
   it('publishes the universe and the trades once, across a restart that resumes from what was stored', async () => {
-    const first = source(HALF)
+    const behind = new RecordingGauge(new Registry(), 'svc_sim_behind_seconds', 'test', ['source'])
+    const first = source(HALF, behind)
     await first.run()
     await drained(first.published())
+    // Its first tick publishes next to nothing (no time has passed to allow more): the history
+    // still ahead of it is behind the clock; its last, once everything up to the clock is out, none.
+    expect(behind.values[0]).toBeGreaterThan(3600)
+    expect(behind.values.at(-1)).toBe(0)
     const [mid] = await queryRows<{ c: string }>(env.rt.ch, 'SELECT count() AS c FROM solana_trades')
     expect(Number(mid!.c)).toBe(all.filter((t) => t.block_time <= HALF).length)
     const second = source(NOW)
