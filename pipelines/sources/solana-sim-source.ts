@@ -28,7 +28,7 @@ export interface SolanaSimSourceOptions {
   tickMs?: number
   /** Start only once this says so (polled each second): e.g. after the chain's backfill, so `svc start` serves that first. */
   startWhen?: () => boolean
-  /** Where publish faults being retried are reported (/health degraded, svc_pipeline_infra_retries_total). */
+  /** Where publish faults being retried are reported (/health degraded, svc_pipeline_infra_retries_total), and how far the history trails (svc_sim_behind_seconds). */
   metrics?: Pick<Metrics, 'infraRetries' | 'infraFaults' | 'simBehind'>
 }
 

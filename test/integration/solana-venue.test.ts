@@ -38,8 +38,10 @@ class RecordingGauge extends Gauge {
   }
 }
 
+const behindGauge = () => new RecordingGauge(new Registry(), 'svc_sim_behind_seconds', 'test', ['source'])
+
 /** `behind`: where the source says, tick by tick, how much history it still has to publish (svc_sim_behind_seconds). */
-const source = (untilTime: number, behind = new RecordingGauge(new Registry(), 'svc_sim_behind_seconds', 'test', ['source'])) =>
+const source = (untilTime: number, behind = behindGauge()) =>
   createSolanaSimSource({
     bus: env.rt.bus, ch: env.rt.ch, logger: env.rt.logger, seed: SEED, tradesPerSecond: 100_000, backfillSeconds: BACKFILL, wallets: WALLETS, now: () => NOW, until: untilTime, tickMs: 5,
     metrics: { infraRetries: env.rt.metrics.infraRetries, infraFaults: env.rt.metrics.infraFaults, simBehind: behind },
@@ -54,7 +56,7 @@ describe('the simulated Solana venue through the pipeline', () => {
   const all: SolanaTrade[] = sim.take(NOW, 1e9)
 
   it('publishes the universe and the trades once, across a restart that resumes from what was stored', async () => {
-    const behind = new RecordingGauge(new Registry(), 'svc_sim_behind_seconds', 'test', ['source'])
+    const behind = behindGauge()
     const first = source(HALF, behind)
     await first.run()
     await drained(first.published())
