@@ -15,6 +15,8 @@ export interface ServingTouch {
   tokens: Set<string>
   /** Tokens whose launch the batch ingested: their pre-launch distribution is computed now, once. */
   launched: Set<string>
+  /** The earliest launch time (unix s) among `launched`, when the batch's rows tell it (its +15 min verdict's candidate). */
+  launchedFrom?: number
   /** Senders of the batch's swaps and the tokens they traded (chain totals count the new ones). */
   traders: Set<string>
   tradedTokens: Set<string>
@@ -273,6 +275,7 @@ export function touchedByBatch(tables: Array<[string, Array<Record<string, unkno
   const launched = new Set<string>()
   const traders = new Set<string>()
   const tradedTokens = new Set<string>()
+  let launchedFrom: number | undefined
   for (const [table, rows] of tables) {
     for (const r of rows) {
       if (table === 'swaps') {
@@ -289,12 +292,15 @@ export function touchedByBatch(tables: Array<[string, Array<Record<string, unkno
       else if (table === 'launches') {
         tokens.add(r.token as string)
         launched.add(r.token as string)
+        // A launch without a time (none is formed so) would leave the next verdict unknown: read.
+        const at = Number(r.launched_at)
+        launchedFrom = Math.min(launchedFrom ?? Infinity, Number.isFinite(at) ? at : -Infinity)
       } else if (table === 'liquidity_events') {
         for (const t of poolTokens(r.pool as string)) tokens.add(t)
       }
     }
   }
-  return { tokens, launched, traders, tradedTokens }
+  return { tokens, launched, traders, tradedTokens, launchedFrom }
 }
 
 /** The wallet-token pairs a batch's swap rows give legs (what its FIFO fold folds), from the rows. */

@@ -186,9 +186,10 @@ async function insertMarks(ch: ClickHouseClient, chainId: number, horizon: Horiz
 export interface LaunchOutcomes {
   /**
    * Record what fell due by the served batch `at`: verdicts first, then marks. `launched`: the
-   * batch ingested a launch (a verdict candidate no earlier read could know).
+   * batch ingested a launch (a verdict candidate no earlier read could know); `launchedFrom`: the
+   * earliest launch time among them (unix s), when the batch's rows tell it.
    */
-  run(at: TakenAt, batch?: { launched: boolean }): Promise<{ verdicts: number; marks: number }>
+  run(at: TakenAt, batch?: { launched: boolean; launchedFrom?: number }): Promise<{ verdicts: number; marks: number }>
 }
 
 /**
@@ -202,9 +203,11 @@ export function createLaunchOutcomes(ch: ClickHouseClient, chainId: number): Lau
   /**
    * Per kind, the launch time of the next candidate (Infinity: there is none). Launches and
    * verdicts arrive in launch-time order, so a later one is never earlier than a candidate
-   * already known; a batch's launches make the verdicts' next unknown until read, and the
-   * verdicts this step records are folded in for the marks. A batch whose chain time brings no
-   * kind up to its next candidate asks the engine nothing.
+   * already known; a batch's launches bring the verdicts' next to their earliest launch time (a
+   * launch whose time the batch does not tell makes it unknown until read), and the verdicts this
+   * step records are folded in for the marks. A batch whose chain time brings no kind up to its
+   * next candidate asks the engine nothing: a launch's batch too, its verdict falling due 15
+   * minutes of chain time later.
    */
   let next: Record<Kind, number> | null = null
   let lastBlock = -1
@@ -212,7 +215,7 @@ export function createLaunchOutcomes(ch: ClickHouseClient, chainId: number): Lau
     async run(at, batch) {
       if (at.block <= lastBlock) covered = next = null
       lastBlock = at.block
-      if (batch?.launched && next) next.verdict = Number.NEGATIVE_INFINITY
+      if (batch?.launched && next) next.verdict = Math.min(next.verdict, batch.launchedFrom ?? Number.NEGATIVE_INFINITY)
       if (covered && next && KINDS.every((k) => throughOf(at.chainTime, k) < next![k])) return { verdicts: 0, marks: 0 }
       try {
         const from = (covered ??= await cursors(ch, chainId))

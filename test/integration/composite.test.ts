@@ -8,7 +8,7 @@ import { AgentFeaturesResponse } from '../../products/features/agent-features-en
 import { BasketResponse } from '../../products/verdict/basket-endpoint.ts'
 import { ProofResponse } from '../../products/verdict/proof-endpoint.ts'
 import { PulseResponse } from '../../products/pulse/pulse-endpoint.ts'
-import { LATE_AFTER_SECONDS } from '../../products/verdict/basket.ts'
+import { LATE_AFTER_SECONDS, VERDICT_DELAY_SECONDS } from '../../products/verdict/basket.ts'
 import { ConstructedWorld, weth, type Pair } from '../setup/constructed-world.ts'
 import { readRecordedOutcomes, referenceBasketData, referenceProofData } from '../setup/outcomes-reference.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
@@ -352,7 +352,7 @@ describe('constructed world, phase 2 (eight days later)', () => {
     expect((await get('/basket')).data).toEqual(referenceBasketData(verdicts, marks))
     expect((await get('/proof.json')).data).toEqual(referenceProofData(verdicts, marks))
   })
-  it('a batch where nothing can fall due asks the engine nothing for verdicts and marks; a launch is read for', async () => {
+  it('a batch where nothing can fall due asks the engine nothing for verdicts and marks, a launch\'s batch included; the batch reaching its +15 min reads and takes its verdict', async () => {
     const outcomeStatements = () => chainStatements('refresh/outcomes')
     const taken = await outcomeStatements()
     // Every verdict and mark of the world is taken: the next candidates lie beyond any chain time.
@@ -362,11 +362,20 @@ describe('constructed world, phase 2 (eight days later)', () => {
       await ingest()
     }
     expect(await outcomeStatements()).toBe(taken)
-    // A launch is a verdict candidate no earlier read knew of: its batch reads what is due.
+    // A launch is a verdict candidate no earlier read knew of, and its batch tells its time: its
+    // verdict falls due 15 minutes of chain time later, so its batch reads nothing either.
     w.block(12)
-    w.launch(w.create(Q, 'LATE'), Q, weth(1), 100_000n)
+    const late = w.create(Q, 'LATE')
+    w.launch(late, Q, weth(1), 100_000n)
+    await ingest()
+    expect(await outcomeStatements()).toBe(taken)
+    const verdictOf = () => queryRows<{ n: string }>(env.rt.ch, 'SELECT count() AS n FROM launch_verdicts WHERE token = {t:String}', { t: late })
+    expect(Number((await verdictOf())[0]!.n)).toBe(0)
+    // The first batch whose chain time reaches the launch + 15 min reads what is due and takes it.
+    w.block(VERDICT_DELAY_SECONDS)
     await ingest()
     expect(await outcomeStatements()).toBeGreaterThan(taken)
+    expect(Number((await verdictOf())[0]!.n)).toBe(1)
   })
 
   it('a batch whose traders and tokens were all counted before counts nothing and reads nothing; a new trader is counted without a read (the processor started on an empty chain)', async () => {
