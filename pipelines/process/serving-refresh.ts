@@ -15,7 +15,7 @@ export interface ServingTouch {
   tokens: Set<string>
   /** Tokens whose launch the batch ingested: their pre-launch distribution is computed now, once. */
   launched: Set<string>
-  /** The earliest launch time (unix s) among `launched`, when the batch's rows tell it (its +15 min verdict's candidate). */
+  /** The earliest launch time (unix s) among `launched` (-Infinity when a launch row lacks it); unset without launches. */
   launchedFrom?: number
   /** Senders of the batch's swaps and the tokens they traded (chain totals count the new ones). */
   traders: Set<string>

@@ -185,11 +185,11 @@ async function insertMarks(ch: ClickHouseClient, chainId: number, horizon: Horiz
 
 export interface LaunchOutcomes {
   /**
-   * Record what fell due by the served batch `at`: verdicts first, then marks. `launched`: the
-   * batch ingested a launch (a verdict candidate no earlier read could know); `launchedFrom`: the
-   * earliest launch time among them (unix s), when the batch's rows tell it.
+   * Record what fell due by the served batch `at`: verdicts first, then marks. `launchedFrom`:
+   * the batch ingested launches (verdict candidates no earlier read could know), the earliest at
+   * this time (unix s; -Infinity when the batch does not tell it).
    */
-  run(at: TakenAt, batch?: { launched: boolean; launchedFrom?: number }): Promise<{ verdicts: number; marks: number }>
+  run(at: TakenAt, batch?: { launchedFrom?: number }): Promise<{ verdicts: number; marks: number }>
 }
 
 /**
@@ -215,7 +215,7 @@ export function createLaunchOutcomes(ch: ClickHouseClient, chainId: number): Lau
     async run(at, batch) {
       if (at.block <= lastBlock) covered = next = null
       lastBlock = at.block
-      if (batch?.launched && next) next.verdict = Math.min(next.verdict, batch.launchedFrom ?? Number.NEGATIVE_INFINITY)
+      if (batch?.launchedFrom !== undefined && next) next.verdict = Math.min(next.verdict, batch.launchedFrom)
       if (covered && next && KINDS.every((k) => throughOf(at.chainTime, k) < next![k])) return { verdicts: 0, marks: 0 }
       try {
         const from = (covered ??= await cursors(ch, chainId))
