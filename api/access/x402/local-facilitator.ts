@@ -5,6 +5,11 @@ import { createPublicClient, createWalletClient, defineChain, http, type Account
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Logger } from '../../../core/logger.ts'
 import type { Facilitator } from './facilitator.ts'
+import { recentCode } from './recent-code.ts'
+
+/** How long a payer's code, once read, is taken as known (./recent-code.ts says why that is safe). */
+const CODE_KEPT_MS = 5_000
+const CODE_KEPT_ADDRESSES = 10_000
 
 /**
  * The local facilitator: the SDK's `x402Facilitator` with the exact EVM scheme, settling on the
@@ -34,16 +39,23 @@ export function localFacilitator(rpcUrl: string, network: string, privateKey: He
       account = first
     }
     const address = typeof account === 'string' ? account : account.address
+    // The node's chain is checked once here, so a send from an account the node signs for need
+    // not ask again (viem asks the node on each such send made with a chain: a request per paid
+    // call). A local account signs with the chain's id and asks nothing either way.
+    const nodeChainId = await publicClient.getChainId()
+    if (nodeChainId !== chainId) throw new Error(`the node at ${rpcUrl} is on chain ${nodeChainId}, not ${chainId} (${network})`)
+    const sendOn = typeof account === 'string' ? { chain: null } : {}
     const wallet = createWalletClient({ chain, transport, account })
+    const getCode = recentCode((args) => publicClient.getCode(args), CODE_KEPT_MS, CODE_KEPT_ADDRESSES)
     const signer = toFacilitatorEvmSigner(
       {
         address,
         readContract: (args) => publicClient.readContract(args as never),
         verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
-        writeContract: (args) => wallet.writeContract(args as never),
-        sendTransaction: (args) => wallet.sendTransaction(args as never),
+        writeContract: (args) => wallet.writeContract({ ...args, ...sendOn } as never),
+        sendTransaction: (args) => wallet.sendTransaction({ ...args, ...sendOn } as never),
         waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
-        getCode: (args) => publicClient.getCode(args),
+        getCode,
       },
       { confirmationTimeoutMs: 60_000 },
     )

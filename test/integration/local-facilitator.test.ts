@@ -1,0 +1,89 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { x402Client } from '@x402/fetch'
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
+import { localFacilitator } from '../../api/access/x402/local-facilitator.ts'
+import { usdToAtomic } from '../../api/catalog/pricing.ts'
+import { createLogger } from '../../core/logger.ts'
+import { PAYMENT_NETWORK, USDC_EIP712, X402_SCHEME } from '../../core/payment-terms.ts'
+import { startPaymentsChain, type PaymentsChain } from '../../infra/payments-chain/chain.ts'
+
+/**
+ * The local facilitator's conversation with the payments chain, counted by a forwarding proxy in
+ * front of a real Hardhat node: what a paid call asks the chain, and that payments still settle.
+ */
+
+type RpcCall = { method: string; params?: unknown[] }
+
+let chain: PaymentsChain
+let proxy: Server
+let proxyUrl: string
+/** JSON-RPC calls the facilitator sent through the proxy, in order: method and first parameter. */
+const asked: Array<{ method: string; first: unknown }> = []
+
+beforeAll(async () => {
+  chain = await startPaymentsChain({ fund: [1] })
+  proxy = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      const calls = JSON.parse(body) as RpcCall | RpcCall[]
+      for (const c of Array.isArray(calls) ? calls : [calls]) asked.push({ method: c.method, first: c.params?.[0] })
+      const answer = await fetch(chain.node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text())
+    })
+  })
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r))
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+}, 120_000)
+
+afterAll(async () => {
+  await new Promise((r) => proxy?.close(r))
+  await chain?.stop()
+})
+
+const PRICE_ATOMIC = usdToAtomic('0.01')
+
+function requirementsTo(payTo: string): PaymentRequirements {
+  return {
+    scheme: X402_SCHEME, network: PAYMENT_NETWORK as PaymentRequirements['network'], asset: chain.usdc, amount: PRICE_ATOMIC,
+    payTo, maxTimeoutSeconds: 300, extra: { ...USDC_EIP712 },
+  }
+}
+
+async function signedPayment(accepted: PaymentRequirements) {
+  const required: PaymentRequired = { x402Version: 2, resource: { url: 'http://localhost/token/0xaa', description: 'a token', mimeType: 'application/json' }, accepts: [accepted] }
+  const client = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(chain.signer(1)) }], spendControls: false })
+  return client.createPaymentPayload(required)
+}
+
+describe('the local facilitator on the payments chain', () => {
+  it("asks the node its chain once, and a payer's code once for payments moments apart; both payments settle for exactly the price", { timeout: 60_000 }, async () => {
+    const facilitator = localFacilitator(proxyUrl, PAYMENT_NETWORK, undefined, createLogger('silent', 'test'))
+    const payTo = chain.node.accounts[2]!
+    const accepted = requirementsTo(payTo)
+    const before = await chain.balanceOf(payTo)
+    asked.length = 0
+    for (let i = 0; i < 2; i++) {
+      const payment = await signedPayment(accepted)
+      expect((await facilitator.verify(payment, accepted)).isValid).toBe(true)
+      const settled = await facilitator.settle(payment, accepted)
+      expect(settled.success, settled.errorReason).toBe(true)
+    }
+    expect(await chain.balanceOf(payTo)).toBe(before + 2n * BigInt(PRICE_ATOMIC))
+    const count = (m: string, first?: string) => asked.filter((a) => a.method === m && (first === undefined || String(a.first).toLowerCase() === first.toLowerCase())).length
+    expect(count('eth_chainId')).toBe(1)
+    // Without the kept answer: twice verifying and twice settling, each payment (8 in all).
+    expect(count('eth_getCode', chain.signer(1).address)).toBe(1)
+    expect(count('eth_sendTransaction')).toBe(2)
+  })
+
+  it('refuses to run against a node on another chain than its network names, saying which', { timeout: 60_000 }, async () => {
+    const facilitator = localFacilitator(proxyUrl, 'eip155:84532', undefined, createLogger('silent', 'test'))
+    const accepted = { ...requirementsTo(chain.node.accounts[2]!), network: 'eip155:84532' as PaymentRequirements['network'] }
+    await expect(facilitator.verify(await signedPayment(accepted), accepted)).rejects.toThrow(/is on chain 8453, not 84532/)
+  })
+})
