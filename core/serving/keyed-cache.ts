@@ -18,6 +18,8 @@ export interface KeyedCache<V> {
   kept(key: string): { value: V } | undefined
   /** Whether `key` is kept (or loading), without touching it or counting a lookup. */
   has(key: string): boolean
+  /** The value kept for `key` once its load has settled, without touching it or counting a lookup. */
+  peek(key: string): { value: V } | undefined
   /** Keep `value` for `key` as a settled load (a value its writer handed over, read by nobody). */
   set(key: string, value: V): void
   delete(key: string): void
@@ -93,6 +95,10 @@ export function createKeyedCache<V>(maxEntries: number, name = 'keyed'): KeyedCa
       return value
     },
     has: (key) => entries.has(key),
+    peek(key) {
+      const cached = entries.peek(key)
+      return cached && settled.get(cached)
+    },
     set(key, value) {
       const kept = Promise.resolve(value)
       entries.set(key, kept)

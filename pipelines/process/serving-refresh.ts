@@ -168,7 +168,9 @@ export async function refreshServingState(
     })(),
     batch ? (touch.folding ?? foldBatch(ch, chainId, batch.fromBlock, at.watermark, touch.tradedPairs)) : Promise.resolve(new Set<string>()),
   ] as const)
-  const wallets = new Set([...(touch.wallets ?? []), ...folded])
+  // Every sender of the batch's swaps is named, not only the wallets its fold advanced (a swap
+  // that makes no leg still makes its sender a trader of the token: /agent/features' roster count).
+  const wallets = new Set([...(touch.wallets ?? []), ...folded, ...(batch ? touch.traders : [])])
   await at.blocksIn
 
   const change = (kind: string, key: string) => ({ chain_id: chainId, seq: version, kind, key, watermark: at.watermark, chain_time: at.chainTime })

@@ -80,14 +80,23 @@ interface Globals {
   roster: string
 }
 
-/** The roster's identity: its latest ingested (claimed_at, source). */
-async function rosterId(ch: FeaturesDeps['ch']): Promise<string> {
-  const [r] = await queryRows<{ roster: string }>(ch, 'SELECT toString(max((claimed_at, source))) AS roster FROM leaderboard_claims')
-  return r?.roster ?? ''
+/** The tracked roster: its identity, the latest ingested (claimed_at, source), and its wallets. */
+interface Roster {
+  id: string
+  wallets: Set<string>
+}
+
+async function latestRoster(ch: FeaturesDeps['ch']): Promise<Roster> {
+  const [r] = await queryRows<{ roster: string; wallets: string[] }>(
+    ch,
+    `WITH (SELECT max((claimed_at, source)) FROM leaderboard_claims) AS latest
+     SELECT toString(latest) AS roster, groupUniqArray(wallet) AS wallets FROM leaderboard_claims WHERE (claimed_at, source) = latest`,
+  )
+  return { id: r?.roster ?? '', wallets: new Set(r?.wallets ?? []) }
 }
 
 async function globalsOf(deps: FeaturesDeps, clocks: SocialClocks): Promise<Globals> {
-  return { corpus: clocks.corpus, clock: clocks.firehose, roster: await rosterId(deps.ch) }
+  return { corpus: clocks.corpus, clock: clocks.firehose, roster: (await latestRoster(deps.ch)).id }
 }
 
 /** What a token's row reads beyond its token, deployer and caller records. */
@@ -115,7 +124,9 @@ function readParts(deps: FeaturesDeps, token: string, t: TokenRecord | undefined
 function createKeptFeatures(deps: FeaturesDeps) {
   const chain = createKeyedCache<Pick<FeatureParts, 'liquidity' | 'roster'> & { rosterId: string }>(FEATURES_KEPT_TOKENS, 'features_chain')
   const social = tokenSocial(deps)
-  const rosterAt = oncePerVersion(() => rosterId(deps.ch))
+  const rosterAt = oncePerVersion(async () => (roster = await latestRoster(deps.ch)))
+  /** The roster last read (its wallets decide which changes can move a token's roster count). */
+  let roster: Roster | undefined
   const ahead = createRefreshAhead({
     recentMs: FEATURES_REFRESH_AHEAD_MS,
     concurrency: 2,
@@ -132,8 +143,17 @@ function createKeptFeatures(deps: FeaturesDeps) {
   })
   deps.tokens.onChanges((changes) => {
     if (changes === null) return chain.clear()
+    // A token's chain part outlives the changes that cannot move it: its launch pool's first
+    // liquidity is frozen once minted (only a reorg, which clears everything, takes it back), and
+    // its roster traders grow only when a roster wallet trades it (a batch names every wallet that
+    // traded in it). So a named token keeps its part when the part has its liquidity, was counted
+    // against the roster last read, and no roster wallet is named beside it. Before the first
+    // mint, or with a roster wallet trading, the part is read again.
+    const rosterTraded = !roster || changes.some((c) => c.kind === 'wallet' && roster!.wallets.has(c.key))
     for (const c of changes) {
       if (c.kind !== 'token') continue
+      const part = chain.peek(c.key)?.value
+      if (part && part.liquidity !== null && !rosterTraded && part.rosterId === roster!.id) continue
       chain.delete(c.key)
       ahead.dropped(c.key)
     }
@@ -144,8 +164,8 @@ function createKeptFeatures(deps: FeaturesDeps) {
   const keeper = {
     asked: ahead.asked,
     async globals(): Promise<Globals> {
-      const [clocks, id] = await Promise.all([social.clocks(), rosterAt(deps.watermarks.socialChainVersion(deps.tokens.chainId))])
-      return { corpus: clocks.corpus, clock: clocks.firehose, roster: id }
+      const [clocks, r] = await Promise.all([social.clocks(), rosterAt(deps.watermarks.socialChainVersion(deps.tokens.chainId))])
+      return { corpus: clocks.corpus, clock: clocks.firehose, roster: r.id }
     },
     async parts(token: string, t: TokenRecord | undefined, g: Globals): Promise<FeatureParts> {
       const [c, mentions, rooms] = await Promise.all([
