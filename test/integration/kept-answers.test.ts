@@ -250,6 +250,8 @@ describe('verdict signals kept per token', () => {
 
     /** The batches since `served` and their changes of the asked tokens, once the background reads are done. */
     const ingestAndSettle = async (served: number) => {
+      // Counted from before the batches: their background reads may be done by the time they are counted.
+      const before = { ...reads }
       await env.ingestThrough(served + 150)
       await env.api.deps.tokens.sync()
       const [changes] = await queryRows<{ n: string; batches: string }>(
@@ -258,7 +260,6 @@ describe('verdict signals kept per token', () => {
          WHERE chain_id = 4663 AND kind = 'token' AND key IN {tokens:Array(String)} AND watermark > {served:UInt64}`,
         { tokens: [...records.keys()], served },
       )
-      const before = { ...reads }
       const n = Number(changes!.n)
       await until('the background reads done', async () => {
         const at = reads.verdict + reads.features
