@@ -5,6 +5,7 @@ import { x402Client } from '@x402/fetch'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import { localFacilitator } from '../../api/access/x402/local-facilitator.ts'
+import { localFacilitatorInWorker } from '../../api/access/x402/facilitator-in-worker.ts'
 import { usdToAtomic } from '../../api/catalog/pricing.ts'
 import { createLogger } from '../../core/logger.ts'
 import { PAYMENT_NETWORK, USDC_EIP712, X402_SCHEME } from '../../core/payment-terms.ts'
@@ -79,6 +80,33 @@ describe('the local facilitator on the payments chain', () => {
     // Without the kept answer: twice verifying and twice settling, each payment (8 in all).
     expect(count('eth_getCode', chain.signer(1).address)).toBe(1)
     expect(count('eth_sendTransaction')).toBe(2)
+  })
+
+  it("in its worker threads, from a private key's account, settles payments made side by side, each once, and a send that fails takes no nonce from the next", { timeout: 120_000 }, async () => {
+    const settler = chain.signer(9)
+    const key = `0x${Buffer.from(settler.getHdKey().privateKey!).toString('hex')}` as const
+    const facilitator = localFacilitatorInWorker({ rpcUrl: chain.node.rpcUrl, network: PAYMENT_NETWORK, privateKey: key, logLevel: 'silent' })
+    const payTo = chain.node.accounts[3]!
+    const accepted = requirementsTo(payTo)
+    const before = await chain.balanceOf(payTo)
+    const payments = await Promise.all(Array.from({ length: 6 }, () => signedPayment(accepted)))
+    const verified = await Promise.all(payments.map((p) => facilitator.verify(p, accepted)))
+    expect(verified.map((v) => v.isValid)).toEqual(payments.map(() => true))
+    const settled = await Promise.all(payments.map((p) => facilitator.settle(p, accepted)))
+    expect(settled.map((s) => s.errorReason ?? 'settled')).toEqual(payments.map(() => 'settled'))
+    expect(new Set(settled.map((s) => s.transaction)).size).toBe(payments.length)
+    for (const s of settled) {
+      const tx = await chain.node.client.getTransaction({ hash: s.transaction as `0x${string}` })
+      expect(tx.from.toLowerCase()).toBe(settler.address.toLowerCase())
+    }
+    expect(await chain.balanceOf(payTo)).toBe(before + BigInt(payments.length) * BigInt(PRICE_ATOMIC))
+    // A send that fails (an authorization already used: its transfer reverts) takes no nonce from the next.
+    const again = await facilitator.settle(payments[0]!, accepted)
+    expect(again.success).toBe(false)
+    const next = await signedPayment(accepted)
+    const after = await facilitator.settle(next, accepted)
+    expect(after.success, after.errorReason).toBe(true)
+    expect(await chain.balanceOf(payTo)).toBe(before + BigInt(payments.length + 1) * BigInt(PRICE_ATOMIC))
   })
 
   it('refuses to run against a node on another chain than its network names, saying which', { timeout: 60_000 }, async () => {

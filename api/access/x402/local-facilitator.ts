@@ -6,6 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { Logger } from '../../../core/logger.ts'
 import type { Facilitator } from './facilitator.ts'
 import { recentCode } from './recent-code.ts'
+import { keyedSerializer } from '../../../core/serialized.ts'
 
 /** How long a payer's code, once read, is taken as known (./recent-code.ts says why that is safe). */
 const CODE_KEPT_MS = 5_000
@@ -20,6 +21,7 @@ const CODE_KEPT_ADDRESSES = 10_000
  */
 export function localFacilitator(rpcUrl: string, network: string, privateKey: Hex | undefined, logger: Logger): Facilitator {
   let ready: Promise<x402Facilitator> | undefined
+  const sends = keyedSerializer()
   const build = async () => {
     const chainId = Number(network.split(':')[1])
     const chain = defineChain({
@@ -46,14 +48,20 @@ export function localFacilitator(rpcUrl: string, network: string, privateKey: He
     if (nodeChainId !== chainId) throw new Error(`the node at ${rpcUrl} is on chain ${nodeChainId}, not ${chainId} (${network})`)
     const sendOn = typeof account === 'string' ? { chain: null } : {}
     const wallet = createWalletClient({ chain, transport, account })
+    // A local key's send reads its nonce from the chain (the pending count) and signs with it, so
+    // two at once take the same nonce and one fails: its sends go one at a time (each returns
+    // once the node has the transaction; receipts are awaited side by side). A nonce counted
+    // here instead would skip one for good when a send fails after taking it. The node assigns
+    // the nonces of an account it signs for as each send arrives.
+    const inTurn = typeof account === 'string' ? <T>(send: () => Promise<T>) => send() : <T>(send: () => Promise<T>) => sends(address, send)
     const getCode = recentCode((args) => publicClient.getCode(args), CODE_KEPT_MS, CODE_KEPT_ADDRESSES)
     const signer = toFacilitatorEvmSigner(
       {
         address,
         readContract: (args) => publicClient.readContract(args as never),
         verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
-        writeContract: (args) => wallet.writeContract({ ...args, ...sendOn } as never),
-        sendTransaction: (args) => wallet.sendTransaction({ ...args, ...sendOn } as never),
+        writeContract: (args) => inTurn(() => wallet.writeContract({ ...args, ...sendOn } as never)),
+        sendTransaction: (args) => inTurn(() => wallet.sendTransaction({ ...args, ...sendOn } as never)),
         waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
         getCode,
       },
