@@ -161,6 +161,31 @@ export function formatWaits(buckets: WaitBuckets, what = 'queries', none = 'not 
   return measured.map(([key, list]) => `${key} ${list.at(-1)!.n} ${what}, p50 ${bound(list, 0.5)}, p99 ${bound(list, 0.99)}`).join('; ')
 }
 
+/** A counter's values per value of one label, from a /metrics text, where its other labels match `where`. */
+export function counterBy(metricsText: string, metric: string, by: string, where: Record<string, string> = {}): Map<string, number> {
+  const out = new Map<string, number>()
+  // Greedy to the last brace: a path label has braces of its own (`/verdict/{token}`).
+  for (const m of metricsText.matchAll(new RegExp(`^${metric}\\{(.*)\\} (\\S+)$`, 'gm'))) {
+    const labels = labelsOf(m[1]!)
+    if (Object.entries(where).some(([k, v]) => labels[k] !== v)) continue
+    out.set(labels[by]!, (out.get(labels[by]!) ?? 0) + Number(m[2]))
+  }
+  return out
+}
+
+/**
+ * The API's engine statements between two /metrics texts, by path (svc_engine_statements_total
+ * and svc_engine_seconds_total of consumer api), most first: what still reaches the engine.
+ */
+export function apiStatementsBetween(before: string, after: string): string {
+  const counts = (text: string) => counterBy(text, 'svc_engine_statements_total', 'step', { consumer: 'api' })
+  const seconds = (text: string) => counterBy(text, 'svc_engine_seconds_total', 'step', { consumer: 'api' })
+  const [n0, n1, s0, s1] = [counts(before), counts(after), seconds(before), seconds(after)]
+  const rows = [...n1].map(([step, n]) => ({ step, n: n - (n0.get(step) ?? 0), s: (s1.get(step) ?? 0) - (s0.get(step) ?? 0) })).filter((r) => r.n > 0)
+  if (rows.length === 0) return 'none'
+  return rows.sort((a, b) => b.n - a.n).map((r) => `${r.step} ${r.n} (${Math.round((r.s * 1000) / r.n)} ms each)`).join(', ')
+}
+
 /** The wait histogram of a /metrics text, formatted. */
 export const engineWaits = (metricsText: string) => formatWaits(waitBuckets(metricsText))
 

@@ -6,6 +6,7 @@ import { x402Client } from '@x402/fetch'
 import { privateKeyToAccount } from 'viem/accounts'
 import { PAYMENT_NETWORK } from '../core/payment-terms.ts'
 import type { ClassFigures, LoadClass, LoadPlan, LoadReport } from './load-plan.ts'
+import { apiStatementsBetween } from './live-service.ts'
 
 /**
  * The load bench's load process (`bench/load.bench.ts` starts it): it drives the service from
@@ -145,5 +146,8 @@ for (const c of plan.classes) {
   alone.push(figures(c.name, await autocannon(optionsOf(c, plan.base))))
 }
 for (const c of plan.classes) if (c.x402) await signFor(c, plan.base)
+const metrics = async () => (await fetch(`${plan.base}/metrics`)).text()
+const beforeMix = await metrics()
 const mix = (await Promise.all(plan.classes.map((c) => autocannon(optionsOf(c, plan.base))))).map((r, i) => figures(plan.classes[i]!.name, r))
-console.log(JSON.stringify({ bare, bareFixed, first, alone, mix } satisfies LoadReport))
+const mixEngine = apiStatementsBetween(beforeMix, await metrics())
+console.log(JSON.stringify({ bare, bareFixed, first, alone, mix, mixEngine } satisfies LoadReport))

@@ -57,4 +57,6 @@ export interface LoadReport {
   first: Array<ClassFigures | null>
   alone: ClassFigures[]
   mix: ClassFigures[]
+  /** The API's engine statements while all classes ran at once, by path (what still reaches the engine). */
+  mixEngine: string
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { engineWaits, formatWaits, waitBuckets, waitsBetween } from '../../bench/live-service.ts'
+import { apiStatementsBetween, engineWaits, formatWaits, waitBuckets, waitsBetween } from '../../bench/live-service.ts'
 import { createMetrics } from '../../core/metrics.ts'
 
 describe('the load bench reads the engine wait histogram', () => {
@@ -42,5 +42,22 @@ describe('the long-poll bench reads the service side of its answers', () => {
     )
     // The engine's wait histogram is not read as the long poll's, nor the other way round.
     expect(formatWaits(waitBuckets(text), 'queries', 'none')).toBe('none')
+  })
+})
+
+describe("the load bench reads what the API's requests sent to the engine during the mix", () => {
+  it('by path, counted between two readings, the API consumer only, most first, with the mean time each', async () => {
+    const m = createMetrics({ processMetrics: false })
+    const sent = (consumer: string, step: string, n: number, seconds: number) => {
+      m.engineStatements.inc({ consumer, step }, n)
+      m.engineSeconds.inc({ consumer, step }, seconds)
+    }
+    sent('api', '/verdict/{token}', 2, 0.1)
+    const before = await m.registry.metrics()
+    expect(apiStatementsBetween(before, before)).toBe('none')
+    sent('api', '/verdict/{token}', 4, 0.2)
+    sent('api', '/feed/new', 6, 0.06)
+    sent('pipeline', 'fifo', 50, 5)
+    expect(apiStatementsBetween(before, await m.registry.metrics())).toBe('/feed/new 6 (10 ms each), /verdict/{token} 4 (50 ms each)')
   })
 })
