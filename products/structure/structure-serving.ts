@@ -136,6 +136,10 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
       if (c.kind === 'token') dropChanged(c.key)
       else if (c.kind === 'wallet') for (const token of [...(byWallet.get(c.key) ?? [])]) dropChanged(token)
     }
+    // The new served block's window read now, before the first request at that block asks for it
+    // (every answer given at the block splices it in), while answers are kept to give.
+    const served = tokens.measuredThrough()
+    if (kept.size > 0 && served !== null) windowOf(served).catch(() => {})
   })
 
   /** The window ending at the served block: read once per batch, whatever the number of tokens. */

@@ -4,6 +4,8 @@ import { structureReport, type StructureAnswer } from '../../products/structure/
 import { structureAnswer } from '../../products/structure/structure-serving.ts'
 import { ConstructedWorld, ingestWorld, weth } from '../setup/constructed-world.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
+import { until } from '../setup/until.ts'
+import { watchedEngine } from '../setup/watched-engine.ts'
 
 /**
  * /structure answers are kept per token and only their window is read anew while the window
@@ -15,8 +17,16 @@ let env: Embedded
 const T0 = 1_760_100_000
 const HOUR = 3600
 
+/** The API's deps with a keeper of its own (kept per token serving object) whose window reads (block_times) are counted. */
+let deps: Embedded['api']['deps']
+let windowReads = 0
+
 beforeAll(async () => {
   env = await startEmbedded({ PIPELINE_BATCH_BLOCKS: '4' }, { social: false })
+  const counted = watchedEngine(env.api.deps.ch, 'query', (args) => {
+    if (args.query.includes('block_times')) windowReads++
+  })
+  deps = { ...env.api.deps, ch: counted, tokens: Object.create(env.api.deps.tokens) as typeof env.api.deps.tokens }
 }, 120_000)
 afterAll(async () => env?.close())
 
@@ -31,7 +41,7 @@ const ingest = (w: ConstructedWorld) =>
 async function keptAndFresh(token: string): Promise<{ kept: StructureAnswer; fresh: StructureAnswer }> {
   await env.api.deps.tokens.sync()
   const served = env.api.deps.tokens.measuredThrough()!
-  const kept = await structureAnswer(env.api.deps, 4663, token, served)
+  const kept = await structureAnswer(deps, 4663, token, served)
   return { kept, fresh: await structureReport(env.rt.ch, 4663, token, served) }
 }
 
@@ -44,7 +54,7 @@ function quietHours(w: ConstructedWorld, hours: number, busy: string, from: stri
 }
 
 describe('/structure kept per token', () => {
-  it('equals a fresh computation while the window slides, when a transfer leaves it, when the token moves, and after a reorg', { timeout: 240_000 }, async () => {
+  it('equals a fresh computation while the window slides (each served block\'s window read before anyone asks), when a transfer leaves it, when the token moves, and after a reorg', { timeout: 240_000 }, async () => {
     const w = new ConstructedWorld(0, T0, 'a5')
     const busyDeployer = w.address('de9b')
     w.block(HOUR)
@@ -70,9 +80,14 @@ describe('/structure kept per token', () => {
 
     // Ten quiet hours: the kept answer is spliced with the new window, never recomputed.
     quietHours(w, 10, busy, busyDeployer)
+    const readsBefore = windowReads
     await ingest(w)
+    // The new served block's window is read once its batch is applied, before anyone asks.
+    await until('the served block\'s window read ahead', () => (windowReads > readsBefore ? true : undefined), 10_000)
+    const readAhead = windowReads
     const before = cacheLookupCounts('structure_kept')
     const sliding = await keptAndFresh(token)
+    expect(windowReads).toBe(readAhead)
     expect(sliding.kept).toEqual(sliding.fresh)
     expect(sliding.kept.data.window.to_block).toBeGreaterThan(first.kept.data.window.to_block)
     expect(cacheLookupCounts('structure_kept').hit - before.hit).toBe(1)
