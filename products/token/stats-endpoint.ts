@@ -39,7 +39,9 @@ interface Row {
   traders: string
 }
 
-export const statsEndpoint = defineEndpoint<Uses<'cache' | 'ch' | 'tokens' | 'watermarks'>>()({
+type StatsDeps = Uses<'cache' | 'ch' | 'tokens' | 'watermarks'>
+
+export const statsEndpoint = defineEndpoint<StatsDeps>()({
   method: 'GET',
   path: '/stats',
   summary: 'Service statistics',
@@ -49,34 +51,59 @@ export const statsEndpoint = defineEndpoint<Uses<'cache' | 'ch' | 'tokens' | 'wa
   access: { kind: 'free' },
   tool: { name: 'svc_stats' },
   async handler({ deps }) {
-    const chains = await Promise.all(
-      CHAINS.map((chain) =>
-        deps.cache.get(`stats:${chain}`, deps.watermarks.version(chain), async () => {
-          const [[r], totals] = await Promise.all([queryRows<Row>(deps.ch, sqlFile(new URL('./chain-stats.sql', import.meta.url)), { chain }), deps.tokens.totals()])
-          const blocks = Number(r!.blocks_indexed)
-          return {
-            chain_id: chain,
-            measured_through_block: deps.watermarks.get(chain),
-            last_block_time: blocks > 0 ? r!.last_block_time : null,
-            blocks_indexed: blocks,
-            tokens_launched: Number(r!.tokens_launched),
-            tokens_traded: Number(r!.tokens_traded),
-            pools: Number(r!.pools),
-            swaps: Number(r!.swaps),
-            transfers: Number(r!.transfers),
-            weth_volume_wei: r!.weth_volume,
-            unique_traders: Number(r!.traders),
-            launches: totals.launched,
-            real_tokens: totals.real,
-            dead_tokens: totals.dead,
-            deployers: totals.deployers,
-          }
-        }),
-      ),
-    )
+    readAhead(deps)
+    const chains = await Promise.all(CHAINS.map((chain) => chainTotals(deps, chain)))
     // Made, and written to JSON, once per pair of chain totals (each kept per watermark).
     return { data: keptStats.get('stats', chains, () => renderOnce({ chains })) }
   },
 })
 
 const keptStats = new KeptByInputs<{ chains: Array<z.infer<typeof ChainTotals>> }>(1)
+
+/** A chain's totals, read once per served batch of the chain (kept per watermark). */
+function chainTotals(deps: StatsDeps, chain: (typeof CHAINS)[number]) {
+  return deps.cache.get(`stats:${chain}`, deps.watermarks.version(chain), async () => {
+    const [[r], totals] = await Promise.all([queryRows<Row>(deps.ch, sqlFile(new URL('./chain-stats.sql', import.meta.url)), { chain }), deps.tokens.totals()])
+    const blocks = Number(r!.blocks_indexed)
+    return {
+      chain_id: chain,
+      measured_through_block: deps.watermarks.get(chain),
+      last_block_time: blocks > 0 ? r!.last_block_time : null,
+      blocks_indexed: blocks,
+      tokens_launched: Number(r!.tokens_launched),
+      tokens_traded: Number(r!.tokens_traded),
+      pools: Number(r!.pools),
+      swaps: Number(r!.swaps),
+      transfers: Number(r!.transfers),
+      weth_volume_wei: r!.weth_volume,
+      unique_traders: Number(r!.traders),
+      launches: totals.launched,
+      real_tokens: totals.real,
+      dead_tokens: totals.dead,
+      deployers: totals.deployers,
+    }
+  })
+}
+
+/** A chain whose /stats were asked within this long has its totals read as soon as it advances. */
+const STATS_READ_AHEAD_MS = 120_000
+
+/** When /stats was last asked, per API (its watermarks). */
+const askedAt = new WeakMap<StatsDeps['watermarks'], { at: number }>()
+
+/**
+ * The totals of a batch read when the chain advances, while /stats is asked, so the first
+ * request after a batch does not wait on the engine (it joins the read, or finds it done).
+ */
+function readAhead(deps: StatsDeps): void {
+  let asked = askedAt.get(deps.watermarks)
+  if (!asked) {
+    const entry = { at: 0 }
+    askedAt.set(deps.watermarks, (asked = entry))
+    deps.watermarks.onAdvance((source) => {
+      const chain = CHAINS.find((c) => c === source)
+      if (chain !== undefined && performance.now() - entry.at < STATS_READ_AHEAD_MS) chainTotals(deps, chain).catch(() => {})
+    })
+  }
+  asked.at = performance.now()
+}

@@ -224,6 +224,24 @@ describe('verdict signals kept per token', () => {
     expect(compared).toBe(true)
   })
 
+  it('/stats, while it is asked, is read as soon as its chain advances: the first request after a batch waits on no read of its own', async () => {
+    let reads = 0
+    const counted = watchedEngine(env.api.deps.ch, 'query', (args) => {
+      if (args.query.includes('chain_totals')) reads++
+    })
+    // A keeper of its own (followers are kept per watermarks object) whose reads are counted.
+    const deps = { ...env.api.deps, ch: counted, watermarks: Object.create(env.api.deps.watermarks) as typeof env.api.deps.watermarks }
+    const stats = () => statsEndpoint.handler!({ deps } as never) as Promise<{ data: { chains: Array<{ measured_through_block: number | null }> } }>
+    await stats()
+    for (let i = 0; i < 3; i++) {
+      await env.ingestThrough(env.api.watermarks.get(4663)! + 10)
+      const before = reads
+      const { data } = await stats()
+      expect(reads).toBe(before)
+      expect(data.chains[0]!.measured_through_block).toBe(env.api.watermarks.get(4663))
+    }
+  })
+
   it('the asked tokens a batch changes are read again together, before anyone asks: about one read per batch, not one per token; a feature row\'s chain part only when the batch can move it', { timeout: 300_000 }, async () => {
     // The chain part of a verdict reads pool_providers, that of a feature row pool_first_mint.
     const reads = { verdict: 0, features: 0 }
