@@ -14,7 +14,7 @@ import { KeptByInputs } from '../../core/serving/kept-by-inputs.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
 import { createRefreshAhead, REFRESH_BATCH_KEYS } from '../../core/serving/refresh-ahead.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
-import { oncePerVersion } from '../../core/serving/once-per-version.ts'
+import { readAheadPerVersion } from '../../core/serving/read-ahead-on-advance.ts'
 import { readClocks, tokenSocial, type SocialClocks } from '../social/token-social.ts'
 
 /**
@@ -124,7 +124,7 @@ function readParts(deps: FeaturesDeps, token: string, t: TokenRecord | undefined
 function createKeptFeatures(deps: FeaturesDeps) {
   const chain = createKeyedCache<Pick<FeatureParts, 'liquidity' | 'roster'> & { rosterId: string }>(FEATURES_KEPT_TOKENS, 'features_chain')
   const social = tokenSocial(deps)
-  const rosterAt = oncePerVersion(async () => (roster = await latestRoster(deps.ch)))
+  const rosterNow = readAheadPerVersion(deps.watermarks, () => deps.watermarks.socialChainVersion(deps.tokens.chainId), async () => (roster = await latestRoster(deps.ch)))
   /** The roster last read (its wallets decide which changes can move a token's roster count). */
   let roster: Roster | undefined
   const ahead = createRefreshAhead({
@@ -164,7 +164,7 @@ function createKeptFeatures(deps: FeaturesDeps) {
   const keeper = {
     asked: ahead.asked,
     async globals(): Promise<Globals> {
-      const [clocks, r] = await Promise.all([social.clocks(), rosterAt(deps.watermarks.socialChainVersion(deps.tokens.chainId))])
+      const [clocks, r] = await Promise.all([social.clocks(), rosterNow()])
       return { corpus: clocks.corpus, clock: clocks.firehose, roster: r.id }
     },
     async parts(token: string, t: TokenRecord | undefined, g: Globals): Promise<FeatureParts> {

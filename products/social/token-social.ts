@@ -2,7 +2,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import type { RoomRecord } from './room-lead.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
-import { oncePerVersion } from '../../core/serving/once-per-version.ts'
+import { readAheadPerVersion } from '../../core/serving/read-ahead-on-advance.ts'
 import { firstMentions, hourOf, mentionSummary, tgRecords, type MentionSummary } from './social-queries.ts'
 
 /** Tokens whose social parts are kept, per part (least recently used dropped first). */
@@ -56,7 +56,8 @@ function createTokenSocial(deps: Deps): TokenSocial {
       } else if (c.kind === 'sighting') rooms.delete(c.key)
     }
   })
-  const clocksAt = oncePerVersion(() => readClocks(deps.ch))
+  // Every row of /agent/features and every first-call answer reads them: read as soon as the data moves.
+  const clocksNow = readAheadPerVersion(deps.watermarks, () => deps.watermarks.socialChainVersion(4663), () => readClocks(deps.ch))
   const present = <V>(m: Map<string, V | null>) => new Map([...m].filter((e): e is [string, V] => e[1] !== null))
   return {
     async rooms(tokens) {
@@ -69,7 +70,7 @@ function createTokenSocial(deps: Deps): TokenSocial {
     },
     async clocks() {
       await deps.social.sync()
-      return clocksAt(deps.watermarks.socialChainVersion(4663))
+      return clocksNow()
     },
     async mentionSummary(token, clock) {
       await deps.social.sync()

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { KeptByInputs } from '../../core/serving/kept-by-inputs.ts'
+import { readAheadWhileAsked } from '../../core/serving/read-ahead-on-advance.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
@@ -85,25 +86,18 @@ function chainTotals(deps: StatsDeps, chain: (typeof CHAINS)[number]) {
   })
 }
 
-/** A chain whose /stats were asked within this long has its totals read as soon as it advances. */
-const STATS_READ_AHEAD_MS = 120_000
+/** Per API (its watermarks): a chain's totals read as soon as it advances while /stats is asked. */
+const following = new WeakMap<StatsDeps['watermarks'], { asked(): void }>()
 
-/** When /stats was last asked, per API (its watermarks). */
-const askedAt = new WeakMap<StatsDeps['watermarks'], { at: number }>()
-
-/**
- * The totals of a batch read when the chain advances, while /stats is asked, so the first
- * request after a batch does not wait on the engine (it joins the read, or finds it done).
- */
+/** The first request after a batch joins the read of its totals, or finds it done. */
 function readAhead(deps: StatsDeps): void {
-  let asked = askedAt.get(deps.watermarks)
-  if (!asked) {
-    const entry = { at: 0 }
-    askedAt.set(deps.watermarks, (asked = entry))
-    deps.watermarks.onAdvance((source) => {
+  let ahead = following.get(deps.watermarks)
+  if (!ahead) {
+    ahead = readAheadWhileAsked(deps.watermarks, (source) => {
       const chain = CHAINS.find((c) => c === source)
-      if (chain !== undefined && performance.now() - entry.at < STATS_READ_AHEAD_MS) chainTotals(deps, chain).catch(() => {})
+      if (chain !== undefined) chainTotals(deps, chain).catch(() => {})
     })
+    following.set(deps.watermarks, ahead)
   }
-  asked.at = performance.now()
+  ahead.asked()
 }

@@ -242,6 +242,45 @@ describe('verdict signals kept per token', () => {
     }
   })
 
+  it('/agent/features, while asked, has its clocks and roster read as soon as the data moves: the first ask after a batch reads neither', async () => {
+    // Reads started at an advance (the read ahead), and the others (a request's own).
+    let reads = 0
+    let ownReads = 0
+    let inAdvance = false
+    const counted = watchedEngine(env.api.deps.ch, 'query', (args) => {
+      if (!args.query.includes('max(hour)') && !args.query.includes('max((claimed_at, source))')) return
+      if (inAdvance) reads++
+      else ownReads++
+    })
+    const watermarks = Object.create(env.api.deps.watermarks) as typeof env.api.deps.watermarks
+    watermarks.onAdvance = (listener) =>
+      env.api.deps.watermarks.onAdvance((source) => {
+        inAdvance = true
+        try {
+          listener(source)
+        } finally {
+          inAdvance = false
+        }
+      })
+    // Keepers of their own (kept per token and social serving objects) whose reads are counted.
+    const deps = {
+      ...env.api.deps, ch: counted, watermarks,
+      tokens: Object.create(env.api.deps.tokens) as typeof env.api.deps.tokens, social: Object.create(env.api.deps.social) as typeof env.api.deps.social,
+    }
+    await env.ingestThrough(Math.max(env.api.watermarks.get(4663) ?? 0, 300))
+    const [token] = await launchedTokens(1)
+    await agentFeatures(deps, token!)
+    expect(ownReads).toBeGreaterThanOrEqual(2) // the first ask reads both
+    for (let i = 0; i < 3; i++) {
+      const [ahead, own] = [reads, ownReads]
+      await env.ingestThrough(env.api.watermarks.get(4663)! + 10)
+      expect(reads).toBeGreaterThan(ahead) // read at the advances
+      const row = await agentFeatures(deps, token!)
+      expect(ownReads).toBe(own)
+      expect(row.measured_through_block).toBe(env.api.deps.tokens.measuredThrough())
+    }
+  })
+
   it('the asked tokens a batch changes are read again together, before anyone asks: about one read per batch, not one per token; a feature row\'s chain part only when the batch can move it', { timeout: 300_000 }, async () => {
     // The chain part of a verdict reads pool_providers, that of a feature row pool_first_mint.
     const reads = { verdict: 0, features: 0 }
