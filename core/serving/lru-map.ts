@@ -51,6 +51,11 @@ export class LruMap<V> {
     this.entries.clear()
   }
 
+  /** The values, least recently used first (not counted as uses). */
+  *values(): IterableIterator<V> {
+    for (const e of this.entries.values()) yield e.value
+  }
+
   get size(): number {
     return this.entries.size
   }

@@ -5,6 +5,8 @@ import type { Logger } from '../../core/logger.ts'
 import { createLateChanges, LATE_CHANGES_WINDOW_US } from '../../core/serving/late-changes.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
 import type { Watermarks } from '../../core/serving/watermarks.ts'
+import { readAheadWhileAsked } from '../../core/serving/read-ahead-on-advance.ts'
+import { LruMap } from '../../core/serving/lru-map.ts'
 
 export type { CallerRecord }
 
@@ -52,7 +54,8 @@ export interface SocialServing {
   /** Mirrored records of another chain by score, then handle: read once per data version. */
   mirrors(chain: 'solana' | 'base'): Promise<MirrorRecord[]>
   /** Calls of callers passing `filter`, first captured at or after `since`, in capture order, at most `cap`. */
-  signalCalls(filter: SignalFilter, since: number, cap: number): Promise<SignalCall[]>
+  /** `asked` false: read ahead, not for a caller (the filter is not remembered as asked). */
+  signalCalls(filter: SignalFilter, since: number, cap: number, asked?: boolean): Promise<SignalCall[]>
   /** Catch up with the pipeline: drop the cached keys changed since the last sync. */
   sync(): Promise<void>
   /**
@@ -75,6 +78,8 @@ export interface SocialChange {
  * version, the change log is read at least this often (a range read at the end of its key).
  */
 const SYNC_EVERY_MS = 1_000
+/** Signal filters whose lists are merged again as soon as the data moves (the most recently asked). */
+const SIGNAL_FILTERS_READ_AHEAD = 8
 /** More changes than this since the last sync (a rebuild): drop every cached key instead. */
 const MAX_CHANGES_PER_SYNC = 20_000
 /** Keys per IN list. */
@@ -186,6 +191,14 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
     return ready().then(() => perVersion.get(key, load) as Promise<T>)
   }
 
+  // The signal lists asked lately (a few filters: what pollers of /signals/calls follow), merged
+  // again when the data they are read from moves, so the first poll after it reads nothing.
+  const askedFilters = new LruMap<SignalFilter>(SIGNAL_FILTERS_READ_AHEAD)
+  const signalsAhead = readAheadWhileAsked(watermarks, (source) => {
+    if (source !== 4663 && source !== 'social') return
+    for (const f of askedFilters.values()) serving.signalCalls(f, 0, 0, false).catch(() => {})
+  })
+
   const serving: SocialServing = {
     async caller(handle) {
       return (await serving.callers([handle])).get(handle)
@@ -263,8 +276,13 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
      * kept per author (read from `calls` by its (author, token) key, dropped when the mentions
      * writer names the author), merged in capture order once per version and filter.
      */
-    async signalCalls(f, since, cap) {
-      const merged = await oncePerVersion(`signal-calls:${f.minGraded}:${f.minEarlyRate}:${f.minRankScore}:${f.includeCoordinated}`, async () => {
+    async signalCalls(f, since, cap, asked = true) {
+      const key = `signal-calls:${f.minGraded}:${f.minEarlyRate}:${f.minRankScore}:${f.includeCoordinated}`
+      if (asked) {
+        signalsAhead.asked()
+        if (askedFilters.get(key) === undefined) askedFilters.set(key, f)
+      }
+      const merged = await oncePerVersion(key, async () => {
         const eligible = (await serving.ranked())
           .filter((r) => r.graded >= f.minGraded && r.earlyRate >= f.minEarlyRate && (r.score ?? 0) / 100 >= f.minRankScore && (f.includeCoordinated || r.cluster === null))
           .map((r) => r.handle)

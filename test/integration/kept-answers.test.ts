@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import { verdictSignals } from '../../products/verdict/verdict-signals.ts'
@@ -13,6 +14,7 @@ import { TOPICS } from '../../core/bus/topics.ts'
 import { claimRow } from '../../products/wallet/leaderboard-claim.ts'
 import type { BusRecord } from '../../core/bus/types.ts'
 import { watchedEngine } from '../setup/watched-engine.ts'
+import { createSocialServing } from '../../products/social/social-serving.ts'
 
 /**
  * The verdict's signals and the agent feature rows are kept per token in the API
@@ -56,6 +58,25 @@ const FILTERS = [
   { minGraded: 4, minEarlyRate: 0.5, minRankScore: 0.3, includeCoordinated: false },
   { minGraded: 0, minEarlyRate: 0, minRankScore: 0, includeCoordinated: true },
 ]
+
+/**
+ * The engine and watermarks of a keeper under test: its reads matching `counts` told apart by
+ * who started them: an advance of the watermarks (a read ahead: `ahead`), or anything else (a
+ * request's own: `own`), told by the async context the listener ran in.
+ */
+function readsByAdvance(counts: (query: string) => boolean) {
+  const reads = { ahead: 0, own: 0, ch: env.api.deps.ch, watermarks: env.api.deps.watermarks }
+  // What a listener starts, through every await after it, runs in this context.
+  const advancing = new AsyncLocalStorage<true>()
+  reads.ch = watchedEngine(env.api.deps.ch, 'query', (args) => {
+    if (!counts(args.query)) return
+    if (advancing.getStore()) reads.ahead++
+    else reads.own++
+  })
+  reads.watermarks = Object.create(env.api.deps.watermarks) as typeof env.api.deps.watermarks
+  reads.watermarks.onAdvance = (listener) => env.api.deps.watermarks.onAdvance((source) => advancing.run(true, () => listener(source)))
+  return reads
+}
 
 /** The measured callers' calls as one statement computes them: the reference for the kept merge. */
 async function freshSignalCalls(f: (typeof FILTERS)[number]) {
@@ -243,41 +264,45 @@ describe('verdict signals kept per token', () => {
   })
 
   it('/agent/features, while asked, has its clocks and roster read as soon as the data moves: the first ask after a batch reads neither', async () => {
-    // Reads started at an advance (the read ahead), and the others (a request's own).
-    let reads = 0
-    let ownReads = 0
-    let inAdvance = false
-    const counted = watchedEngine(env.api.deps.ch, 'query', (args) => {
-      if (!args.query.includes('max(hour)') && !args.query.includes('max((claimed_at, source))')) return
-      if (inAdvance) reads++
-      else ownReads++
-    })
-    const watermarks = Object.create(env.api.deps.watermarks) as typeof env.api.deps.watermarks
-    watermarks.onAdvance = (listener) =>
-      env.api.deps.watermarks.onAdvance((source) => {
-        inAdvance = true
-        try {
-          listener(source)
-        } finally {
-          inAdvance = false
-        }
-      })
+    const reads = readsByAdvance((query) => query.includes('max(hour)') || query.includes('max((claimed_at, source))'))
     // Keepers of their own (kept per token and social serving objects) whose reads are counted.
     const deps = {
-      ...env.api.deps, ch: counted, watermarks,
+      ...env.api.deps, ch: reads.ch, watermarks: reads.watermarks,
       tokens: Object.create(env.api.deps.tokens) as typeof env.api.deps.tokens, social: Object.create(env.api.deps.social) as typeof env.api.deps.social,
     }
     await env.ingestThrough(Math.max(env.api.watermarks.get(4663) ?? 0, 300))
     const [token] = await launchedTokens(1)
     await agentFeatures(deps, token!)
-    expect(ownReads).toBeGreaterThanOrEqual(2) // the first ask reads both
+    expect(reads.own).toBeGreaterThanOrEqual(2) // the first ask reads both
     for (let i = 0; i < 3; i++) {
-      const [ahead, own] = [reads, ownReads]
+      const [ahead, own] = [reads.ahead, reads.own]
       await env.ingestThrough(env.api.watermarks.get(4663)! + 10)
-      expect(reads).toBeGreaterThan(ahead) // read at the advances
+      expect(reads.ahead).toBeGreaterThan(ahead) // read at the advances
       const row = await agentFeatures(deps, token!)
-      expect(ownReads).toBe(own)
+      expect(reads.own).toBe(own)
       expect(row.measured_through_block).toBe(env.api.deps.tokens.measuredThrough())
+    }
+  })
+
+  it('/signals/calls, while asked, has its lists merged again as soon as the data moves: the first poll after a batch reads nothing', async () => {
+    const reads = readsByAdvance((query) => /caller_state|caller_changes|FROM calls/.test(query))
+    // A social serving of its own, over the same engine, whose reads are counted.
+    const social = createSocialServing({ ch: reads.ch, watermarks: reads.watermarks, logger: env.api.deps.logger, maxEntries: 1_000 })
+    await env.ingestThrough(Math.max(env.api.watermarks.get(4663) ?? 0, 300))
+    const first = await social.signalCalls(FILTERS[0]!, 0, 1_000_000)
+    expect(reads.own).toBeGreaterThan(0)
+    for (let i = 0; i < 3; i++) {
+      const [ahead, own] = [reads.ahead, reads.own]
+      await env.ingestThrough(env.api.watermarks.get(4663)! + 10)
+      await until('the read ahead done', async () => {
+        const at = reads.ahead
+        await new Promise((r) => setTimeout(r, 100))
+        return reads.ahead > ahead && reads.ahead === at ? true : undefined
+      })
+      const calls = await social.signalCalls(FILTERS[0]!, 0, 1_000_000)
+      expect(reads.own).toBe(own)
+      expect(calls).toEqual(await freshSignalCalls(FILTERS[0]!))
+      expect(calls.length).toBeGreaterThanOrEqual(first.length)
     }
   })
 
