@@ -54,8 +54,7 @@ export interface SocialServing {
   /** Mirrored records of another chain by score, then handle: read once per data version. */
   mirrors(chain: 'solana' | 'base'): Promise<MirrorRecord[]>
   /** Calls of callers passing `filter`, first captured at or after `since`, in capture order, at most `cap`. */
-  /** `asked` false: read ahead, not for a caller (the filter is not remembered as asked). */
-  signalCalls(filter: SignalFilter, since: number, cap: number, asked?: boolean): Promise<SignalCall[]>
+  signalCalls(filter: SignalFilter, since: number, cap: number): Promise<SignalCall[]>
   /** Catch up with the pipeline: drop the cached keys changed since the last sync. */
   sync(): Promise<void>
   /**
@@ -80,6 +79,9 @@ export interface SocialChange {
 const SYNC_EVERY_MS = 1_000
 /** Signal filters whose lists are merged again as soon as the data moves (the most recently asked). */
 const SIGNAL_FILTERS_READ_AHEAD = 8
+/** A signal filter's merged list, as kept once per version. */
+const signalListKey = (f: SignalFilter) => `signal-calls:${f.minGraded}:${f.minEarlyRate}:${f.minRankScore}:${f.includeCoordinated}`
+
 /** More changes than this since the last sync (a rebuild): drop every cached key instead. */
 const MAX_CHANGES_PER_SYNC = 20_000
 /** Keys per IN list. */
@@ -191,12 +193,27 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
     return ready().then(() => perVersion.get(key, load) as Promise<T>)
   }
 
+  /**
+   * The eligible callers from the ranked list (once per version), filtered here; their calls
+   * kept per author (read from `calls` by its (author, token) key, dropped when the mentions
+   * writer names the author), merged in capture order once per version and filter.
+   */
+  function mergedCalls(f: SignalFilter, key = signalListKey(f)): Promise<SignalCall[]> {
+    return oncePerVersion(key, async () => {
+      const eligible = (await serving.ranked())
+        .filter((r) => r.graded >= f.minGraded && r.earlyRate >= f.minEarlyRate && (r.score ?? 0) / 100 >= f.minRankScore && (f.includeCoordinated || r.cluster === null))
+        .map((r) => r.handle)
+      const byAuthor = await authorCalls.getMany(eligible, (missing) => readCalls(ch, missing), [])
+      return [...byAuthor.values()].flat().sort((a, b) => a.capturedAt - b.capturedAt || cmp(a.author, b.author) || cmp(a.token, b.token))
+    })
+  }
+
   // The signal lists asked lately (a few filters: what pollers of /signals/calls follow), merged
   // again when the data they are read from moves, so the first poll after it reads nothing.
   const askedFilters = new LruMap<SignalFilter>(SIGNAL_FILTERS_READ_AHEAD)
   const signalsAhead = readAheadWhileAsked(watermarks, (source) => {
     if (source !== 4663 && source !== 'social') return
-    for (const f of askedFilters.values()) serving.signalCalls(f, 0, 0, false).catch(() => {})
+    for (const f of askedFilters.values()) mergedCalls(f).catch(() => {})
   })
 
   const serving: SocialServing = {
@@ -271,24 +288,12 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
         return rows.map((m) => ({ ...m, calls: Number(m.calls), score: Number(m.score) }))
       })
     },
-    /**
-     * The eligible callers from the ranked list (once per version), filtered here; their calls
-     * kept per author (read from `calls` by its (author, token) key, dropped when the mentions
-     * writer names the author), merged in capture order once per version and filter.
-     */
-    async signalCalls(f, since, cap, asked = true) {
-      const key = `signal-calls:${f.minGraded}:${f.minEarlyRate}:${f.minRankScore}:${f.includeCoordinated}`
-      if (asked) {
-        signalsAhead.asked()
-        if (askedFilters.get(key) === undefined) askedFilters.set(key, f)
-      }
-      const merged = await oncePerVersion(key, async () => {
-        const eligible = (await serving.ranked())
-          .filter((r) => r.graded >= f.minGraded && r.earlyRate >= f.minEarlyRate && (r.score ?? 0) / 100 >= f.minRankScore && (f.includeCoordinated || r.cluster === null))
-          .map((r) => r.handle)
-        const byAuthor = await authorCalls.getMany(eligible, (missing) => readCalls(ch, missing), [])
-        return [...byAuthor.values()].flat().sort((a, b) => a.capturedAt - b.capturedAt || cmp(a.author, b.author) || cmp(a.token, b.token))
-      })
+    /** The merged calls of `f` (mergedCalls), from the first captured at or after `since`. */
+    async signalCalls(f, since, cap) {
+      const key = signalListKey(f)
+      signalsAhead.asked()
+      if (askedFilters.get(key) === undefined) askedFilters.set(key, f)
+      const merged = await mergedCalls(f, key)
       // The first call captured at or after `since`: a binary search on the merged order.
       let lo = 0
       let hi = merged.length
