@@ -14,15 +14,18 @@ export function readAheadWhileAsked(
   watermarks: Pick<Watermarks, 'onAdvance'>,
   readAhead: (source: AdvanceSource) => void,
   recentMs = READ_AHEAD_RECENT_MS,
-): { asked(): void } {
+): { asked(): void; lately(): boolean } {
   let askedAt = Number.NEGATIVE_INFINITY
+  const lately = () => performance.now() - askedAt < recentMs
   watermarks.onAdvance((source) => {
-    if (performance.now() - askedAt < recentMs) readAhead(source)
+    if (lately()) readAhead(source)
   })
   return {
     asked() {
       askedAt = performance.now()
     },
+    /** Whether `asked()` was called within `recentMs`. */
+    lately,
   }
 }
 

@@ -7,6 +7,7 @@ import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
 import type { Watermarks } from '../../core/serving/watermarks.ts'
 import { readAheadWhileAsked } from '../../core/serving/read-ahead-on-advance.ts'
 import { LruMap } from '../../core/serving/lru-map.ts'
+import { backgroundRunner } from '../../core/serving/background.ts'
 
 export type { CallerRecord }
 
@@ -74,7 +75,8 @@ export interface SocialChange {
 
 /**
  * The refresh runs in the social role, which may be another process: besides each new data
- * version, the change log is read at least this often (a range read at the end of its key).
+ * version, the change log is read in the background at most this often while asked (a range read
+ * at the end of its key).
  */
 const SYNC_EVERY_MS = 1_000
 /** Signal filters whose lists are merged again as soon as the data moves (the most recently asked). */
@@ -118,6 +120,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
   const authorCalls = createKeyedCache<SignalCall[]>(deps.maxEntries, 'author_calls')
   let synced = { version: '', seq: -1, at: 0 }
   let syncing: Promise<void> | undefined
+  const inBackground = backgroundRunner('social-serving-sync')
   const listeners = new Set<(changes: SocialChange[] | null) => void>()
   const notify = (changes: SocialChange[] | null) => {
     for (const l of listeners) l(changes)
@@ -174,19 +177,30 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
     if (changes.length) notify(changes)
   }
 
-  /** Sync when the data version moved or SYNC_EVERY_MS passed; concurrent callers share one sync. */
+  function startSync(version: string): Promise<void> {
+    syncing ??= syncTo(version).finally(() => {
+      syncing = undefined
+    })
+    return syncing
+  }
+
+  /**
+   * Sync when the data version moved (the request waits: it answers at the new version); between
+   * versions, at most every SYNC_EVERY_MS, a sync in the background picks up what a social role in
+   * another process named, without holding any request. Concurrent callers share one sync.
+   */
   async function ready(): Promise<void> {
     const version = versionNow()
-    if (version === synced.version && Date.now() - synced.at < SYNC_EVERY_MS) return
+    if (version === synced.version) {
+      if (!syncing && Date.now() - synced.at >= SYNC_EVERY_MS) {
+        inBackground(() => void startSync(version).catch((err) => deps.logger.warn({ err: (err as Error).message }, 'social serving sync failed')))
+      }
+      return
+    }
     const asked = Date.now()
     // A sync already running may have begun before this version: wait for it, then sync on, until
     // a sync that began after this request was asked has read the changes.
-    while (synced.at < asked) {
-      syncing ??= syncTo(version).finally(() => {
-        syncing = undefined
-      })
-      await syncing
-    }
+    while (synced.at < asked) await startSync(version)
   }
 
   function oncePerVersion<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -211,9 +225,16 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
   // The signal lists asked lately (a few filters: what pollers of /signals/calls follow), merged
   // again when the data they are read from moves, so the first poll after it reads nothing.
   const askedFilters = new LruMap<SignalFilter>(SIGNAL_FILTERS_READ_AHEAD)
-  const signalsAhead = readAheadWhileAsked(watermarks, (source) => {
-    if (source !== 4663 && source !== 'social') return
+  const mergeAskedSignals = () => {
     for (const f of askedFilters.values()) mergedCalls(f).catch(() => {})
+  }
+  const signalsAhead = readAheadWhileAsked(watermarks, (source) => {
+    if (source === 4663 || source === 'social') mergeAskedSignals()
+  })
+  // A sync between versions that applied changes (a caller graded in another process) also
+  // dropped the merged lists: merge them again then too.
+  listeners.add(() => {
+    if (signalsAhead.lately()) mergeAskedSignals()
   })
 
   const serving: SocialServing = {

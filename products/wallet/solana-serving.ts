@@ -3,6 +3,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { fifoOpen } from './fifo-sql.ts'
 import { medianHoldSql } from './hold-median.ts'
 import { createServingCache } from '../../core/serving/serving-cache.ts'
+import { backgroundRunner } from '../../core/serving/background.ts'
 
 /** One wallet's receipt on the Solana venue, amounts exact in micro-USD. */
 export interface SolanaReceipt {
@@ -37,7 +38,8 @@ const SYNC_EVERY_MS = 1_000
  * Solana receipts as the endpoint reads them: one keyed read per wallet (solana_universe and
  * the wallet's legs, both ordered by wallet), cached per wallet. A cached receipt is valid while
  * the venue's ingest progress (solana_progress: newest block time and slot, plus trades pushed
- * in-process) is what it was computed at; the progress row is read at most once a second.
+ * in-process) is what it was computed at; the progress row is read at most once a second, in
+ * the background (no request but the first waits on it).
  */
 export function createSolanaServing(deps: { ch: ClickHouseClient; maxEntries: number }): SolanaServing {
   const { ch } = deps
@@ -55,11 +57,13 @@ export function createSolanaServing(deps: { ch: ClickHouseClient; maxEntries: nu
     progress = { through, version: `${through ?? 0}:${r?.slot ?? 0}`, at: Date.now() }
   }
 
+  const startSync = () => (syncing ??= sync().finally(() => (syncing = undefined)))
+  const inBackground = backgroundRunner('solana-progress-sync')
+
+  /** The progress as last read: the first request waits for it, later ones refresh it in the background. */
   async function current(): Promise<{ through: number | null; version: string }> {
-    if (Date.now() - progress.at >= SYNC_EVERY_MS) {
-      syncing ??= sync().finally(() => (syncing = undefined))
-      await syncing
-    }
+    if (progress.at === 0) await startSync()
+    else if (!syncing && Date.now() - progress.at >= SYNC_EVERY_MS) inBackground(() => void startSync().catch(() => {}))
     return { through: progress.through, version: `${progress.version}:${pushed}` }
   }
 
