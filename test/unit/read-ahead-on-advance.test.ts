@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { readAheadPerVersion } from '../../core/serving/read-ahead-on-advance.ts'
+import { readAheadPerVersion, readAheadWhileAsked } from '../../core/serving/read-ahead-on-advance.ts'
 import { createWatermarks } from '../../core/serving/watermarks.ts'
 
 /** Watermarks told of each advance in this process (never polled: the engine is not asked). */
@@ -44,5 +44,14 @@ describe('a value read per data version, read ahead when the data moves', () => 
     await new Promise((r) => setImmediate(r))
     expect(await value()).toBe(w.version(4663)) // the failed read-ahead is read again
     expect(reads).toBe(4)
+  })
+
+  it('says whether it was asked lately', async () => {
+    const ahead = readAheadWhileAsked(pushedWatermarks(), () => {}, 20)
+    expect(ahead.lately()).toBe(false)
+    ahead.asked()
+    expect(ahead.lately()).toBe(true)
+    await new Promise((r) => setTimeout(r, 40))
+    expect(ahead.lately()).toBe(false)
   })
 })
