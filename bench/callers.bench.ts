@@ -68,7 +68,7 @@ export async function benchCallers(CALLERS = Number(process.env.BENCH_CALLERS ??
   t = performance.now()
   const sc = await serving.signalCalls({ minEarlyRate: 0.3, minGraded: 4, minRankScore: 0.3, includeCoordinated: false }, 0, 1000)
   const sigMs = performance.now() - t
-  // Held by the serving: 200 cached records and the ranked list of this version (the /callers answer).
+  // Held by the serving: 200 cached records and the kept ranked list (the /callers answer).
   const servingHeap = heap() - h0
   await env.close()
   return {
@@ -79,7 +79,7 @@ export async function benchCallers(CALLERS = Number(process.env.BENCH_CALLERS ??
     ratio: bookMs / passMs,
     notes:
       `book held ${(bookHeap / 1e6).toFixed(1)} MB for ${bookSize} callers; the serving holds ${(servingHeap / 1e6).toFixed(1)} MB (200 cached records and the ranked list); ` +
-      `${pass.callers.length} records changed; 200 callers by key ${Math.round(by200)} ms (cached ${cached.toFixed(2)} ms); /callers ranked list ${Math.round(rankedMs)} ms once per version (${ranked.length} rows); ` +
+      `${pass.callers.length} records changed; 200 callers by key ${Math.round(by200)} ms (cached ${cached.toFixed(2)} ms); /callers ranked list ${Math.round(rankedMs)} ms read whole once, then kept from the changed callers (${ranked.length} rows); ` +
       `signal calls ${Math.round(sigMs)} ms (${sc.length} rows); one-time build ${Math.round(buildMs)} ms`,
   }
 }

@@ -89,7 +89,9 @@ interface Roster {
 async function latestRoster(ch: FeaturesDeps['ch']): Promise<Roster> {
   const [r] = await queryRows<{ roster: string; wallets: string[] }>(
     ch,
-    `WITH (SELECT max((claimed_at, source)) FROM leaderboard_claims) AS latest
+    // The latest (claimed_at, source): the end of the table's key, read in reverse key order (the
+    // default tuple on an empty table, as max gives).
+    `WITH (SELECT max((claimed_at, source)) FROM (SELECT claimed_at, source FROM leaderboard_claims ORDER BY claimed_at DESC, source DESC LIMIT 1)) AS latest
      SELECT toString(latest) AS roster, groupUniqArray(wallet) AS wallets FROM leaderboard_claims WHERE (claimed_at, source) = latest`,
   )
   return { id: r?.roster ?? '', wallets: new Set(r?.wallets ?? []) }

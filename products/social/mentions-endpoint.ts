@@ -3,6 +3,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { Address } from '../../core/endpoint/schemas.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
+import { tokenSocial } from './token-social.ts'
 import { mentionSummary, voicesOf } from './social-queries.ts'
 import { CallerRecordView, callerRecordView, iso } from './caller-view.ts'
 
@@ -39,7 +40,7 @@ export const mentionsEndpoint = defineEndpoint<ApiDeps>()({
          GROUP BY post_id ORDER BY posted_at DESC, post_id DESC LIMIT ${TAPE}`,
         p,
       )
-      const agg = await mentionSummary(deps.ch, params.token)
+      const agg = await mentionSummary(deps.ch, params.token, (await tokenSocial(deps).clocks()).firehose)
       // The records and clusters of the accounts this answer names, by key.
       const [callers, clusterOf] = await Promise.all([deps.social.callers(tape.map((m) => m.author)), deps.social.clusters(agg.authors)])
       const total = agg.total

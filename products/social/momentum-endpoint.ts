@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { queryRows } from '../../core/clickhouse.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
-import { firehoseClock } from './social-queries.ts'
+import { tokenSocial } from './token-social.ts'
 import { iso, round } from './caller-view.ts'
 
 const MOMENTUM_SIZE = 50
@@ -27,7 +27,7 @@ export const momentumEndpoint = defineEndpoint<ApiDeps>()({
   async handler({ query, deps }) {
     const version = deps.watermarks.socialChainVersion(4663)
     return deps.cache.get(`momentum:${query.hours}`, version, async () => {
-      const clock = await firehoseClock(deps.ch)
+      const clock = (await tokenSocial(deps).clocks()).firehose
       const end = Math.floor(clock / 3600) * 3600
       const rows = await queryRows<{ token: string; mentions: string; authors: string[] }>(
         deps.ch,

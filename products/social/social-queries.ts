@@ -42,11 +42,22 @@ export async function firstMentions(ch: ClickHouseClient, tokens: string[]): Pro
 }
 
 /**
- * The firehose clock, which social windows end at: the hour of the newest mention. Read from
- * the hourly view (a few rows per token-hour), not from the raw mentions (millions).
+ * The firehose clock, which social windows end at: the hour of the newest mention (of `tokens`
+ * only, when given: mention_hourly by its token key). Read from the hourly view (a few rows per
+ * token-hour), not from the raw mentions (millions).
  */
-export async function firehoseClock(ch: ClickHouseClient): Promise<number> {
-  const [r] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(hour)) AS t FROM mention_hourly')
+export async function firehoseClock(ch: ClickHouseClient, tokens?: string[]): Promise<number> {
+  const [r] = tokens
+    ? await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(hour)) AS t FROM mention_hourly WHERE token IN {tokens:Array(String)}', { tokens })
+    : await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(hour)) AS t FROM mention_hourly')
+  return Number(r?.t ?? 0)
+}
+
+/** The room corpus clock: the newest sighting (of `tokens` only, when given: tg_sightings by its token key). */
+export async function corpusClock(ch: ClickHouseClient, tokens?: string[]): Promise<number> {
+  const [r] = tokens
+    ? await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(seen_at)) AS t FROM tg_sightings WHERE token IN {tokens:Array(String)}', { tokens })
+    : await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(seen_at)) AS t FROM tg_sightings')
   return Number(r?.t ?? 0)
 }
 

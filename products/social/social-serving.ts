@@ -8,6 +8,7 @@ import type { Watermarks } from '../../core/serving/watermarks.ts'
 import { readAheadWhileAsked } from '../../core/serving/read-ahead-on-advance.ts'
 import { LruMap } from '../../core/serving/lru-map.ts'
 import { backgroundRunner } from '../../core/serving/background.ts'
+import { createRankedCallers } from './ranked-callers.ts'
 
 export type { CallerRecord }
 
@@ -50,7 +51,7 @@ export interface SocialServing {
   callers(handles: string[]): Promise<Map<string, CallerRecord>>
   /** Mutual-follow cluster ids of the given accounts (absent: in no cluster). */
   clusters(accounts: string[]): Promise<Map<string, string>>
-  /** Measured callers by score, then handle: read once per data version. */
+  /** Measured callers by score, then handle: read whole once, then kept from the callers each sync names. */
   ranked(): Promise<CallerRecord[]>
   /** Mirrored records of another chain by score, then handle: read once per data version. */
   mirrors(chain: 'solana' | 'base'): Promise<MirrorRecord[]>
@@ -118,6 +119,15 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
   const clusterRows = createKeyedCache<string | null>(deps.maxEntries, 'cluster_rows')
   const perVersion = createKeyedCache<unknown>(16, 'social_per_version')
   const authorCalls = createKeyedCache<SignalCall[]>(deps.maxEntries, 'author_calls')
+  // Access path: caller_state FINAL once (one row per caller), then by its key (author) for the
+  // callers a sync names.
+  const rankedCallers = createRankedCallers({
+    async all() {
+      const rows = await queryRows<CallerStateRow>(ch, `SELECT ${CALLER_STATE_COLUMNS} FROM caller_state FINAL WHERE measured = 1`)
+      return rows.map(callerRecordOfRow)
+    },
+    some: (handles) => serving.callers(handles),
+  })
   let synced = { version: '', seq: -1, at: 0 }
   let syncing: Promise<void> | undefined
   const inBackground = backgroundRunner('social-serving-sync')
@@ -146,6 +156,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       callerRows.clear()
       clusterRows.clear()
       authorCalls.clear()
+      rankedCallers.reset()
       notify(null)
       return
     }
@@ -161,6 +172,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       callerRows.clear()
       clusterRows.clear()
       authorCalls.clear()
+      rankedCallers.reset()
       synced = { version, seq: await lastSeq(), at }
       notify(null)
       return
@@ -170,7 +182,10 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
     if (version !== synced.version || changes.length) perVersion.clear()
     for (const c of changes) {
       if (c.kind === 'cluster') clusterRows.delete(c.key)
-      else if (c.kind === 'caller') callerRows.delete(c.key)
+      else if (c.kind === 'caller') {
+        callerRows.delete(c.key)
+        rankedCallers.changed([c.key])
+      }
       else if (c.kind === 'author') authorCalls.delete(c.key)
     }
     synced = { version, seq: changes.reduce((m, c) => Math.max(m, c.seq), synced.seq), at }
@@ -287,15 +302,9 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       for (const [k, c] of rows) if (c) out.set(k, c)
       return out
     },
-    /** Access path: caller_state FINAL (one row per caller), measured ones sorted by the engine; once per version. */
-    ranked() {
-      return oncePerVersion('ranked', async () => {
-        const rows = await queryRows<CallerStateRow>(
-          ch,
-          `SELECT ${CALLER_STATE_COLUMNS} FROM caller_state FINAL WHERE measured = 1 ORDER BY score DESC, author`,
-        )
-        return rows.map(callerRecordOfRow)
-      })
+    async ranked() {
+      await ready()
+      return rankedCallers.list()
     },
     /** Access path: caller_mirrors FINAL by its (chain, handle) key prefix; once per version. */
     mirrors(chain) {

@@ -1,9 +1,9 @@
-import { queryRows } from '../../core/clickhouse.ts'
 import type { RoomRecord } from './room-lead.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
-import { readAheadPerVersion } from '../../core/serving/read-ahead-on-advance.ts'
-import { firstMentions, hourOf, mentionSummary, tgRecords, type MentionSummary } from './social-queries.ts'
+import { readAheadWhileAsked } from '../../core/serving/read-ahead-on-advance.ts'
+import { keptFromChanges } from '../../core/serving/kept-from-changes.ts'
+import { corpusClock, firehoseClock, firstMentions, hourOf, mentionSummary, tgRecords, type MentionSummary } from './social-queries.ts'
 
 /** Tokens whose social parts are kept, per part (least recently used dropped first). */
 export const TOKEN_SOCIAL_KEPT = 20_000
@@ -20,7 +20,7 @@ export interface TokenSocial {
   firstMentions(tokens: string[]): Promise<Map<string, number>>
   /** The mention summary whose 24 h window ends at the hour of `clock` (the firehose clock). */
   mentionSummary(token: string, clock: number): Promise<MentionSummary>
-  /** The social clocks, read once per social data version for every token. */
+  /** The social clocks: read whole once, then kept from the tokens each social sync names. */
   clocks(): Promise<SocialClocks>
 }
 
@@ -31,33 +31,45 @@ export interface SocialClocks {
   firehose: number
 }
 
-/** The social clocks, read now. */
+/** The social clocks, read now (whole: what the kept ones are held against). */
 export async function readClocks(ch: Deps['ch']): Promise<SocialClocks> {
-  const [r] = await queryRows<{ corpus: string; firehose: string }>(
-    ch,
-    `SELECT (SELECT toUnixTimestamp(max(seen_at)) FROM tg_sightings) AS corpus, (SELECT toUnixTimestamp(max(hour)) FROM mention_hourly) AS firehose`,
-  )
-  return { corpus: Number(r?.corpus ?? 0), firehose: Number(r?.firehose ?? 0) }
+  const [corpus, firehose] = await Promise.all([corpusClock(ch), firehoseClock(ch)])
+  return { corpus, firehose }
 }
 
 function createTokenSocial(deps: Deps): TokenSocial {
   const rooms = createKeyedCache<RoomRecord | null>(TOKEN_SOCIAL_KEPT, 'token_rooms')
   const firsts = createKeyedCache<number | null>(TOKEN_SOCIAL_KEPT, 'token_first_mentions')
   const summaries = createKeyedCache<{ hour: number; summary: MentionSummary }>(TOKEN_SOCIAL_KEPT, 'token_mention_summaries')
+  // The clocks are maxima that only grow: read whole once, then over the tokens each sync names
+  // (core/serving/kept-from-changes.ts), so a social batch costs a keyed read, not a scan.
+  const corpus = keptFromChanges<number>({ whole: () => corpusClock(deps.ch), update: async (at, tokens) => Math.max(at, await corpusClock(deps.ch, tokens)) })
+  const firehose = keptFromChanges<number>({ whole: () => firehoseClock(deps.ch), update: async (at, tokens) => Math.max(at, await firehoseClock(deps.ch, tokens)) })
+  const keptClocks = async (): Promise<SocialClocks> => {
+    const [c, f] = await Promise.all([corpus.value(), firehose.value()])
+    return { corpus: c, firehose: f }
+  }
+  // Every row of /agent/features and every first-call answer reads them: while they are asked,
+  // what moved them is read as soon as the data moves, before the next ask.
+  const clocksAhead = readAheadWhileAsked(deps.watermarks, () => void deps.social.sync().then(keptClocks).catch(() => {}))
   deps.social.onChanges((changes) => {
     if (changes === null) {
       for (const c of [rooms, firsts, summaries]) c.clear()
-      return
+      for (const c of [corpus, firehose]) c.reset()
+    } else {
+      for (const c of changes) {
+        if (c.kind === 'mention') {
+          firsts.delete(c.key)
+          summaries.delete(c.key)
+          firehose.changed([c.key])
+        } else if (c.kind === 'sighting') {
+          rooms.delete(c.key)
+          corpus.changed([c.key])
+        }
+      }
     }
-    for (const c of changes) {
-      if (c.kind === 'mention') {
-        firsts.delete(c.key)
-        summaries.delete(c.key)
-      } else if (c.kind === 'sighting') rooms.delete(c.key)
-    }
+    if (clocksAhead.lately()) keptClocks().catch(() => {})
   })
-  // Every row of /agent/features and every first-call answer reads them: read as soon as the data moves.
-  const clocksNow = readAheadPerVersion(deps.watermarks, () => deps.watermarks.socialChainVersion(4663), () => readClocks(deps.ch))
   const present = <V>(m: Map<string, V | null>) => new Map([...m].filter((e): e is [string, V] => e[1] !== null))
   return {
     async rooms(tokens) {
@@ -69,8 +81,9 @@ function createTokenSocial(deps: Deps): TokenSocial {
       return present(await firsts.getMany(tokens, (missing) => firstMentions(deps.ch, missing), null))
     },
     async clocks() {
+      clocksAhead.asked()
       await deps.social.sync()
-      return clocksNow()
+      return keptClocks()
     },
     async mentionSummary(token, clock) {
       await deps.social.sync()

@@ -102,4 +102,33 @@ describe('caller_state', () => {
     if (fresh) expect(records.get(String(fresh.author))!.calls).toBe(Number(fresh.calls))
     expect(serving.cachedEntries()).toBe(all.length)
   })
+  it('the ranked list is read whole once, then kept from the callers each pass changes (read by key), equal to caller_state FINAL', async () => {
+    const reads = { whole: 0, byKey: 0 }
+    const counting = watchedEngine(env.rt.ch, 'query', (args) => {
+      if (args.query.includes('FROM caller_state FINAL')) reads.whole++
+      if (args.query.includes('FROM caller_state WHERE author IN')) reads.byKey++
+    })
+    const serving = createSocialServing({ ch: counting, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 100_000 })
+    const fresh = async () =>
+      (await queryRows<{ author: string; score: number | null }>(
+        env.rt.ch,
+        'SELECT author, score FROM caller_state FINAL WHERE measured = 1 ORDER BY score DESC, author',
+      )).map((r) => ({ handle: r.author, score: r.score === null ? null : Number(r.score) }))
+    const listed = async () => (await serving.ranked()).map((r) => ({ handle: r.handle, score: r.score }))
+    expect(await listed()).toEqual(await fresh())
+    expect(reads.whole).toBe(1)
+    let moved = 0
+    for (let i = 0; i < 3; i++) {
+      const before = (await listed()).map((r) => `${r.handle}:${r.score}`).join()
+      await env.ingestThrough(env.processor.watermark() + 150)
+      await env.grade()
+      await serving.sync()
+      const now = await listed()
+      expect(now).toEqual(await fresh())
+      if (now.map((r) => `${r.handle}:${r.score}`).join() !== before) moved++
+    }
+    expect(moved).toBeGreaterThan(0) // the passes changed the list
+    expect(reads.whole).toBe(1)
+    expect(reads.byKey).toBeGreaterThan(0)
+  })
 })

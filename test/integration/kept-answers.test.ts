@@ -4,7 +4,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { verdictSignals } from '../../products/verdict/verdict-signals.ts'
 import { tokenVerdictSignals } from '../../products/verdict/verdict-signals-serving.ts'
 import { agentFeatures, agentFeaturesFresh } from '../../products/features/features-serving.ts'
-import { tokenSocial } from '../../products/social/token-social.ts'
+import { readClocks, tokenSocial } from '../../products/social/token-social.ts'
 import { firstMentions, tgRecords } from '../../products/social/social-queries.ts'
 import { cacheLookupCounts } from '../../core/metrics.ts'
 import { statsEndpoint } from '../../products/token/stats-endpoint.ts'
@@ -270,7 +270,7 @@ describe('verdict signals kept per token', () => {
   })
 
   it('/agent/features, while asked, has its clocks and roster read as soon as the data moves: the first ask after a batch reads neither', async () => {
-    const reads = readsByAdvance((query) => query.includes('max(hour)') || query.includes('max((claimed_at, source))'))
+    const reads = readsByAdvance((query) => query.includes('max(hour)') || query.includes('FROM leaderboard_claims ORDER BY claimed_at DESC'))
     // Keepers of their own (kept per token and social serving objects) whose reads are counted.
     const deps = {
       ...env.api.deps, ch: reads.ch, watermarks: reads.watermarks,
@@ -288,6 +288,36 @@ describe('verdict signals kept per token', () => {
       expect(reads.own).toBe(own)
       expect(row.measured_through_block).toBe(env.api.deps.tokens.measuredThrough())
     }
+  })
+
+  it('the social clocks are read whole once, then over the tokens each batch names, and equal a whole read after every batch', async () => {
+    const whole = { corpus: 0, firehose: 0 }
+    let keyed = 0
+    const counted = watchedEngine(env.api.deps.ch, 'query', (args) => {
+      if (/FROM (tg_sightings|mention_hourly)/.test(args.query) && args.query.includes('max(')) {
+        if (args.query.includes('WHERE token IN')) keyed++
+        else if (args.query.includes('tg_sightings')) whole.corpus++
+        else whole.firehose++
+      }
+    })
+    // A social serving and keeper of their own, over the same engine, whose reads are counted.
+    const social = createSocialServing({ ch: counted, watermarks: env.api.deps.watermarks, logger: env.api.deps.logger, maxEntries: 1_000 })
+    const clocks = tokenSocial({ ch: counted, social, watermarks: env.api.deps.watermarks })
+    expect(await clocks.clocks()).toEqual(await readClocks(env.rt.ch))
+    expect(whole).toEqual({ corpus: 1, firehose: 1 })
+    const seen = new Set<string>()
+    for (let i = 0; i < 3; i++) {
+      await env.ingestThrough(env.api.watermarks.get(4663)! + 200)
+      // Social rows of the batch may still be landing: compared once the whole read stands still.
+      const now = await until('the kept clocks equal to a whole read', async () => {
+        const [kept, fresh] = [await clocks.clocks(), await readClocks(env.rt.ch)]
+        return JSON.stringify(kept) === JSON.stringify(fresh) ? kept : undefined
+      })
+      seen.add(JSON.stringify(now))
+    }
+    expect(seen.size).toBeGreaterThan(1) // the clocks moved
+    expect(keyed).toBeGreaterThan(0)
+    expect(whole).toEqual({ corpus: 1, firehose: 1 })
   })
 
   it('/signals/calls, while asked, has its lists merged again as soon as the data moves: the first poll after a batch reads nothing', async () => {
