@@ -33,6 +33,18 @@ const ticks = async (n: number) => {
   for (let i = 0; i < n; i++) await Promise.resolve()
 }
 
+/** A kept sum (a: 1, b: 2) whose update for `a` (now 10) has started and is held in its read. */
+async function updateHeld() {
+  const t = tableOf({ a: 1, b: 2 })
+  await t.kept.value()
+  t.rows.a = 10
+  t.kept.changed(['a'])
+  const open = t.hold()
+  const first = t.kept.value()
+  await ticks(2)
+  return { t, open, first }
+}
+
 describe('a value kept from the keys each change names', () => {
   it('is read whole once, then only the changed keys', async () => {
     const t = tableOf({ a: 1, b: 2 })
@@ -48,13 +60,7 @@ describe('a value kept from the keys each change names', () => {
     // A key told at every point of an update, down to the turn it ends in: an update that has
     // already found nothing pending must not be joined by a later ask.
     for (let delay = 0; delay < 12; delay++) {
-      const t = tableOf({ a: 1, b: 2 })
-      await t.kept.value()
-      t.rows.a = 10
-      t.kept.changed(['a'])
-      const open = t.hold()
-      const first = t.kept.value()
-      await ticks(2)
+      const { t, open, first } = await updateHeld()
       open()
       await ticks(delay)
       t.rows.b = 20
@@ -66,13 +72,7 @@ describe('a value kept from the keys each change names', () => {
   })
 
   it('gives an ask made while an update reads the updated value', async () => {
-    const t = tableOf({ a: 1, b: 2 })
-    await t.kept.value()
-    t.rows.a = 10
-    t.kept.changed(['a'])
-    const open = t.hold()
-    const first = t.kept.value()
-    await ticks(2)
+    const { t, open, first } = await updateHeld()
     const during = t.kept.value()
     open()
     expect((await during).sum).toBe(12)
