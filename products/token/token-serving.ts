@@ -494,16 +494,17 @@ export function createTokenServing(
     },
     leaderboard(limit) {
       return oncePerBatch(`leaderboard:${limit}`, async () => {
-        const [rows, [count]] = await Promise.all([
+        // The count of deployers with a launch is the totals' (one read per batch for both endpoints).
+        const [rows, totals] = await Promise.all([
           queryRows<DeployerStateRow>(
             ch,
             `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state FINAL WHERE chain_id = {chain:UInt32} AND launched > 0
              ORDER BY score DESC, real DESC, launched DESC, deployer LIMIT {limit:UInt32}`,
             { chain: chainId, limit },
           ),
-          queryRows<{ n: string }>(ch, 'SELECT count() AS n FROM deployer_state FINAL WHERE chain_id = {chain:UInt32} AND launched > 0', { chain: chainId }),
+          serving.totals(),
         ])
-        return { deployers: rows.map(deployerRecordOfRow).filter((d): d is DeployerRecord => d !== undefined), total: Number(count?.n ?? 0) }
+        return { deployers: rows.map(deployerRecordOfRow).filter((d): d is DeployerRecord => d !== undefined), total: totals.deployers }
       })
     },
     totals() {

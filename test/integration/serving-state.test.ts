@@ -288,4 +288,18 @@ describe('serving state kept by key', () => {
     expect(Number(d!.launched_sum)).toBeGreaterThan(0)
     expect(d!.dead_sum).toBe(d!.launched_sum)
   })
+  it('the leaderboard and the totals read deployer_state\'s count once between them for a batch, and agree with a recount', async () => {
+    let counts = 0
+    const counted = watchedEngine(env.rt.ch, 'query', (args) => {
+      if (/SELECT count\(\)[^]*FROM deployer_state FINAL/.test(args.query)) counts++
+    })
+    const s = createTokenServing({ ch: counted, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 1_000 })
+    const [board, totals] = await Promise.all([s.leaderboard(10), s.totals()])
+    expect(await s.leaderboard(10)).toBe(board) // kept for the batch
+    expect(counts).toBe(1)
+    const [recount] = await queryRows<{ n: string }>(env.rt.ch, 'SELECT count() AS n FROM deployer_state FINAL WHERE chain_id = 4663 AND launched > 0')
+    expect(board.total).toBe(Number(recount!.n))
+    expect(totals.deployers).toBe(board.total)
+    expect(board.total).toBeGreaterThan(0)
+  })
 })
