@@ -212,10 +212,10 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       }
       return
     }
-    const asked = Date.now()
     // A sync already running may have begun before this version: wait for it, then sync on, until
-    // a sync that began after this request was asked has read the changes.
-    while (synced.at < asked) await startSync(version)
+    // a sync begun at this version has read the changes. One the advance began ahead of the
+    // request (a read ahead) is such a sync: the request joins it rather than reading again.
+    while (synced.version !== version) await startSync(version)
   }
 
   function oncePerVersion<T>(key: string, load: () => Promise<T>): Promise<T> {
