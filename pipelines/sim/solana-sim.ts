@@ -159,6 +159,9 @@ export function createSolanaSim(opts: SolanaSimOptions): SolanaSim {
       const r = c.rng
       const t = c.time
       const price = tokenUsd(c.mint, t)
+      // A mint whose walk fell below the price's 8 decimals is priced 0: nobody trades it then
+      // (a size over a zero price is no quantity). Its walk may come back.
+      if (!(price > 0)) continue
       const held = c.positions.get(c.mint) ?? 0n
       let qty: bigint
       if (p.side === 'buy') qty = BigInt(Math.floor((p.size / price) * TOKEN_UNIT))

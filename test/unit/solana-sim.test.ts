@@ -91,4 +91,13 @@ describe('createSolanaSim()', () => {
     for (let i = 0; i < sim.size; i++) styles.set(sim.style(i), (styles.get(sim.style(i)) ?? 0) + 1)
     for (const s of ['scalper', 'swing', 'holder']) expect(styles.get(s), s).toBeGreaterThan(100)
   })
+
+  it('createSolanaSim() does not trade a mint whose price fell below 8 decimals (the default world met one on 2026-12-03, and its venue stopped)', () => {
+    // The default universe and seed, the day `svc start` first stopped on it: a walk of volatility
+    // 4 had taken one mint's price to 0.00000000, and a buy's size over it was Infinity.
+    const day = Math.floor(Date.parse('2026-12-03T00:00:00Z') / 1000)
+    const trades = createSolanaSim({ seed: 4663, genesis: day - DAY }).take(day + DAY, 1e9)
+    expect(trades.length).toBeGreaterThan(100_000)
+    for (const t of trades) expect(BigInt(t.token_qty)).toBeGreaterThan(0n)
+  }, 120_000)
 })
