@@ -1,4 +1,4 @@
-import { API_CONSUMER, engineFor } from '../core/engine-accounting.ts'
+import { API_CONSUMER, engineFor, engineStep } from '../core/engine-accounting.ts'
 import type { FastifyInstance } from 'fastify'
 import { createAccessGate } from '../api/access/gate.ts'
 import { createKeyRegistry } from '../api/access/keys.ts'
@@ -72,6 +72,8 @@ export async function createApiServer(
   // API's (svc_engine_*{consumer="api"}: API reads wait in their own class); a handler's own
   // statements count under its path (api/routes.ts).
   const ch = engineFor(rt.ch, API_CONSUMER, 'kept')
+  // Each keeper's reads apart (kept/<keeper>): the load bench names which one fills the engine.
+  const kept = (keeper: string) => engineStep(ch, keeper)
   const webhooks = createWebhookStore(ch)
   const deps: ApiDeps = {
     config: rt.config,
@@ -79,13 +81,13 @@ export async function createApiServer(
     quoteTokens: followed4663(rt.config).weth,
     store: rt.store,
     cache,
-    arc: createArcServing({ ch, cache, watermarks, venues: { pads: [...attribution.pads].sort(), factories: [...attribution.factories].sort() } }),
+    arc: createArcServing({ ch: kept('arc'), cache, watermarks, venues: { pads: [...attribution.pads].sort(), factories: [...attribution.factories].sort() } }),
     watermarks,
-    keys: createKeyRegistry(ch, rt.store),
-    tokens: createTokenServing({ ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES, store: rt.config.REDIS_URL ? rt.store : undefined }),
-    social: createSocialServing({ ch, watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
-    solana: createSolanaServing({ ch, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
-    receipts: createReceiptServing({ ch, watermarks, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    keys: createKeyRegistry(kept('keys'), rt.store),
+    tokens: createTokenServing({ ch: kept('tokens'), watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES, store: rt.config.REDIS_URL ? rt.store : undefined }),
+    social: createSocialServing({ ch: kept('social'), watermarks, logger: rt.logger, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    solana: createSolanaServing({ ch: kept('solana'), maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
+    receipts: createReceiptServing({ ch: kept('receipts'), watermarks, maxEntries: rt.config.SERVING_CACHE_ENTRIES }),
     roster: { publish: (claims) => publishClaims(rt.bus, namespace, claims) },
     logger: rt.logger,
     metrics: rt.metrics,

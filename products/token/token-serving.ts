@@ -9,6 +9,7 @@ import type { Store } from '../../core/store/types.ts'
 import { createFeedWindow, type FeedItemRef } from '../../core/serving/feed-window.ts'
 import { createKeyedCache, type KeyedCache } from '../../core/serving/keyed-cache.ts'
 import { createSharedRows, type SharedRows } from '../../core/serving/shared-rows.ts'
+import { createTopDeployers, type TopDeployers } from './top-deployers.ts'
 import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 export type { DeployerHistory, DeployerRecord, TokenRecord }
@@ -27,7 +28,8 @@ export interface FeedPage {
  * Records come from token_state / deployer_state, which the pipeline refreshes for the keys
  * each batch touched; they are cached here by key, bounded by `maxEntries`, and dropped key by
  * key as serving_changes names them. Nothing here reads all tokens or all deployers except the
- * leaderboard and totals, which read deployer_state (one row per deployer) once per batch.
+ * totals, which count deployer_state (one row per deployer) once per batch while asked; the
+ * leaderboard's top is read once and kept from the deployers each change names (./top-deployers.ts).
  */
 export interface TokenServing {
   readonly chainId: number
@@ -390,6 +392,36 @@ export function createTokenServing(
     }
   }
 
+  // The leaderboard's top, kept per size asked (at most the endpoint's few sizes): read whole
+  // once, then kept from the deployers each sync names, read through the kept rows by key.
+  const tops = new Map<number, TopDeployers>()
+  function topFor(limit: number): TopDeployers {
+    let top = tops.get(limit)
+    if (!top) {
+      top = createTopDeployers(
+        {
+          top: (k) =>
+            queryRows<DeployerStateRow>(
+              ch,
+              `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state FINAL WHERE chain_id = {chain:UInt32} AND launched > 0
+               ORDER BY score DESC, real DESC, launched DESC, deployer LIMIT {limit:UInt32}`,
+              { chain: chainId, limit: k },
+            ),
+          some: (deployers) => deployerRows.getMany(deployers, loadDeployerRows, null),
+        },
+        limit,
+      )
+      tops.set(limit, top)
+    }
+    return top
+  }
+  listeners.add((changes) => {
+    for (const top of tops.values()) {
+      if (changes === null) top.reset()
+      else top.changed(changes.filter((c) => c.kind === 'deployer').map((c) => c.key))
+    }
+  })
+
   function oncePerBatch<T>(key: string, load: () => Promise<T>): Promise<T> {
     return ready().then(() => perBatch.get(key, load) as Promise<T>)
   }
@@ -495,16 +527,8 @@ export function createTokenServing(
     leaderboard(limit) {
       return oncePerBatch(`leaderboard:${limit}`, async () => {
         // The count of deployers with a launch is the totals' (one read per batch for both endpoints).
-        const [rows, totals] = await Promise.all([
-          queryRows<DeployerStateRow>(
-            ch,
-            `SELECT ${DEPLOYER_STATE_COLUMNS} FROM deployer_state FINAL WHERE chain_id = {chain:UInt32} AND launched > 0
-             ORDER BY score DESC, real DESC, launched DESC, deployer LIMIT {limit:UInt32}`,
-            { chain: chainId, limit },
-          ),
-          serving.totals(),
-        ])
-        return { deployers: rows.map(deployerRecordOfRow).filter((d): d is DeployerRecord => d !== undefined), total: totals.deployers }
+        const [rows, totals] = await Promise.all([topFor(limit).list(limit), serving.totals()])
+        return { deployers: rows.map(deployerOf).filter((d): d is DeployerRecord => d !== undefined), total: totals.deployers }
       })
     },
     totals() {

@@ -251,6 +251,39 @@ describe('serving state kept by key', () => {
     }
   })
 
+  it('the leaderboard sorts no deployers per batch: its top is read once and kept from the deployers a batch names', async () => {
+    const tops: string[] = []
+    const counted = watchedEngine(env.rt.ch, 'query', (args) => {
+      if (/FROM deployer_state FINAL[^]*ORDER BY score/.test(args.query)) tops.push(args.query)
+    })
+    const s = createTokenServing({ ch: counted, watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 1_000 })
+    // What a fresh ranking over deployer_state says (the real client, not counted).
+    const fresh = async () =>
+      (await queryRows<{ deployer: string }>(
+        env.rt.ch,
+        'SELECT deployer FROM deployer_state FINAL WHERE chain_id = 4663 AND launched > 0 ORDER BY score DESC, real DESC, launched DESC, deployer LIMIT 10',
+      )).map((r) => r.deployer)
+    const check = async () => {
+      const board = await s.leaderboard(10)
+      expect(await s.leaderboard(10)).toBe(board) // kept for the batch
+      const want = await fresh()
+      expect(board.deployers.map((d) => d.deployer)).toEqual(want)
+      return want
+    }
+    expect((await check()).length).toBe(10)
+    expect(tops).toHaveLength(1) // the top, read once
+    const before = env.processor.watermark()
+    await env.ingestThrough(before + 30)
+    const named = await queryRows<{ n: string }>(
+      env.rt.ch,
+      "SELECT count() AS n FROM serving_changes WHERE chain_id = 4663 AND kind = 'deployer' AND watermark > {w:UInt64}",
+      { w: before },
+    )
+    expect(Number(named[0]!.n)).toBeGreaterThan(0)
+    await check()
+    expect(tops).toHaveLength(1)
+  })
+
   it('a data dir from before the serving tables gets them built once at start, and /stats equals the raw tables', async () => {
     await env.processor.stop()
     for (const t of ['token_state', 'deployer_state', 'serving_changes', 'chain_totals', 'chain_traders']) await env.rt.ch.command({ query: `TRUNCATE TABLE ${t}` })
