@@ -6,10 +6,14 @@ import {
   latestLeaderboardId,
   readEthUsdRange,
   readHoldsOf,
-  readPositionsOf,
+  readLastSwaps,
   readRoster,
   readSellWindows,
+  readWalletStates,
+  type Holds,
+  type LastSwap,
   type Roster,
+  type WalletTokenState,
 } from './wallet-receipt.ts'
 import { notFoundReceipt, receiptView, type WalletReceiptData } from './wallet-receipt-view.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
@@ -21,10 +25,14 @@ import type { Watermarks } from '../../core/serving/watermarks.ts'
 
 /**
  * Wallet receipts of the tracked roster as /wallet-receipt serves them, cached per wallet and
- * dropped key by key: a wallet when a batch folded its legs (serving_changes kind 'wallet'), the
- * wallets holding a token when a batch traded it (its last-close mark moved), everything when a
- * new leaderboard became the roster. Outside the roster the answer is found:false without a read
- * of the wallet.
+ * dropped key by key, and built from two parts kept apart: what moves only with the wallet (its
+ * token states, holds and 30-day sells), dropped when a batch names the wallet (serving_changes
+ * kind 'wallet'), and each token's latest swap (its last-close price), dropped when a batch names
+ * the token. A batch that trades the tokens a wallet holds, not the wallet, rebuilds its receipt
+ * from the kept states and the moved prices (one read of those tokens' swaps), not from a read of
+ * every state it has: the roster's wallets hold most traded tokens, so nearly every batch moved a
+ * price in most receipts. Everything goes when a new leaderboard becomes the roster. Outside the
+ * roster the answer is found:false without a read of the wallet.
  */
 export interface ReceiptServing {
   readonly chainId: number
@@ -44,14 +52,29 @@ export const RECEIPT_REFRESH_AHEAD_MS = 120_000
 
 interface Cached {
   data: WalletReceiptData
-  /** Tokens with open lots: their last-close marks are in the answer. */
-  openTokens: string[]
+  /** Every token of the wallet: each one's last-close price is in the answer. */
+  tokens: string[]
 }
+
+/** What a receipt is built from that moves only with its wallet (and the roster's claim window). */
+interface WalletParts {
+  states: WalletTokenState[]
+  holds: Holds
+  sells: { wei: bigint; sells: number }
+}
+
+/** Never given: readParts answers every wallet it is asked. */
+const NO_PARTS: WalletParts = { states: [], holds: { all: { median: null, lots: 0 }, byToken: new Map() }, sells: { wei: 0n, sells: 0 } }
 
 export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: Watermarks; maxEntries: number }, chainId = 4663): ReceiptServing {
   const { ch, watermarks } = deps
   const receipts = createKeyedCache<Cached>(deps.maxEntries, 'wallet_receipts')
+  const parts = createKeyedCache<WalletParts>(deps.maxEntries, 'wallet_receipt_parts')
+  const lastSwaps = createKeyedCache<LastSwap | null>(deps.maxEntries, 'receipt_last_swaps')
+  /** By token, the wallets whose kept receipt shows its price. */
   const holders = new Map<string, Set<string>>()
+  /** Wallets whose receipt is being built: a price that moves meanwhile may be missing from it. */
+  const building = new Map<string, number>()
   const traders = createKeyedCache<{ traded: number; roster: number }>(deps.maxEntries, 'roster_traders')
   /** The ETH/USD range of a claim window: the same for every wallet of a leaderboard. */
   const ethRanges = createKeyedCache<Awaited<ReturnType<typeof readEthUsdRange>>>(16)
@@ -69,6 +92,8 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
 
   function clear(): void {
     receipts.clear()
+    parts.clear()
+    lastSwaps.clear()
     holders.clear()
     traders.clear()
     lastGiven.clear()
@@ -107,14 +132,21 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
       synced = b && b.seq >= target ? { seq: b.seq, block: b.watermark } : { seq: target, block: watermarks.get(chainId) }
       return
     }
+    let pricesMoved = false
     for (const c of changes) {
-      if (c.kind === 'wallet') dropWallet(c.key)
-      else if (c.kind === 'token') {
+      if (c.kind === 'wallet') {
+        parts.delete(c.key)
+        dropWallet(c.key)
+      } else if (c.kind === 'token') {
         traders.delete(c.key)
+        lastSwaps.delete(c.key)
         for (const w of holders.get(c.key) ?? []) dropWallet(w)
         holders.delete(c.key)
+        pricesMoved = true
       }
     }
+    // A receipt being built may have read a price before it moved, and names no token yet.
+    if (pricesMoved) for (const w of building.keys()) dropWallet(w)
     const marker = [...changes].reverse().find((c) => c.kind === 'batch')
     // A served block lower than before is a reorg: no receipt of the removed blocks is given again.
     if (marker && synced.block !== null && marker.watermark < synced.block) {
@@ -169,39 +201,63 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     return currentRoster(moved)
   }
 
-  /** The receipts of roster wallets, each part read once for them all. */
-  async function buildMany(wallets: string[], r: Roster): Promise<Map<string, Cached>> {
-    const measuredThrough = synced.block
+  /** The wallet parts of roster wallets, each read once for them all. */
+  async function readParts(wallets: string[], r: Roster): Promise<Map<string, WalletParts>> {
     const windows = wallets.map((wallet) => {
       const claim = r.claims.get(wallet)!
-      return { wallet, claim, from: claim.claimedAt - CLAIM_WINDOW_SECONDS, to: claim.claimedAt }
+      return { wallet, from: claim.claimedAt - CLAIM_WINDOW_SECONDS, to: claim.claimedAt }
     })
-    const [positions, holds, sells, ethUsd] = await Promise.all([
-      readPositionsOf(ch, chainId, wallets),
-      readHoldsOf(ch, chainId, wallets),
-      readSellWindows(ch, chainId, windows),
-      // One range per claim window: the same for every wallet of a leaderboard.
-      Promise.all(windows.map((w) => ethRanges.get(`${w.from}/${w.to}`, () => readEthUsdRange(ch, w.from, w.to)))),
-    ])
-    const out = new Map<string, Cached>()
-    windows.forEach(({ wallet, claim }, i) => {
-      const own = positions.get(wallet)!
-      const data = receiptView(wallet, measuredThrough, {
-        positions: own,
-        holds: holds.get(wallet)!,
-        sellsWithUnmatched: own.reduce((n, p) => n + p.unmatchedSells, 0),
-        claim,
-        measured30d: sells.get(wallet)!,
-        ethUsd30d: ethUsd[i]!,
-      })
-      out.set(wallet, { data, openTokens: own.filter((p) => p.openLots > 0).map((p) => p.token) })
-    })
-    return out
+    const [states, holds, sells] = await Promise.all([readWalletStates(ch, chainId, wallets), readHoldsOf(ch, chainId, wallets), readSellWindows(ch, chainId, windows)])
+    return new Map(wallets.map((w) => [w, { states: states.get(w)!, holds: holds.get(w)!, sells: sells.get(w)! }]))
   }
 
-  /** A built receipt kept: the tokens it holds open name it, so their trades drop it. */
+  /**
+   * The receipts of roster wallets: their wallet parts (kept, else read once for them all), the
+   * latest swaps of their tokens (kept, else read once for all the tokens missing) and the
+   * ETH/USD range of each claim window.
+   */
+  async function buildMany(wallets: string[], r: Roster): Promise<Map<string, Cached>> {
+    const measuredThrough = synced.block
+    for (const w of wallets) building.set(w, (building.get(w) ?? 0) + 1)
+    try {
+      const windows = wallets.map((wallet) => {
+        const claim = r.claims.get(wallet)!
+        return { wallet, claim, from: claim.claimedAt - CLAIM_WINDOW_SECONDS, to: claim.claimedAt }
+      })
+      const [own, ethUsd] = await Promise.all([
+        parts.getMany(wallets, (missing) => readParts(missing, r), NO_PARTS),
+        // One range per claim window: the same for every wallet of a leaderboard.
+        Promise.all(windows.map((w) => ethRanges.get(`${w.from}/${w.to}`, () => readEthUsdRange(ch, w.from, w.to)))),
+      ])
+      const tokens = new Set<string>()
+      for (const p of own.values()) for (const s of p.states) tokens.add(s.token)
+      const swaps = await lastSwaps.getMany([...tokens], (missing) => readLastSwaps(ch, chainId, missing), null)
+      const out = new Map<string, Cached>()
+      windows.forEach(({ wallet, claim }, i) => {
+        const p = own.get(wallet)!
+        const data = receiptView(wallet, measuredThrough, {
+          positions: p.states.map((s) => ({ ...s, lastSwap: swaps.get(s.token) ?? null })),
+          holds: p.holds,
+          sellsWithUnmatched: p.states.reduce((n, s) => n + s.unmatchedSells, 0),
+          claim,
+          measured30d: p.sells,
+          ethUsd30d: ethUsd[i]!,
+        })
+        out.set(wallet, { data, tokens: p.states.map((s) => s.token) })
+      })
+      return out
+    } finally {
+      for (const w of wallets) {
+        const n = building.get(w)! - 1
+        if (n > 0) building.set(w, n)
+        else building.delete(w)
+      }
+    }
+  }
+
+  /** A built receipt kept: every token it shows a price of names it, so their trades drop it. */
   function kept(wallet: string, c: Cached): Cached {
-    for (const t of c.openTokens) {
+    for (const t of c.tokens) {
       if (!holders.has(t)) holders.set(t, new Set())
       holders.get(t)!.add(wallet)
     }

@@ -7,7 +7,8 @@ import { medianHoldSql } from './hold-median.ts'
 /**
  * A tracked wallet's receipt (issue 12, DESIGN §7), read by key from what the chain processor keeps
  * (migration 021): the wallet's FIFO state per token (fifo_state), its matched sells by time
- * (fifo_sells), the tokens' latest swap (token_last_swap), the latest leaderboard
+ * (fifo_sells), the tokens' latest swap (token_last_swap, read apart: a price moves without the
+ * wallet), the latest leaderboard
  * (leaderboard_claims) and ETH/USD candles (price_candles), and its closed lots' holds counted per
  * hold (fifo_hold_counts). No read grows with the wallet's number of legs: its states are one row
  * per token, its 30-day result one key range of its sells, its holds one row per distinct hold.
@@ -58,8 +59,15 @@ export async function readRoster(ch: ClickHouseClient, id: string): Promise<Rost
   return { id, claims: new Map(rows.map((r) => [r.wallet, { source: r.src, wallet: r.wallet, rank: Number(r.r), claimedPnlUsd30d: Number(r.pnl), claimedAt: Number(r.at_s) }])) }
 }
 
+/** A token's latest swap: WETH and token amounts (its price) and its block. */
+export interface LastSwap {
+  weth: bigint
+  token: bigint
+  block: number
+}
+
 /** One token of a wallet, from its FIFO state. */
-export interface TokenPosition {
+export interface WalletTokenState {
   token: string
   realizedWei: bigint
   sells: number
@@ -72,38 +80,36 @@ export interface TokenPosition {
   openQty: bigint
   openCostWei: bigint
   openLots: number
-  /** The token's latest swap: WETH and token amounts (its price), or null without one. */
-  lastSwap: { weth: bigint; token: bigint; block: number } | null
+}
+
+/** A wallet's token with the token's latest swap (null without one): what a receipt marks. */
+export interface TokenPosition extends WalletTokenState {
+  lastSwap: LastSwap | null
 }
 
 const S = FIFO_STATE
 
 /**
- * Each wallet's FIFO states (one row per token), with each token's latest swap: one keyed read for
- * all the wallets (fifo_state by wallet, token_last_swap by the tokens found).
+ * Each wallet's FIFO states (one row per token): one keyed read of fifo_state for all the wallets.
+ * They move only when a batch folds the wallet's legs; the tokens' prices apart (readLastSwaps).
  */
-export async function readPositionsOf(ch: ClickHouseClient, chainId: number, wallets: string[]): Promise<Map<string, TokenPosition[]>> {
-  const out = new Map<string, TokenPosition[]>(wallets.map((w) => [w, []]))
+export async function readWalletStates(ch: ClickHouseClient, chainId: number, wallets: string[]): Promise<Map<string, WalletTokenState[]>> {
+  const out = new Map<string, WalletTokenState[]>(wallets.map((w) => [w, []]))
   if (wallets.length === 0) return out
   const rows = await queryRows<{
     wallet: string; token: string; realized: string; sells: string; wins: string; unmatched: string; unmatched_sells: string; spent: string; received: string
-    open_qty: string; open_cost: string; lots: string; q_weth: string | null; q_token: string | null; q_block: string | null
+    open_qty: string; open_cost: string; lots: string
   }>(
     ch,
     `WITH s AS (
        SELECT wallet, token, state, unmatched_sells FROM fifo_state WHERE chain_id = {chain:UInt32} AND wallet IN {wallets:Array(String)}
        ORDER BY wallet, token, version DESC LIMIT 1 BY wallet, token)
-     SELECT s.wallet AS wallet, s.token AS token,
-            toString(s.state.${S.realized}) AS realized, s.state.${S.sells} AS sells, s.state.${S.winningSells} AS wins,
-            toString(s.state.${S.unmatchedQty}) AS unmatched, s.unmatched_sells AS unmatched_sells, toString(s.state.${S.spent}) AS spent, toString(s.state.${S.received}) AS received,
-            toString(arraySum(arrayMap(l -> l.1, s.state.${S.lots}))) AS open_qty, toString(arraySum(arrayMap(l -> l.2, s.state.${S.lots}))) AS open_cost,
-            length(s.state.${S.lots}) AS lots,
-            q.quote.1 AS q_weth, q.quote.2 AS q_token, q.quote.5 AS q_block
-     FROM s LEFT JOIN (
-       SELECT token, argMaxMerge(quote) AS quote FROM token_last_swap
-       WHERE chain_id = {chain:UInt32} AND token IN (SELECT token FROM s) GROUP BY token) AS q ON q.token = s.token
-     ORDER BY wallet, token
-     SETTINGS join_use_nulls = 1`,
+     SELECT wallet, token,
+            toString(state.${S.realized}) AS realized, state.${S.sells} AS sells, state.${S.winningSells} AS wins,
+            toString(state.${S.unmatchedQty}) AS unmatched, unmatched_sells, toString(state.${S.spent}) AS spent, toString(state.${S.received}) AS received,
+            toString(arraySum(arrayMap(l -> l.1, state.${S.lots}))) AS open_qty, toString(arraySum(arrayMap(l -> l.2, state.${S.lots}))) AS open_cost,
+            length(state.${S.lots}) AS lots
+     FROM s ORDER BY wallet, token`,
     { chain: chainId, wallets },
   )
   for (const r of rows) {
@@ -119,9 +125,25 @@ export async function readPositionsOf(ch: ClickHouseClient, chainId: number, wal
       openQty: BigInt(r.open_qty),
       openCostWei: BigInt(r.open_cost),
       openLots: Number(r.lots),
-      lastSwap: r.q_weth !== null && r.q_token !== null && BigInt(r.q_token) > 0n ? { weth: BigInt(r.q_weth), token: BigInt(r.q_token), block: Number(r.q_block) } : null,
     })
   }
+  return out
+}
+
+/**
+ * The tokens' latest swaps (token_last_swap by token): absent for a token without one, or whose
+ * last swap moved no token (no price).
+ */
+export async function readLastSwaps(ch: ClickHouseClient, chainId: number, tokens: string[]): Promise<Map<string, LastSwap>> {
+  const out = new Map<string, LastSwap>()
+  if (tokens.length === 0) return out
+  const rows = await queryRows<{ token: string; q_weth: string; q_token: string; q_block: string }>(
+    ch,
+    `SELECT token, toString(q.1) AS q_weth, toString(q.2) AS q_token, q.5 AS q_block FROM (
+       SELECT token, argMaxMerge(quote) AS q FROM token_last_swap WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} GROUP BY token)`,
+    { chain: chainId, tokens },
+  )
+  for (const r of rows) if (BigInt(r.q_token) > 0n) out.set(r.token, { weth: BigInt(r.q_weth), token: BigInt(r.q_token), block: Number(r.q_block) })
   return out
 }
 
