@@ -95,6 +95,15 @@ export function sharedRowsPrefix(identity: string, chainId: number, kind: 'token
   return `serving:${identity}:${chainId}:${kind}:`
 }
 
+/** Kept rows of each kind a sync reads again together at most (the rest are read when asked). */
+const REREAD_KEYS = 500
+
+/** The kept rows a sync dropped, by kind. */
+interface Dropped {
+  tokens: string[]
+  deployers: string[]
+}
+
 /** More changes than this since the last sync (a backfill): drop every cached key instead. */
 const MAX_CHANGES_PER_SYNC = 20_000
 
@@ -161,16 +170,32 @@ export function createTokenServing(
   // commit below the cursor; it is looked for below it too.
   const lateScans = createLateChanges(LATE_CHANGES_WINDOW_US)
 
-  /** Drop what is kept of a changed key (the other kinds are the listeners'). */
-  function dropChanged(c: ServingChange): void {
+  /** Drop what is kept of a changed key (the other kinds are the listeners'); the kept row keys it dropped are added to `dropped`. */
+  function dropChanged(c: ServingChange, dropped: Dropped): void {
     if (c.kind === 'token') {
+      if (tokenRows.has(c.key)) dropped.tokens.push(c.key)
       tokenRows.delete(c.key)
       shared?.token.changed(c.key, c.seq)
     } else if (c.kind === 'deployer') {
+      if (deployerRows.has(c.key)) dropped.deployers.push(c.key)
       deployerRows.delete(c.key)
       histories.delete(c.key)
       shared?.deployer.changed(c.key, c.seq)
     }
+  }
+
+  /**
+   * The kept rows a sync dropped, read again at once, together (after `synced` moved, so what is
+   * shared is tagged with the new change): a batch changes a handful of the asked tokens, and
+   * each one's next request read it alone (on the default world under load, a dozen keyed reads
+   * a batch). Rows the push handed over are kept already; past REREAD_KEYS, a row is read when asked.
+   */
+  function rereadDropped(dropped: Dropped): void {
+    const tokens = dropped.tokens.filter((k) => !tokenRows.has(k)).slice(0, REREAD_KEYS)
+    const deployers = dropped.deployers.filter((k) => !deployerRows.has(k)).slice(0, REREAD_KEYS)
+    // A failed read is not kept (the keyed cache): the next request reads the key itself.
+    if (tokens.length) tokenRows.getMany(tokens, loadTokenRows, null).catch(() => {})
+    if (deployers.length) deployerRows.getMany(deployers, loadDeployerRows, null).catch(() => {})
   }
 
   /**
@@ -197,13 +222,15 @@ export function createTokenServing(
     // Only now: `unseen` remembers the scans as applied.
     const changes = [...others, ...lateScans.unseen(scans), ...own]
     perBatch.clear()
-    for (const c of changes) dropChanged(c)
+    const dropped: Dropped = { tokens: [], deployers: [] }
+    for (const c of changes) dropChanged(c, dropped)
     for (const row of p.launchedRows) tokenRows.set(row.token, row as unknown as TokenStateRow)
     for (const row of p.deployerRows) deployerRows.set(row.deployer, row as unknown as DeployerStateRow)
     const lastUs = window.lastUs()
     window.append(p.feed.filter((f) => lastUs === null || f.us > lastUs))
     synced = { seq: p.seq, block: p.watermark, chainTime: p.chainTime }
     windowServed = p.watermark
+    rereadDropped(dropped)
     notify(changes)
     pushes++
     return true
@@ -229,7 +256,8 @@ export function createTokenServing(
       return
     }
     const changes = [...read.filter((c) => c.kind !== 'scan'), ...lateScans.unseen(read.filter((c) => c.kind === 'scan'))]
-    for (const c of changes) dropChanged(c)
+    const dropped: Dropped = { tokens: [], deployers: [] }
+    for (const c of changes) dropChanged(c, dropped)
     // A served block lower than the one served before it is a reorg's rollback (its refresh writes
     // a marker at the block it rolled back to; a process that died before that refresh owes it and
     // writes it on start): what was kept of the removed blocks (their scans too) goes. Every marker
@@ -239,6 +267,7 @@ export function createTokenServing(
     if (rolledBack) windowStale = true
     if (mayHaveLaunched(changes)) launchesPending = true
     synced = marker ? { seq: marker.seq, block: marker.watermark, chainTime: marker.chainTime } : { ...synced, seq: target }
+    rereadDropped(dropped)
     if (rolledBack || changes.length) notify(rolledBack ? null : changes)
   }
 
