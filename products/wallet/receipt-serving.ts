@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { lastServedBatch, servingChangesBetween } from '../../core/records/serving-changes.ts'
 import { rosterWalletsTradingToken } from './roster-trading.ts'
 import {
-  CLAIM_WINDOW_SECONDS,
+  claimWindow,
   latestLeaderboardId,
   readEthUsdRange,
   readHoldsOf,
@@ -203,10 +203,7 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
 
   /** The wallet parts of roster wallets, each read once for them all. */
   async function readParts(wallets: string[], r: Roster): Promise<Map<string, WalletParts>> {
-    const windows = wallets.map((wallet) => {
-      const claim = r.claims.get(wallet)!
-      return { wallet, from: claim.claimedAt - CLAIM_WINDOW_SECONDS, to: claim.claimedAt }
-    })
+    const windows = wallets.map((wallet) => ({ wallet, ...claimWindow(r.claims.get(wallet)!) }))
     const [states, holds, sells] = await Promise.all([readWalletStates(ch, chainId, wallets), readHoldsOf(ch, chainId, wallets), readSellWindows(ch, chainId, windows)])
     return new Map(wallets.map((w) => [w, { states: states.get(w)!, holds: holds.get(w)!, sells: sells.get(w)! }]))
   }
@@ -222,7 +219,7 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     try {
       const windows = wallets.map((wallet) => {
         const claim = r.claims.get(wallet)!
-        return { wallet, claim, from: claim.claimedAt - CLAIM_WINDOW_SECONDS, to: claim.claimedAt }
+        return { wallet, claim, ...claimWindow(claim) }
       })
       const [own, ethUsd] = await Promise.all([
         parts.getMany(wallets, (missing) => readParts(missing, r), NO_PARTS),

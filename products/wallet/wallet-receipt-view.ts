@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import {
-  CLAIM_WINDOW_SECONDS,
+  claimWindow,
   HOLD_LABELS,
   holdLabel,
   mulDiv,
@@ -162,7 +162,7 @@ export function receiptView(wallet: string, measuredThrough: number | null, r: R
       rank: c.rank,
       claimed_pnl_usd_30d: c.claimedPnlUsd30d,
       claimed_at: iso(c.claimedAt),
-      window_from: iso(c.claimedAt - CLAIM_WINDOW_SECONDS),
+      window_from: iso(claimWindow(c).from),
       measured_realized_30d_wei: r.measured30d.wei.toString(),
       measured_realized_30d_weth: weth(r.measured30d.wei),
       measured_sells_30d: r.measured30d.sells,

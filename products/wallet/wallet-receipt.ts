@@ -25,6 +25,9 @@ export function holdLabel(medianSeconds: number | null): HoldLabel | null {
 
 export const CLAIM_WINDOW_SECONDS = 30 * 86_400
 
+/** The 30 days a claim covers, (from, to] in unix seconds: they end at its claimed_at. */
+export const claimWindow = (claim: { claimedAt: number }) => ({ from: claim.claimedAt - CLAIM_WINDOW_SECONDS, to: claim.claimedAt })
+
 export interface RosterClaim {
   source: string
   wallet: string
