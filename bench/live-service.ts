@@ -205,21 +205,51 @@ function processTree(root: number): number[] {
   return tree
 }
 
+/** A process's CPU time so far, in clock ticks of 1/100 s (user + system); 0 once it is gone. */
+function cpuTicks(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return 0
+  }
+}
+
+/** What a process under the service's is, by its command line. */
+function roleOf(pid: number): string {
+  let cmd = ''
+  try {
+    cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+  } catch {
+    return 'gone'
+  }
+  if (cmd.includes('svc-clickhouse-engine')) return 'engine'
+  if (cmd.includes('api-process')) return 'api'
+  if (cmd.includes('hardhat')) return 'payments chain'
+  if (cmd.includes('esbuild')) return 'esbuild'
+  return 'other'
+}
+
+/**
+ * CPU share of the service's whole process tree over `seconds` (user + system time), and each
+ * process's share by role, largest first: `pipeline` is the `svc start` process itself (the
+ * pipeline, the simulators, the alerts and scans), then `engine`, `api`, `payments chain`.
+ */
+export async function cpuShareByProcess(pid: number, seconds: number): Promise<{ total: number; byRole: Array<{ role: string; share: number }> }> {
+  const pids = processTree(pid)
+  const before = pids.map(cpuTicks)
+  await new Promise((r) => setTimeout(r, seconds * 1000))
+  const byRole = new Map<string, number>()
+  pids.forEach((p, i) => {
+    const role = p === pid ? 'pipeline' : roleOf(p)
+    byRole.set(role, (byRole.get(role) ?? 0) + (cpuTicks(p) - before[i]!) / 100 / seconds)
+  })
+  const shares = [...byRole].map(([role, share]) => ({ role, share })).sort((a, b) => b.share - a.share)
+  return { total: shares.reduce((s, r) => s + r.share, 0), byRole: shares }
+}
+
 /** CPU share of the service's whole process tree over `seconds` (user + system time). */
 export async function idleCpuShare(pid: number, seconds: number): Promise<number> {
-  const pids = processTree(pid)
-  const ticks = () =>
-    pids.reduce((sum, p) => {
-      try {
-        const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')
-        return sum + Number(fields[11]) + Number(fields[12])
-      } catch {
-        return sum
-      }
-    }, 0)
-  const t0 = ticks()
-  await new Promise((r) => setTimeout(r, seconds * 1000))
-  // Linux reports in clock ticks of 1/100 s.
-  return (ticks() - t0) / 100 / seconds
+  return (await cpuShareByProcess(pid, seconds)).total
 }
 

@@ -252,7 +252,7 @@ async function commandStart(config: Config): Promise<void> {
   await solana.start()
   const alerts = await startAlertsWorker({
     ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, watermarks,
-    tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
+    tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES, answersRequests: false }),
     social: createSocialServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
   })
   const scans = await startScansRole(rt)
@@ -403,7 +403,7 @@ async function commandPipeline(config: Config, args: string[]): Promise<void> {
     await watermarks.refresh()
     const alerts = await startAlertsWorker({
       ch: rt.ch, bus: rt.bus, store: rt.store, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, watermarks,
-      tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
+      tokens: createTokenServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES, answersRequests: false }),
       social: createSocialServing({ ch: rt.ch, watermarks, logger: rt.logger, maxEntries: config.SERVING_CACHE_ENTRIES }),
     })
     onShutdown(rt, [() => alerts.stop(), () => watermarks.stop()])

@@ -123,11 +123,19 @@ export function createTokenServing(
     feedWindowItems?: number
     /** Changes one sync reads by key (MAX_CHANGES_PER_SYNC when not given); past it, everything kept is dropped. */
     maxChangesPerSync?: number
+    /**
+     * Whether requests wait on it (default true): between batches it then reads what other
+     * writers named (at most every LATE_SYNC_MS), and a sync reads the kept rows it dropped again
+     * at once, so no request waits for them. A follower that asks for a few keys once per batch
+     * (the alert producers) sets false: it would pay both on every batch for nothing it asks.
+     */
+    answersRequests?: boolean
   },
   chainId = 4663,
 ): TokenServing {
   const { ch, watermarks } = deps
   const maxChanges = deps.maxChangesPerSync ?? MAX_CHANGES_PER_SYNC
+  const answersRequests = deps.answersRequests ?? true
   const tokenRows = createKeyedCache<TokenStateRow | null>(deps.maxEntries, 'token_rows')
   const deployerRows = createKeyedCache<DeployerStateRow | null>(deps.maxEntries, 'deployer_rows')
   let identity: Promise<string> | undefined
@@ -191,6 +199,7 @@ export function createTokenServing(
    * a batch). Rows the push handed over are kept already; past REREAD_KEYS, a row is read when asked.
    */
   function rereadDropped(dropped: Dropped): void {
+    if (!answersRequests) return
     const tokens = dropped.tokens.filter((k) => !tokenRows.has(k)).slice(0, REREAD_KEYS)
     const deployers = dropped.deployers.filter((k) => !deployerRows.has(k)).slice(0, REREAD_KEYS)
     // A failed read is not kept (the keyed cache): the next request reads the key itself.
@@ -354,7 +363,7 @@ export function createTokenServing(
   }
 
   function syncLate(target: number): void {
-    if (synced.seq > 0 && Date.now() - syncedAt >= LATE_SYNC_MS) {
+    if (answersRequests && synced.seq > 0 && Date.now() - syncedAt >= LATE_SYNC_MS) {
       startSync(target).catch((err) => deps.logger.warn({ err: (err as Error).message }, 'serving sync failed'))
     }
   }

@@ -147,4 +147,50 @@ describe('served batches pushed to their followers', () => {
       stop()
     }
   })
+
+  it('a follower that answers no requests (the alert producers) reads nothing ahead: no late sync, no dropped row read again', { timeout: 90_000 }, async () => {
+    // Two followers of the pushed batches, asked at every advance as the producers ask; each
+    // engine read they send is noted by table.
+    const readsOf = (reads: string[]) => (table: string) => reads.filter((q) => q.includes(`FROM ${table}`)).length
+    const quietReads: string[] = []
+    const eagerReads: string[] = []
+    const quiet = createTokenServing({ ch: watchedEngine(env.rt.ch, 'query', (a) => void quietReads.push(a.query)), watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 10_000, answersRequests: false })
+    const eager = createTokenServing({ ch: watchedEngine(env.rt.ch, 'query', (a) => void eagerReads.push(a.query)), watermarks: env.api.watermarks, logger: env.rt.logger, maxEntries: 10_000 })
+    const stop = env.api.watermarks.onAdvance(() => {
+      void quiet.sync().catch(() => {})
+      void eager.sync().catch(() => {})
+    })
+    try {
+      // Both keep every deployer of the feed's launches: the batches below change some of them.
+      const feed = await quiet.feedAfter(0, Date.now() * 1000, 10_000)
+      const deployers = [...new Set(feed.tokens.map((t) => t.deployer).filter((d): d is string => !!d))]
+      expect(deployers.length).toBeGreaterThan(5)
+      await quiet.deployers(deployers)
+      await eager.deployers(deployers)
+      await eager.feedAfter(0, Date.now() * 1000, 1)
+      quietReads.length = 0
+      eagerReads.length = 0
+      const applied = quiet.pushesApplied()
+      await env.ingestThrough(env.processor.watermark() + 30)
+      await Promise.all([quiet.sync(), eager.sync()])
+      // Past LATE_SYNC_MS since the last read sync: a request now would start one (the eager's does).
+      await new Promise((r) => setTimeout(r, 1_100))
+      await Promise.all([quiet.feedAfter(0, Date.now() * 1000, 1), eager.feedAfter(0, Date.now() * 1000, 1)])
+      await new Promise((r) => setTimeout(r, 300))
+      await eager.sync()
+      expect(quiet.pushesApplied()).toBeGreaterThan(applied)
+      const quietRead = readsOf(quietReads)
+      const eagerRead = readsOf(eagerReads)
+      // The eager follower read the deployers the batches changed again at once, and the change
+      // rows between batches; the quiet one read neither.
+      expect(eagerRead('deployer_state')).toBeGreaterThan(0)
+      expect(eagerRead('serving_changes')).toBeGreaterThan(0)
+      expect(quietRead('serving_changes')).toBe(0)
+      expect(quietRead('deployer_state') + quietRead('token_state')).toBe(0)
+      // What it reads when asked is the same.
+      expect(await quiet.deployers(deployers)).toEqual(await reader.deployers(deployers))
+    } finally {
+      stop()
+    }
+  })
 })
