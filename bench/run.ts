@@ -3,6 +3,7 @@ import { benchArc } from './arc.bench.ts'
 import { benchApi } from './api.bench.ts'
 import { benchDecode } from './decode.bench.ts'
 import { benchDoor } from './door.bench.ts'
+import { benchEntityLinks } from './entity-links.bench.ts'
 import { benchIngest } from './ingest.bench.ts'
 import { benchLoad } from './load.bench.ts'
 import { benchLongPoll } from './long-poll.bench.ts'
@@ -35,6 +36,7 @@ const onRequest: Array<[string, () => Promise<BenchResult | BenchResult[]>]> = [
   ['scale', benchScale],
   ['callers', benchCallers],
   ['structure', benchStructure],
+  ['entity-links', benchEntityLinks],
   ['load', benchLoad],
   ['long-poll', benchLongPoll],
   ['pipeline', benchPipeline],

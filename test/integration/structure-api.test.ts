@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { structureReport } from '../../products/structure/structure-report.ts'
+import { walletLinksOf } from '../../products/structure/holder-balances.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
 import { SIM_4663_CONTRACTS } from '../../pipelines/sim/contracts.ts'
@@ -300,6 +301,36 @@ describe('GET /structure/{token}', () => {
     } finally {
       env.api.deps.ch = ch
     }
+  })
+
+  it('the entity walk\'s links of many tokens read at once are each token\'s own, as read token by token', { timeout: 60_000 }, async () => {
+    // The busiest tokens share many wallets: each asks for its own holders, so the flat wallet
+    // list sent for them all names, for every token, wallets another token asked for.
+    const tokens = await busyTokens(8)
+    const block = env.processor.watermark()
+    const holders = await queryRows<{ token: string; wallet: string }>(
+      env.rt.ch,
+      'SELECT token, wallet FROM holder_balances WHERE chain_id = 4663 AND token IN {t:Array(String)} GROUP BY token, wallet HAVING sum(balance) > 0 ORDER BY token, wallet',
+      { t: tokens },
+    )
+    // Every other holder of each token: what another token asks for is, for many, left out here.
+    const asks = new Map(tokens.map((t) => [t, { wallets: holders.filter((h) => h.token === t).map((h) => h.wallet).filter((_, i) => i % 2 === 0), exclude: [] as string[] }]))
+    const own = async (token: string, wallets: string[]) =>
+      queryRows<{ token: string; wallet: string; peer: string }>(
+        env.rt.ch,
+        `SELECT token, wallet, peer FROM token_wallet_links WHERE chain_id = 4663 AND token = {t:String} AND wallet IN {w:Array(String)}
+         GROUP BY token, wallet, peer HAVING min(first_block) <= {to:UInt64}`,
+        { t: token, w: wallets, to: block },
+      )
+    const expected = (await Promise.all(tokens.map((t) => own(t, asks.get(t)!.wallets)))).flat()
+    const key = (r: { token: string; wallet: string; peer: string }) => `${r.token} ${r.wallet} ${r.peer}`
+    const together = await walletLinksOf(env.rt.ch, 4663, asks, block)
+    expect(together.map(key).sort()).toEqual(expected.map(key).sort())
+    expect(expected.length).toBeGreaterThan(20)
+    // The read did see links of wallets asked for another token only: they were dropped.
+    const everyAsked = [...new Set([...asks.values()].flatMap((a) => a.wallets))]
+    const unfiltered = (await Promise.all(tokens.map((t) => own(t, everyAsked)))).flat()
+    expect(unfiltered.length).toBeGreaterThan(expected.length)
   })
 
   it('an answer asked recently is computed again in the background when a batch drops it', { timeout: 120_000 }, async () => {
