@@ -7,6 +7,7 @@ import { copiedAt, reorgsSince, resyncSwapsByToken, rollbackRunning, timeBefore,
 import { callId, currentGrades, sameGrade, writeGradeChanges, type CallGrade, type GradeChange } from './grade-store.ts'
 import { loadCheckpoint, NO_CHECKPOINT, saveCheckpoint, type GraderCheckpoint } from './grader-state.ts'
 import { keptCallerProgress, refreshCallerState, storeKeptProgress, type CallerStateChanges } from '../../products/social/caller-refresh.ts'
+import { chunks } from '../../core/chunks.ts'
 
 /**
  * The call grader: grades each call once its hour has passed and stores it (call_grades,
@@ -95,12 +96,6 @@ const KEYS_PER_READ = 5_000
 /** The longest a pass that changed nothing waits to store the checkpoint it advanced. */
 const CHECKPOINT_EVERY_MS = 30_000
 const CALLS_PER_PRICING = 500
-
-function chunks<T>(xs: T[], n: number): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
-  return out
-}
 
 /** A call's grade at chain time `chainTime`, or null when it is not graded. */
 function gradeOne(f: CallFacts, chainTime: number, px: Awaited<ReturnType<typeof windowPrices>>, runs: Map<string, number>): CallGrade | null {

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { mutualClusters } from './caller-grade.ts'
+import { chunks } from '../../core/chunks.ts'
 
 /**
  * Mutual-follow clusters kept per account (account_clusters, migration 015). When follow
@@ -13,16 +14,10 @@ import { mutualClusters } from './caller-grade.ts'
 /** Keys per IN list: bounds query size whatever the pass. */
 const CHUNK = 2_000
 
-function chunks<T>(xs: T[], n = CHUNK): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
-  return out
-}
-
 /** Each account's latest follow list: follow_snapshots by its (account, observed_at) key. */
 async function followingOf(ch: ClickHouseClient, accounts: string[]): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>()
-  for (const part of chunks(accounts)) {
+  for (const part of chunks(accounts, CHUNK)) {
     const rows = await queryRows<{ account: string; following: string[] }>(
       ch,
       'SELECT account, argMax(following, observed_at) AS following FROM follow_snapshots WHERE account IN {a:Array(String)} GROUP BY account',
@@ -36,7 +31,7 @@ async function followingOf(ch: ClickHouseClient, accounts: string[]): Promise<Ma
 /** The stored cluster of each account ('' when none or never stored): account_clusters by key. */
 export async function storedClusters(ch: ClickHouseClient, accounts: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>()
-  for (const part of chunks(accounts)) {
+  for (const part of chunks(accounts, CHUNK)) {
     const rows = await queryRows<{ account: string; cluster: string }>(
       ch,
       'SELECT account, argMax(cluster, version) AS cluster FROM account_clusters WHERE account IN {a:Array(String)} GROUP BY account',
@@ -51,7 +46,7 @@ export async function storedClusters(ch: ClickHouseClient, accounts: string[]): 
 async function membersOf(ch: ClickHouseClient, clusters: string[]): Promise<string[]> {
   if (clusters.length === 0) return []
   const candidates: string[] = []
-  for (const part of chunks(clusters)) {
+  for (const part of chunks(clusters, CHUNK)) {
     const rows = await queryRows<{ account: string }>(ch, 'SELECT DISTINCT account FROM account_clusters WHERE cluster IN {c:Array(String)}', { c: part })
     candidates.push(...rows.map((r) => r.account))
   }
@@ -64,7 +59,7 @@ async function membersOf(ch: ClickHouseClient, clusters: string[]): Promise<stri
 async function writeChanged(ch: ClickHouseClient, target: Map<string, string>, version: number): Promise<string[]> {
   const stored = await storedClusters(ch, [...target.keys()])
   const changed = [...target].filter(([a, c]) => (stored.get(a) ?? '') !== c)
-  for (const part of chunks(changed)) {
+  for (const part of chunks(changed, CHUNK)) {
     await ch.insert({ table: 'account_clusters', values: part.map(([account, cluster]) => ({ account, cluster, version })), format: 'JSONEachRow' })
   }
   return changed.map(([a]) => a)

@@ -9,6 +9,7 @@ import { readAheadWhileAsked } from '../../core/serving/read-ahead-on-advance.ts
 import { LruMap } from '../../core/serving/lru-map.ts'
 import { backgroundRunner } from '../../core/serving/background.ts'
 import { createRankedCallers } from './ranked-callers.ts'
+import { chunks } from '../../core/chunks.ts'
 
 export type { CallerRecord }
 
@@ -90,18 +91,12 @@ const MAX_CHANGES_PER_SYNC = 20_000
 /** Keys per IN list. */
 const CHUNK = 5_000
 
-function chunks<T>(xs: T[], n = CHUNK): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
-  return out
-}
-
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** Every call of the given authors: `calls` by its (author, token) key. */
 async function readCalls(ch: ClickHouseClient, authors: string[]): Promise<Map<string, SignalCall[]>> {
   const out = new Map<string, SignalCall[]>(authors.map((a) => [a, []]))
-  for (const part of chunks(authors)) {
+  for (const part of chunks(authors, CHUNK)) {
     const rows = await queryRows<{ author: string; token: string; called_at: string; captured_at: string }>(
       ch,
       `SELECT author, token, toUnixTimestamp(min(called_at)) AS called_at, toUnixTimestamp(min(captured_at)) AS captured_at
@@ -263,7 +258,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
         handles,
         async (missing) => {
           const out = new Map<string, CallerRecord>()
-          for (const part of chunks(missing)) {
+          for (const part of chunks(missing, CHUNK)) {
             const found = await queryRows<CallerStateRow>(
               ch,
               `SELECT ${CALLER_STATE_COLUMNS} FROM caller_state WHERE author IN {keys:Array(String)} ORDER BY author, version DESC LIMIT 1 BY author`,
@@ -286,7 +281,7 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
         accounts,
         async (missing) => {
           const out = new Map<string, string | null>()
-          for (const part of chunks(missing)) {
+          for (const part of chunks(missing, CHUNK)) {
             const found = await queryRows<{ account: string; cluster: string }>(
               ch,
               'SELECT account, argMax(cluster, version) AS cluster FROM account_clusters WHERE account IN {keys:Array(String)} GROUP BY account',
