@@ -27,7 +27,7 @@ export async function createClickHouse(
     Partial<Pick<Config, 'CLICKHOUSE_REQUEST_TIMEOUT_MS'>>,
 ): Promise<ClickHouseClient> {
   if (config.CLICKHOUSE_URL) {
-    const client = reportingUnavailability(
+    const client = reportingUnavailability(cancellingAbandonedReads(
       createClient({
         url: config.CLICKHOUSE_URL,
         username: config.CLICKHOUSE_USER,
@@ -41,7 +41,7 @@ export async function createClickHouse(
         // keyed reads queued on the client behind batch statements (svc_engine_wait_seconds
         // showed it); the engine orders what runs by its own priorities.
         max_open_connections: ENGINE_CONNECTIONS,
-      }),
+      })),
     )
     const timeoutMs = config.CLICKHOUSE_REQUEST_TIMEOUT_MS ?? 5_000
     if (timeoutMs < LONG_STATEMENT_MS) {
@@ -143,6 +143,27 @@ function reportingUnavailability(client: ClickHouseClient): ClickHouseClient {
     },
   })
 }
+
+/**
+ * A server's reads (`query`: every read the service sends, never a write) marked read-only
+ * (`readonly = 2`: settings may still change) and to be cancelled when their client closes: a
+ * read the service gave up on (its request timed out) then stops on the engine instead of running
+ * on for the seconds or minutes it needs, behind which the shared engine's other statements wait.
+ * ClickHouse cancels on a closed connection only read-only queries, and an HTTP POST is not one
+ * unless told. (chDB in one process has no connection to close, and refuses a per-call readonly.)
+ */
+function cancellingAbandonedReads(client: ClickHouseClient): ClickHouseClient {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (prop !== 'query' || typeof value !== 'function') return value
+      return (params: { clickhouse_settings?: Record<string, unknown> }) =>
+        (value as (p: unknown) => unknown).call(target, { ...params, clickhouse_settings: { ...ABANDONED_READS_CANCELLED, ...params.clickhouse_settings } })
+    },
+  })
+}
+
+const ABANDONED_READS_CANCELLED = { readonly: '2', cancel_http_readonly_queries_on_client_close: 1 } as const
 
 /** Connection refused/reset/unresolvable, or the request timed out: the server is not there for us. */
 export function isUnreachable(err: unknown): boolean {
