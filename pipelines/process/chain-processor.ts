@@ -78,9 +78,11 @@ export interface ChainProcessor {
  * id, then the block writer below), and inserts each batch of blocks with an exactly-once effect:
  *  - blocks at or below the watermark (the last block in `chain_blocks`) are already in, and
  *    are skipped whatever batch they arrive in;
- *  - a batch is journaled (block range + token) before its first insert; after a crash the
- *    journaled batch is re-formed exactly and re-inserted with the same token, so the tables
- *    it had reached deduplicate it (materialized views too) and the others receive it;
+ *  - a batch of several blocks is journaled (block range + token) before its first insert; after
+ *    a crash the journaled batch is re-formed exactly and re-inserted with the same token, so the
+ *    tables it had reached deduplicate it (materialized views too) and the others receive it;
+ *    a batch of one block (a live block's) is re-formed exactly without a journal: the first
+ *    batch after a start is one block;
  *  - bus offsets are committed only after the inserts are acknowledged.
  */
 export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
@@ -95,6 +97,13 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   const sink = createClickHouseSink(engineStep(ch, 'insert'), metrics, deps.sinkHooks)
   let state: ChainState
   let pending: PlannedBatch | null = null
+  /**
+   * Whether the next batch is the first since the start: it holds one block. A batch of one block
+   * is not journaled (a live block's batch saves the journal's statement, first on its path): one
+   * that a crash interrupted is re-formed exactly because the first batch after the start is that
+   * one block again, with the same token.
+   */
+  let firstSinceStart = true
   let running: Consumer | undefined
   let rowsWindow: Array<[number, number]> = []
   const outcomes = createLaunchOutcomes(engineStep(refreshing, 'outcomes'), chainId)
@@ -232,7 +241,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       for (const x of parsed) {
         const n = x.value.number
         if (n > last) {
-          if (selected.length >= maxBatchBlocks) break
+          if (selected.length >= (firstSinceStart ? 1 : maxBatchBlocks)) break
           selected.push(x)
           last = n
           continue
@@ -250,7 +259,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const first = selected[0]?.value
       const lastB = lastSelected?.value
       token = first && lastB ? batchToken(consumer, state.epoch, first.number, lastB.number, lastB.hash) : ''
-      if (first && lastB) await journal.record({ firstBlock: first.number, lastBlock: lastB.number, token })
+      if (first && lastB && lastB.number > first.number) await journal.record({ firstBlock: first.number, lastBlock: lastB.number, token })
     }
     pending = null
 
@@ -312,6 +321,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       }
       // The watermark moves once the batch is served: whoever waits for it sees its answers.
       state.advance(blocks)
+      firstSinceStart = false
       for (const r of rejected) {
         const from = selected.find((x) => x.value.number === r.block)!
         ctx.deadLetter({ message: from.message, value: JSON.stringify(r), reason: `malformed_log: ${r.reason}` })
