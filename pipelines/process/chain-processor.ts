@@ -78,11 +78,11 @@ export interface ChainProcessor {
  * id, then the block writer below), and inserts each batch of blocks with an exactly-once effect:
  *  - blocks at or below the watermark (the last block in `chain_blocks`) are already in, and
  *    are skipped whatever batch they arrive in;
- *  - a batch of several blocks is journaled (block range + token) before its first insert; after
+ *  - a batch is journaled (block range + token) before its first insert; after
  *    a crash the journaled batch is re-formed exactly and re-inserted with the same token, so the
  *    tables it had reached deduplicate it (materialized views too) and the others receive it;
- *    a batch of one block (a live block's) is re-formed exactly without a journal: the first
- *    batch after a start is one block;
+ *    of a run of one-block batches (live blocks) only the first is journaled: after a start
+ *    while a run was on, the first batch is one block, which re-forms one cut short exactly;
  *  - bus offsets are committed only after the inserts are acknowledged.
  */
 export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
@@ -98,12 +98,17 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let state: ChainState
   let pending: PlannedBatch | null = null
   /**
-   * Whether the next batch is the first since the start: it holds one block. A batch of one block
-   * is not journaled (a live block's batch saves the journal's statement, first on its path): one
-   * that a crash interrupted is re-formed exactly because the first batch after the start is that
-   * one block again, with the same token.
+   * Runs of one-block batches (live blocks) are journaled once, at their first batch: the journal's
+   * statement, first on a batch's path, leaves a live block's. Whether the last batch journaled is
+   * of one block (a run is on, its later batches not journaled).
    */
-  let firstSinceStart = true
+  let oneBlockRun = false
+  /**
+   * Whether the next batch must hold one block: the first after a start while a run was on. Its
+   * last batch may have been cut short unjournaled; re-formed as that one block again, it gets the
+   * same token, and the tables it had reached deduplicate it.
+   */
+  let oneBlockNext = false
   let running: Consumer | undefined
   let rowsWindow: Array<[number, number]> = []
   const outcomes = createLaunchOutcomes(engineStep(refreshing, 'outcomes'), chainId)
@@ -241,7 +246,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       for (const x of parsed) {
         const n = x.value.number
         if (n > last) {
-          if (selected.length >= (firstSinceStart ? 1 : maxBatchBlocks)) break
+          if (selected.length >= (oneBlockNext ? 1 : maxBatchBlocks)) break
           selected.push(x)
           last = n
           continue
@@ -259,7 +264,11 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       const first = selected[0]?.value
       const lastB = lastSelected?.value
       token = first && lastB ? batchToken(consumer, state.epoch, first.number, lastB.number, lastB.hash) : ''
-      if (first && lastB && lastB.number > first.number) await journal.record({ firstBlock: first.number, lastBlock: lastB.number, token })
+      if (first && lastB) {
+        const oneBlock = first.number === lastB.number
+        if (!oneBlock || !oneBlockRun) await journal.record({ firstBlock: first.number, lastBlock: lastB.number, token })
+        oneBlockRun = oneBlock
+      }
     }
     pending = null
 
@@ -321,7 +330,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       }
       // The watermark moves once the batch is served: whoever waits for it sees its answers.
       state.advance(blocks)
-      firstSinceStart = false
+      oneBlockNext = false
       for (const r of rejected) {
         const from = selected.find((x) => x.value.number === r.block)!
         ctx.deadLetter({ message: from.message, value: JSON.stringify(r), reason: `malformed_log: ${r.reason}` })
@@ -352,6 +361,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
       // A batch journaled but not completed is redelivered by a durable bus, or regenerated from
       // the watermark by the deterministic simulator on the in-process bus.
       pending = await journal.last()
+      // A re-formed journaled batch, or the first batch of a run that was on, starts the run again.
+      oneBlockRun = oneBlockNext = pending !== null && pending.firstBlock === pending.lastBlock
       if (pending && pending.lastBlock <= state.watermark) {
         // Inserted, but the process may have died before the batch's real-token refresh.
         await refreshTokenReal(ch, chainId, [...recovered, ...(await tokensTradedIn(pending.firstBlock, pending.lastBlock))])

@@ -14,7 +14,7 @@ function batchesOf(stdout: string): Array<{ blocks: number; through: number }> {
     .map((l) => JSON.parse(l) as { blocks: number; through: number })
 }
 
-describe('a batch of one block is not journaled (Kafka + chDB)', () => {
+describe('a run of one-block batches is journaled at its first only (Kafka + chDB)', () => {
   const data = tempDir()
   const simData = tempDir()
   let ch: ClickHouseClient | undefined
@@ -30,8 +30,8 @@ describe('a batch of one block is not journaled (Kafka + chDB)', () => {
     expect(sim.code, sim.stderr).toBe(0)
     const pipeline = ['pipeline', 'chain-4663', '--exit-at-block', String(EXACT_BLOCKS)]
 
-    // Batches of one block, as live blocks come, killed right after the 5th swaps insert: that
-    // batch's reserves, liquidity events and block are not in, and it was never journaled.
+    // Batches of one block, as live blocks come (the run's first journaled, no other), killed right
+    // after the 5th swaps insert: that batch's reserves, liquidity events and block are not in.
     const crash = await runSvc(pipeline, { ...env, PIPELINE_BATCH_BLOCKS: '1', DATA_DIR: data.path, SVC_FAULT: 'crash-after-insert:swaps:5' })
     expect(crash.signal).toBe('SIGKILL')
     const before = batchesOf(crash.stdout)
