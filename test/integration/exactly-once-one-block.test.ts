@@ -1,10 +1,5 @@
-import { randomBytes } from 'node:crypto'
-import { afterAll, describe, expect, it } from 'vitest'
-import { createClickHouse, type ClickHouseClient } from '../../core/clickhouse.ts'
-import { requireKafkaBrokers } from '../setup/services.ts'
-import { runSvc } from '../setup/svc-process.ts'
-import { tempDir } from '../setup/temp.ts'
-import { EXACT_BLOCKS, expectExactCounts } from '../setup/exact-counts.ts'
+import { describe, expect, it } from 'vitest'
+import { exactlyOnceRun } from '../setup/exact-counts.ts'
 
 /** The chain processor's "batch inserted" log lines (pino JSON on stdout): blocks and watermark. */
 function batchesOf(stdout: string): Array<{ blocks: number; through: number }> {
@@ -15,24 +10,14 @@ function batchesOf(stdout: string): Array<{ blocks: number; through: number }> {
 }
 
 describe('a run of one-block batches is journaled at its first only (Kafka + chDB)', () => {
-  const data = tempDir()
-  const simData = tempDir()
-  let ch: ClickHouseClient | undefined
-  afterAll(async () => {
-    await ch?.close()
-    data.cleanup()
-    simData.cleanup()
-  })
+  const run = exactlyOnceRun()
 
   it('killed mid-insert, it is re-formed exactly: the first batch after a start is one block', { timeout: 300_000 }, async () => {
-    const env = { KAFKA_BROKERS: requireKafkaBrokers(), BUS_NAMESPACE: `t${randomBytes(4).toString('hex')}`, LOG_LEVEL: 'info' }
-    const sim = await runSvc(['sim', '--until', String(EXACT_BLOCKS)], { ...env, DATA_DIR: simData.path })
-    expect(sim.code, sim.stderr).toBe(0)
-    const pipeline = ['pipeline', 'chain-4663', '--exit-at-block', String(EXACT_BLOCKS)]
+    await run.publish()
 
     // Batches of one block, as live blocks come (the run's first journaled, no other), killed right
     // after the 5th swaps insert: that batch's reserves, liquidity events and block are not in.
-    const crash = await runSvc(pipeline, { ...env, PIPELINE_BATCH_BLOCKS: '1', DATA_DIR: data.path, SVC_FAULT: 'crash-after-insert:swaps:5' })
+    const crash = await run.pipeline({ PIPELINE_BATCH_BLOCKS: '1', SVC_FAULT: 'crash-after-insert:swaps:5' })
     expect(crash.signal).toBe('SIGKILL')
     const before = batchesOf(crash.stdout)
     expect(before.length).toBeGreaterThan(4)
@@ -41,14 +26,13 @@ describe('a run of one-block batches is journaled at its first only (Kafka + chD
 
     // Restarted with batches of 100: a first batch formed afresh would hold the crashed block
     // with the next 99 under another token, and the crashed block's swaps would count twice.
-    const finish = await runSvc(pipeline, { ...env, PIPELINE_BATCH_BLOCKS: '100', DATA_DIR: data.path })
+    const finish = await run.pipeline({ PIPELINE_BATCH_BLOCKS: '100' })
     expect(finish.code, finish.stderr).toBe(0)
     expect(finish.stdout.includes('re-inserting the journaled batch')).toBe(false)
     const after = batchesOf(finish.stdout)
     expect(after[0]).toEqual(expect.objectContaining({ blocks: 1, through: watermark + 1 }))
     expect(after.slice(1).some((b) => b.blocks > 1)).toBe(true)
 
-    ch = await createClickHouse({ DATA_DIR: data.path } as never)
-    await expectExactCounts(ch)
+    await run.expectExact()
   })
 })

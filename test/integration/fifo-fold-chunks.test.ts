@@ -6,7 +6,7 @@ import { createMetrics } from '../../core/metrics.ts'
 import { foldBlocks, pairsOfSwaps } from '../../products/wallet/fifo-refresh.ts'
 import { hex } from '../setup/hex.ts'
 import { migratedChDBPerFile } from '../setup/chdb.ts'
-import { randomWei, refFold, seeded, type RefLeg } from '../setup/fifo-reference.ts'
+import { randomWei, refFold, refLegsByPair, seeded } from '../setup/fifo-reference.ts'
 import { watchedEngine } from '../setup/watched-engine.ts'
 
 /**
@@ -59,13 +59,7 @@ async function ingestAndFold(swaps: Swap[], firstBlock: number, lastBlock: numbe
 
 /** Every pair's folded state against the reference FIFO over its swaps. */
 async function expectReference(swaps: Swap[]): Promise<number> {
-  const legs = new Map<string, RefLeg[]>()
-  for (const s of swaps) {
-    const [ti, to, wi, wo] = [BigInt(s.token_in), BigInt(s.token_out), BigInt(s.weth_in), BigInt(s.weth_out)]
-    const k = `${s.trader}/${s.token}`
-    if (!legs.has(k)) legs.set(k, [])
-    legs.get(k)!.push(to > ti ? { side: 1, qty: to - ti, cost: wi - wo, t: s.block_time } : { side: -1, qty: ti - to, cost: wo - wi, t: s.block_time })
-  }
+  const legs = refLegsByPair(swaps, (s) => s.block_time)
   const got = await queryRows<{ wallet: string; token: string; legs: string; state: { lots: Array<{ qty: string; cost: string }>; realized: string; sells: string; unmatched_qty: string } }>(
     engine.ch,
     'SELECT wallet, token, legs, state FROM fifo_state FINAL WHERE chain_id = {c:UInt32} AND wallet IN {w:Array(String)}',

@@ -7,7 +7,7 @@ import { foldBlocks } from '../../products/wallet/fifo-refresh.ts'
 import { rollbackChain } from '../../pipelines/process/chain-rollback.ts'
 import { hex } from '../setup/hex.ts'
 import { migratedChDB } from '../setup/chdb.ts'
-import { randomWei, refFold, refWallet, seeded, type RefLeg } from '../setup/fifo-reference.ts'
+import { randomWei, refFold, refLegOfSwap, refWallet, seeded, type RefLeg } from '../setup/fifo-reference.ts'
 import { readHoldsOf } from '../../products/wallet/wallet-receipt.ts'
 
 /**
@@ -117,9 +117,8 @@ function expected(blocks: Block[]) {
   const legs = new Map<string, Array<RefLeg & { block: number; log: number }>>()
   for (const b of blocks) {
     for (const s of b.swaps) {
-      const [ti, to, wi, wo] = [BigInt(s.token_in), BigInt(s.token_out), BigInt(s.weth_in), BigInt(s.weth_out)]
-      if (ti === to) continue
-      const leg = to > ti ? { side: 1 as const, qty: to - ti, cost: wi - wo, t: s.block_time } : { side: -1 as const, qty: ti - to, cost: wo - wi, t: s.block_time }
+      if (BigInt(s.token_in) === BigInt(s.token_out)) continue
+      const leg = refLegOfSwap(s, s.block_time)
       const k = `${s.trader}/${s.token}`
       if (!legs.has(k)) legs.set(k, [])
       legs.get(k)!.push({ ...leg, block: s.block_number, log: s.log_index })

@@ -1,10 +1,43 @@
-import { expect } from 'vitest'
-import { queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { randomBytes } from 'node:crypto'
+import { afterAll, expect } from 'vitest'
+import { createClickHouse, queryRows, type ClickHouseClient } from '../../core/clickhouse.ts'
+import { requireKafkaBrokers } from './services.ts'
+import { runSvc } from './svc-process.ts'
+import { tempDir } from './temp.ts'
 import { independentCounts } from './sim-counts.ts'
-import { refFold, type RefLeg } from './fifo-reference.ts'
+import { refFold, refLegsByPair } from './fifo-reference.ts'
 
 /** Blocks the exactly-once tests ingest through their crashes. */
 export const EXACT_BLOCKS = 600
+
+/**
+ * A chain-4663 pipeline run through crashes (call inside a describe: it registers its cleanup):
+ * `publish` puts the simulator's first EXACT_BLOCKS blocks on Kafka under a namespace of its own,
+ * `pipeline` runs `svc pipeline` to the last of them on one data dir with the settings given
+ * (PIPELINE_BATCH_BLOCKS, SVC_FAULT), `expectExact` checks that data dir's counts at the end.
+ */
+export function exactlyOnceRun() {
+  const data = tempDir()
+  const simData = tempDir()
+  let ch: ClickHouseClient | undefined
+  afterAll(async () => {
+    await ch?.close()
+    data.cleanup()
+    simData.cleanup()
+  })
+  const env = { KAFKA_BROKERS: requireKafkaBrokers(), BUS_NAMESPACE: `t${randomBytes(4).toString('hex')}`, LOG_LEVEL: 'info' }
+  return {
+    async publish(): Promise<void> {
+      const sim = await runSvc(['sim', '--until', String(EXACT_BLOCKS)], { ...env, DATA_DIR: simData.path })
+      expect(sim.code, sim.stderr).toBe(0)
+    },
+    pipeline: (settings: Record<string, string>) => runSvc(['pipeline', 'chain-4663', '--exit-at-block', String(EXACT_BLOCKS)], { ...env, ...settings, DATA_DIR: data.path }),
+    async expectExact(): Promise<void> {
+      ch = await createClickHouse({ DATA_DIR: data.path } as never)
+      await expectExactCounts(ch)
+    },
+  }
+}
 
 /**
  * Every count of a chain ingested through crashes equals an independent count over the
@@ -70,13 +103,7 @@ export async function expectExactCounts(ch: ClickHouseClient): Promise<void> {
     ch,
     'SELECT trader, token, token_in, token_out, weth_in, weth_out, toUnixTimestamp(block_time) AS t FROM swaps FINAL WHERE token_in != token_out ORDER BY block_number, log_index',
   )
-  const legs = new Map<string, RefLeg[]>()
-  for (const s of swaps) {
-    const [ti, to, wi, wo] = [BigInt(s.token_in), BigInt(s.token_out), BigInt(s.weth_in), BigInt(s.weth_out)]
-    const k = `${s.trader}/${s.token}`
-    if (!legs.has(k)) legs.set(k, [])
-    legs.get(k)!.push(to > ti ? { side: 1, qty: to - ti, cost: wi - wo, t: s.t } : { side: -1, qty: ti - to, cost: wo - wi, t: s.t })
-  }
+  const legs = refLegsByPair(swaps, (s) => s.t)
   const states = await queryRows<{ k: string; s: string; legs: string }>(ch, "SELECT concat(wallet, '/', token) AS k, toString((state.realized, state.sells, state.winning_sells, state.unmatched_qty, state.spent, state.received)) AS s, legs FROM fifo_state FINAL")
   expect(states.length).toBe(legs.size)
   let sells = 0

@@ -9,6 +9,23 @@ export interface RefLeg {
   t: number
 }
 
+/** A swap's leg for its sender, from the raw swap fields (tokens in more than out: a buy). */
+export function refLegOfSwap(s: { token_in: string; token_out: string; weth_in: string; weth_out: string }, t: number): RefLeg {
+  const [ti, to, wi, wo] = [BigInt(s.token_in), BigInt(s.token_out), BigInt(s.weth_in), BigInt(s.weth_out)]
+  return to > ti ? { side: 1, qty: to - ti, cost: wi - wo, t } : { side: -1, qty: ti - to, cost: wo - wi, t }
+}
+
+/** The legs of swaps (in chain order) by `wallet/token`. */
+export function refLegsByPair<S extends { trader: string; token: string; token_in: string; token_out: string; weth_in: string; weth_out: string }>(swaps: S[], timeOf: (s: S) => number): Map<string, RefLeg[]> {
+  const legs = new Map<string, RefLeg[]>()
+  for (const s of swaps) {
+    const k = `${s.trader}/${s.token}`
+    if (!legs.has(k)) legs.set(k, [])
+    legs.get(k)!.push(refLegOfSwap(s, timeOf(s)))
+  }
+  return legs
+}
+
 export interface RefSell {
   /** 1-based index of the sell among the legs folded. */
   leg: number
