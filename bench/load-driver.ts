@@ -22,9 +22,9 @@ const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadPlan
 /** Per x402 class: the authorizations signed for its next run, one per call. */
 const signatures = new Map<LoadClass, string[]>()
 
-/** Sign a fresh authorization per call of the class's next run (they are valid for a short window). */
-async function signFor(c: LoadClass, base: string): Promise<void> {
-  const { privateKey, asset, calls } = c.x402!
+/** Sign a fresh authorization per call of the class's next run, `calls` of them (they are valid for a short window). */
+async function signFor(c: LoadClass, base: string, calls = c.x402!.calls): Promise<void> {
+  const { privateKey, asset } = c.x402!
   const client = x402Client.fromConfig({
     schemes: [{ network: PAYMENT_NETWORK, client: new ExactEvmScheme(privateKeyToAccount(privateKey)) }],
     spendControls: { allowedAssets: [{ network: PAYMENT_NETWORK, asset }] },
@@ -53,7 +53,7 @@ function optionsOf(c: LoadClass, base: string, once = false): Options {
       told.add(status)
       console.error(`${c.name}: first ${status}: ${body.slice(0, 400)}`)
     }
-    return { ...paid, amount: c.x402.calls, requests: [{ path: c.paths![0], setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'payment-signature': spend() } }), onResponse: tell }] } as Options
+    return { ...paid, amount: signatures.get(c)?.length ?? 0, requests: [{ path: c.paths![0], setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'payment-signature': spend() } }), onResponse: tell }] } as Options
   }
   if (c.follow) {
     const { path, cursorField } = c.follow
@@ -131,8 +131,13 @@ for (const c of plan.classes) {
   // consumers do).
   const keyed = (c.paths?.length ?? 0) > 1 && !c.x402
   if (c.x402) {
-    // No warm-up (each call spends an authorization): the class is signed for and run once.
+    // Warmed up as the others are, but by calls rather than seconds (each call spends an
+    // authorization): `warmCalls` paid calls first, their figures dropped, then the class's run.
     first.push(null)
+    if (plan.warmSeconds > 0 && c.x402.warmCalls > 0) {
+      await signFor(c, plan.base, c.x402.warmCalls)
+      await autocannon(optionsOf(c, plan.base))
+    }
     await signFor(c, plan.base)
     alone.push(figures(c.name, await autocannon(optionsOf(c, plan.base))))
     continue

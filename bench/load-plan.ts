@@ -15,9 +15,10 @@ export interface LoadClass {
   /**
    * Paid per call over x402, no key: `calls` authorizations signed by the driver (the official
    * client, from `privateKey`'s account, funded beforehand) just before each run, one per call
-   * (a payment is spent once), for `paths[0]`. The run ends when they are spent.
+   * (a payment is spent once), for `paths[0]`. The run ends when they are spent. Its warm-up
+   * (with the plan's): `warmCalls` calls first, their figures dropped.
    */
-  x402?: { privateKey: `0x${string}`; asset: string; calls: number }
+  x402?: { privateKey: `0x${string}`; asset: string; calls: number; warmCalls: number }
 }
 
 /** What the load driver runs against one base URL. */
