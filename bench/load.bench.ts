@@ -15,7 +15,7 @@ const X402_CALLS = Number(process.env.LOAD_X402_CALLS ?? 300)
 /**
  * x402-paid calls spent first, unmeasured, before its run alone (the other classes' warm-up is
  * LOAD_WARM_SECONDS): the first paid calls after a start wait on the facilitator's worker and the
- * payments chain warming up (stop 67: the first four took 160-180 ms, the rest 20-60 ms).
+ * payments chain warming up (stop 67: the first four took 160-300 ms, the rest 20-60 ms).
  */
 const X402_WARM_CALLS = Number(process.env.LOAD_X402_WARM_CALLS ?? 100)
 const WARM_SECONDS = Number(process.env.LOAD_WARM_SECONDS ?? 3)
