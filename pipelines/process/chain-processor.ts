@@ -98,9 +98,9 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
   let state: ChainState
   let pending: PlannedBatch | null = null
   /**
-   * Runs of one-block batches (live blocks) are journaled once, at their first batch: the journal's
-   * statement, first on a batch's path, leaves a live block's. Whether the last batch journaled is
-   * of one block (a run is on, its later batches not journaled).
+   * Runs of one-block batches (live blocks) are journaled once, at their first batch, so the
+   * journal's statement (first on a batch's path) is off a live block's path. Whether the last
+   * batch journaled is of one block (a run is on, its later batches not journaled).
    */
   let oneBlockRun = false
   /**

@@ -8,7 +8,7 @@ import { independentCounts } from './sim-counts.ts'
 import { refFold, refLegsByPair } from './fifo-reference.ts'
 
 /** Blocks the exactly-once tests ingest through their crashes. */
-export const EXACT_BLOCKS = 600
+const EXACT_BLOCKS = 600
 
 /**
  * A chain-4663 pipeline run through crashes (call inside a describe: it registers its cleanup):
