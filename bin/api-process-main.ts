@@ -36,8 +36,9 @@ export async function runApiProcess(config: Config): Promise<void> {
   link.onTell(NEWS.faults, (faults) => rt.metrics.infraFaults.setPeer(faults as InfraFault[]))
   const faucet = hello.faucet ? { ...hello.faucet, mint: (to: string, atomic: bigint) => link.request<{ transaction: string; balance: bigint }>(ASKS.mint, { to, atomic }) } : undefined
   // The audit of kept views against raw rows, sampled, on its own timer within a CPU share.
-  const audit = startConfiguredAudit(rt)
-  const api = await createApiServer(rt, { pollMs: 0, faucet, audit })
+  let served: Awaited<ReturnType<typeof createApiServer>> | undefined
+  const audit = startConfiguredAudit(rt, () => served?.watermarks)
+  const api = (served = await createApiServer(rt, { pollMs: 0, faucet, audit }))
   link.onTell(NEWS.advance, (a) => {
     const { chainId, block, seq, pushed } = a as { chainId: number; block: number; seq: number; pushed?: PushedBatch }
     api.watermarks.advance(chainId, block, seq, pushed)

@@ -7,6 +7,7 @@ import { SERVICE_NODE_FLAGS } from './node-flags.ts'
 import { linkOver } from './process-link.ts'
 import { createApiServer } from './serve-api.ts'
 import { startAuditSchedule, type AuditSchedule } from '../pipelines/verify/audit-schedule.ts'
+import { afterNextChainAdvance, type Watermarks } from '../core/serving/watermarks.ts'
 import type { Runtime } from './runtime.ts'
 
 /**
@@ -137,9 +138,10 @@ function startApiProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
 function startApiInProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
   const { config } = rt
   // The audit of kept views against raw rows, sampled, on its own timer within a CPU share.
-  const audit = startConfiguredAudit(rt)
+  let served: Awaited<ReturnType<typeof createApiServer>> | undefined
+  const audit = startConfiguredAudit(rt, () => served?.watermarks)
   const api = createApiServer(rt, { pollMs: 0, faucet: opts.faucet, audit })
-  api.catch(() => {})
+  api.then((a) => (served = a), () => {})
   const listening = api.then((a) => a.app.listen({ port: config.PORT, host: config.HOST }))
   listening.catch(() => {})
   const now = (act: (a: Awaited<typeof api>) => void) => void api.then(act, () => {})
@@ -156,8 +158,21 @@ function startApiInProcess(rt: Runtime, opts: ServiceApiOptions): ServiceApi {
   }
 }
 
-/** The audit of kept views against raw rows, sampled, on its own timer within a CPU share (AUDIT_SAMPLE 0: none). */
-export function startConfiguredAudit(rt: Runtime): AuditSchedule | undefined {
+/**
+ * How long an audit look waits for a chain's batch to be served before it starts anyway: a chain
+ * serves a block every 2 s; a stalled chain (or none yet) must not stop the audit.
+ */
+const AUDIT_QUIET_MAX_MS = 5_000
+
+/**
+ * The audit of kept views against raw rows, sampled, on its own timer within a CPU share (AUDIT_SAMPLE 0: none),
+ * each look started just after a chain's batch was served (`watermarks`: the API's, once it exists).
+ */
+export function startConfiguredAudit(rt: Runtime, watermarks: () => Watermarks | undefined): AuditSchedule | undefined {
   const { config } = rt
-  return config.AUDIT_SAMPLE > 0 ? startAuditSchedule({ ch: rt.ch, logger: rt.logger, metrics: rt.metrics, sample: config.AUDIT_SAMPLE, cpuShare: config.AUDIT_CPU_SHARE }) : undefined
+  const quiet = () => {
+    const w = watermarks()
+    return w ? afterNextChainAdvance(w, AUDIT_QUIET_MAX_MS) : Promise.resolve()
+  }
+  return config.AUDIT_SAMPLE > 0 ? startAuditSchedule({ ch: rt.ch, logger: rt.logger, metrics: rt.metrics, sample: config.AUDIT_SAMPLE, cpuShare: config.AUDIT_CPU_SHARE, quiet }) : undefined
 }

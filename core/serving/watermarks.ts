@@ -95,3 +95,22 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
   }
   return w
 }
+
+/**
+ * Resolves on the next served advance of any chain, or after `maxMs` without one: the moment a
+ * batch has just been written, when the engine has the most room before the next (a block every
+ * 2 s per chain). For background work that should not queue beside a live batch.
+ */
+export function afterNextChainAdvance(w: Pick<Watermarks, 'onAdvance'>, maxMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      stop()
+      resolve()
+    }
+    const timer = setTimeout(done, maxMs)
+    const stop = w.onAdvance((source) => {
+      if (source !== 'social') done()
+    })
+  })
+}

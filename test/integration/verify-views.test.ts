@@ -178,6 +178,39 @@ describe('svc verify on the social, Solana and 5042 views', () => {
     }
   })
 
+  it('each look of the scheduled audit starts at its quiet moment (just after a batch was served), and a stop does not wait for one', async () => {
+    const checked = async () => {
+      const text = await env.rt.metrics.render()
+      return [...text.matchAll(/^svc_audit_keys_checked_total\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0)
+    }
+    let asked = 0
+    let release = () => {}
+    const held = new Promise<void>((r) => (release = r))
+    const audit = startAuditSchedule({ ch: ch(), logger: env.rt.logger, metrics: env.rt.metrics, sample: 1, cpuShare: 1, firstDelayMs: 0, quiet: () => (asked++, held) })
+    try {
+      const before = await checked()
+      const deadline = Date.now() + 10_000
+      while (asked === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      expect(asked).toBe(1)
+      // Held at the quiet moment: no look ran.
+      await new Promise((r) => setTimeout(r, 300))
+      expect(await checked()).toBe(before)
+      release()
+      while ((await checked()) === before && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 50))
+      expect(await checked()).toBeGreaterThan(before)
+      // Every look asked for its moment: more than one view was looked at by now, one moment each.
+      while (asked < 3 && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 50))
+      expect(asked).toBeGreaterThanOrEqual(3)
+    } finally {
+      // A stop while a look waits for its moment (one that never comes) returns at once.
+      const stopping = startAuditSchedule({ ch: ch(), logger: env.rt.logger, metrics: env.rt.metrics, sample: 1, cpuShare: 1, firstDelayMs: 0, quiet: () => new Promise<void>(() => {}) })
+      await new Promise((r) => setTimeout(r, 200))
+      const t0 = Date.now()
+      await Promise.all([audit.stop(), stopping.stop()])
+      expect(Date.now() - t0).toBeLessThan(2_000)
+    }
+  })
+
   it('the audit\'s second look confirms only drift that stood still: legs inserted but not yet folded at either look are a refresh in flight', async () => {
     const look = () => checkView(ch(), fifoStateCheck, 4663, { sample: 1, seed: 0, first: 5 })
     const legs = (wallet: string, token: string, block: number) => ch().insert({
