@@ -27,7 +27,7 @@ import { createKeyRegistry } from '../api/access/keys.ts'
 import { createRedisStore } from '../core/store/redis-store.ts'
 import { createSocialServing } from '../products/social/social-serving.ts'
 import { createTokenServing } from '../products/token/token-serving.ts'
-import { createWatermarks } from '../core/serving/watermarks.ts'
+import { afterNextChainAdvance, createWatermarks, type Watermarks } from '../core/serving/watermarks.ts'
 import { PLAN_NAMES, type PlanName } from '../core/plans.ts'
 import { runReadOnlySql } from '../sql/read-only.ts'
 import { followedContracts } from './follow.ts'
@@ -89,7 +89,28 @@ async function createRoleRuntime(config: Config, role: string): Promise<Runtime>
 
 type ChainId = 4663 | 5042
 
-async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: ChainProcessorDeps['onAdvance'], pushBatches = false): Promise<ChainProcessor> {
+/** How a processor paces its live batches (batch by time); by default, chain 5042's CHAIN_5042_FLUSH_MS. */
+type Pacing = Pick<ChainProcessorDeps, 'flushEveryMs' | 'flushAfter'>
+
+/** Chain 4663's block interval on the default world: what chain 5042's pause leaves to the wait for one of its batches. */
+const CHAIN_4663_BLOCK_MS = 2_000
+/** The longest chain 5042's next batch waits for one of chain 4663's before it starts anyway. */
+const ARC_ALIGN_MAX_MS = 2_500
+
+/**
+ * Chain 5042's live batches in `svc start`: about every CHAIN_5042_FLUSH_MS, each started just
+ * after one of chain 4663's was served (its pause shortened by chain 4663's block interval, which
+ * the wait for that batch makes up). Paced by its pause alone, a batch every 4.1 s drifted
+ * through chain 4663's 2 s grid (about 100 ms a cycle) and ran beside one of its batches, both
+ * slower, every twentieth or so (stop 68). With CHAIN_5042_FLUSH_MS 0, a batch per block.
+ */
+function arcPacing(config: Config, watermarks: Watermarks): Pacing {
+  const flush = config.CHAIN_5042_FLUSH_MS
+  if (flush === 0) return { flushEveryMs: 0 }
+  return { flushEveryMs: Math.max(0, flush - CHAIN_4663_BLOCK_MS), flushAfter: () => afterNextChainAdvance(watermarks, ARC_ALIGN_MAX_MS, 4663) }
+}
+
+async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: ChainProcessorDeps['onAdvance'], pushBatches = false, pacing?: Pacing): Promise<ChainProcessor> {
   const processor = createChainProcessor({
     ch: rt.ch,
     bus: rt.bus,
@@ -98,7 +119,7 @@ async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: ChainPr
     chainId,
     namespace: rt.config.BUS_NAMESPACE,
     maxBatchBlocks: rt.config.PIPELINE_BATCH_BLOCKS,
-    flushEveryMs: chainId === 5042 ? rt.config.CHAIN_5042_FLUSH_MS : 0,
+    ...(pacing ?? { flushEveryMs: chainId === 5042 ? rt.config.CHAIN_5042_FLUSH_MS : 0 }),
     follow: followedContracts(rt.config, chainId),
     tokenFactsEntries: rt.config.SERVING_CACHE_ENTRIES,
     onAdvance,
@@ -237,7 +258,7 @@ async function commandStart(config: Config): Promise<void> {
   const arcProcessor = await startProcessor(rt, 5042, (b, seq) => {
     serving.advance(5042, b, seq)
     if (arcSource && 'ingestedMoved' in arcSource) arcSource.ingestedMoved()
-  })
+  }, false, arcPacing(config, watermarks))
   const prices = createPriceProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE, flushEveryMs: config.PIPELINE_FLUSH_MS })
   await prices.start()
   const claims = createClaimsProcessor({ ch: rt.ch, bus: rt.bus, logger: rt.logger, metrics: rt.metrics, namespace: config.BUS_NAMESPACE })

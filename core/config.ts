@@ -132,7 +132,8 @@ const EnvSchema = z.object({
   /**
    * The chain-5042 processor batches by time: after a batch that did not fill it waits this
    * long, so its live blocks go in a few at a time (its answers state the block they are
-   * measured through); 0: a batch per block, as chain 4663.
+   * measured through); in `svc start` about this often, each batch started just after one of
+   * chain 4663's (bin/svc.ts arcPacing); 0: a batch per block, as chain 4663.
    */
   CHAIN_5042_FLUSH_MS: z.coerce.number({ error: 'an integer' }).int('an integer').min(0, '>= 0').max(30_000, '<= 30000').default(4000),
   CHAIN_4663_WETH: addressList.optional(),

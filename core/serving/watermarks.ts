@@ -97,11 +97,11 @@ export function createWatermarks(ch: ClickHouseClient, chains: number[], pollMs 
 }
 
 /**
- * Resolves on the next served advance of any chain, or after `maxMs` without one: the moment a
- * batch has just been written, when the engine has the most room before the next (a block every
- * 2 s per chain). For background work that should not queue beside a live batch.
+ * Resolves on the next served advance of a chain (`chainId`, or any), or after `maxMs` without
+ * one: the moment a batch has just been written, when the engine has the most room before the
+ * next (a block every 2 s per chain). For work that should not queue beside a live batch.
  */
-export function afterNextChainAdvance(w: Pick<Watermarks, 'onAdvance'>, maxMs: number): Promise<void> {
+export function afterNextChainAdvance(w: Pick<Watermarks, 'onAdvance'>, maxMs: number, chainId?: number): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer)
@@ -110,7 +110,7 @@ export function afterNextChainAdvance(w: Pick<Watermarks, 'onAdvance'>, maxMs: n
     }
     const timer = setTimeout(done, maxMs)
     const stop = w.onAdvance((source) => {
-      if (source !== 'social') done()
+      if (source !== 'social' && (chainId === undefined || source === chainId)) done()
     })
   })
 }

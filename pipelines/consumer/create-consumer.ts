@@ -68,6 +68,13 @@ export interface ConsumerOptions<S extends z.ZodType, T = z.output<S>> {
    * at most this long. Default 0: take each batch as soon as it is there.
    */
   flushEveryMs?: number
+  /**
+   * Batch by time, aligned: after a batch that did not fill (and the `flushEveryMs` pause), wait
+   * for this too before taking the next (a quiet moment of the engine, such as just after another
+   * consumer's batch was served), so the batches of two consumers on one engine do not drift into
+   * each other. It should resolve within seconds.
+   */
+  flushAfter?: () => Promise<void>
   /** Where a group with no committed offset starts (default: the beginning). */
   fromBeginning?: boolean
   /** Called with the lag in messages each time it is measured (every 2 s). */
@@ -241,7 +248,10 @@ export function createConsumer<S extends z.ZodType, T = z.output<S>>(opts: Consu
     // Batching by time: pause once the bus is drained (a batch below the size, all of it taken); a
     // sink that took only part of what came (a chain batch's block limit) has more waiting.
     const drained = batch.messages.length < (opts.maxBatchSize ?? DEFAULT_MAX_BATCH) && (done === null || BigInt(done) >= BigInt(batch.messages.at(-1)!.offset))
-    if (opts.flushEveryMs && drained && !stopping) await sleep(opts.flushEveryMs)
+    if ((opts.flushEveryMs || opts.flushAfter) && drained && !stopping) {
+      if (opts.flushEveryMs) await sleep(opts.flushEveryMs)
+      if (opts.flushAfter && !stopping) await Promise.race([stopped, opts.flushAfter()])
+    }
   }
 
   return {

@@ -39,6 +39,8 @@ export interface ChainProcessorDeps {
   maxBatchBlocks?: number
   /** After a batch that did not fill, wait this long before the next (batch by time); 0 or absent: no wait. */
   flushEveryMs?: number
+  /** After a batch that did not fill (and its pause): what the next batch waits for too (createConsumer's flushAfter). */
+  flushAfter?: () => Promise<void>
   /** Tokens whose frozen facts (creation, launch, real block) the processor keeps (SERVING_CACHE_ENTRIES). */
   tokenFactsEntries?: number
   /**
@@ -406,6 +408,7 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
         onLag: (messages) => metrics.ingestLagBlocks.set({ chain: String(chainId) }, messages),
         maxBatchSize: Math.max(maxBatchBlocks, pending ? pending.lastBlock - pending.firstBlock + 1 : 0) * 2,
         flushEveryMs: deps.flushEveryMs,
+        flushAfter: deps.flushAfter,
       })
       await running.start()
       logger.info({ consumer, watermark: state.watermark, pools: state.pools.size() }, 'chain processor started')

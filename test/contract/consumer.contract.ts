@@ -196,6 +196,41 @@ export function consumerContract(name: string, makeBus: () => Bus | Promise<Bus>
       expect(sizes.length, JSON.stringify(sizes)).toBeLessThanOrEqual(3)
     })
 
+    it('createConsumer() with flushAfter: the batch after a pause starts only once flushAfter resolves, and a stop does not wait for it', async () => {
+      const topic = unique('flush-after')
+      const sizes: number[] = []
+      const sink: Sink<Rec> = { name: 'sizes', async write(items) { sizes.push(items.length) } }
+      let asked = 0
+      let release = () => {}
+      const moment = new Promise<void>((r) => (release = r))
+      await bus.ensureTopics([topic])
+      const c = createConsumer({ name: 'flush-after-test', bus, logger, metrics: createMetrics(), topic, schema: Rec, sink, flushEveryMs: 50, flushAfter: () => (asked++, moment) })
+      running.push(c)
+      await c.start()
+      await publish(topic, [['k0', '{"n":0}']])
+      await until('the first record', async () => (sizes.length ? true : undefined), 30_000)
+      await publish(topic, [['k1', '{"n":1}']])
+      await until('the wait for the moment', async () => (asked > 0 ? true : undefined), 10_000)
+      // Its pause is long over; the record waits for the moment.
+      await new Promise((r) => setTimeout(r, 400))
+      expect(sizes).toEqual([1])
+      release()
+      await until('the second record', async () => (sizes.length > 1 ? true : undefined), 10_000)
+      expect(sizes).toEqual([1, 1])
+      // A consumer waiting for a moment that never comes stops at once.
+      const idle = unique('flush-never')
+      let waiting = false
+      let wrote = 0
+      await bus.ensureTopics([idle])
+      const never = createConsumer({ name: 'flush-never-test', bus, logger, metrics: createMetrics(), topic: idle, schema: Rec, sink: { name: 'count', async write(items) { wrote += items.length } }, flushEveryMs: 10, flushAfter: () => ((waiting = true), new Promise<void>(() => {})) })
+      await never.start()
+      await publish(idle, [['k0', '{"n":0}']])
+      await until('waiting for a moment', async () => (waiting && wrote === 1 ? true : undefined), 30_000)
+      const t0 = Date.now()
+      await never.stop()
+      expect(Date.now() - t0).toBeLessThan(5_000)
+    })
+
     it('createConsumer() with flushEveryMs does not pause while records wait: a sink that took part of a batch gets the rest at once', async () => {
       const topic = unique('partial')
       const seen: number[][] = []

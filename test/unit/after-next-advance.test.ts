@@ -18,6 +18,15 @@ describe('afterNextChainAdvance (the audit\'s quiet moment)', () => {
     expect(await settledWithin(quiet, 50)).toBe(true)
   })
 
+  it('with a chain, resolves on that chain\'s advance only', async () => {
+    const watermarks = pushed()
+    const quiet = afterNextChainAdvance(watermarks, 10_000, 4663)
+    watermarks.advance(5042, 100, 1)
+    expect(await settledWithin(quiet, 50)).toBe(false)
+    watermarks.advance(4663, 9, 2)
+    expect(await settledWithin(quiet, 50)).toBe(true)
+  })
+
   it('resolves after its bound when no chain advances, and leaves no listener behind', async () => {
     const watermarks = pushed()
     let listeners = 0
