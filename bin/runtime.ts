@@ -24,9 +24,16 @@ export interface Runtime {
   close(): Promise<void>
 }
 
+/**
+ * Roles that log synchronously (core/logger.ts): the pipelines and simulators, and the one-shot
+ * commands whose stdout ends with their answer (`svc roster import`): logged asynchronously, its
+ * "runtime ready" line could land after the answer (seen once in CI, on a busy machine).
+ */
+const logsSynchronously = (role: string) => role.startsWith('pipeline') || role === 'sim' || role === 'roster-import'
+
 /** `bus`: the bus of this process when another provides it (svc start's API process: bin/api-process.ts). */
 export async function createRuntime(config: Config, role: string, given: { bus?: Bus } = {}): Promise<Runtime> {
-  const logger = createLogger(config.LOG_LEVEL, `svc-${role}`, { sync: role.startsWith('pipeline') || role === 'sim' })
+  const logger = createLogger(config.LOG_LEVEL, `svc-${role}`, { sync: logsSynchronously(role) })
   const metrics = createMetrics()
   // Every statement counted by who sent it (svc_engine_statements_total, svc_engine_seconds_total).
   const ch = accountEngine(await createClickHouse(config), metrics)
