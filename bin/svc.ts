@@ -92,11 +92,6 @@ type ChainId = 4663 | 5042
 /** How a processor paces its live batches (batch by time); by default, chain 5042's CHAIN_5042_FLUSH_MS. */
 type Pacing = Pick<ChainProcessorDeps, 'flushEveryMs' | 'flushAfter'>
 
-/** Chain 4663's block interval on the default world: what chain 5042's pause leaves to the wait for one of its batches. */
-const CHAIN_4663_BLOCK_MS = 2_000
-/** The longest chain 5042's next batch waits for one of chain 4663's before it starts anyway. */
-const ARC_ALIGN_MAX_MS = 2_500
-
 /**
  * Chain 5042's live batches in `svc start`: about every CHAIN_5042_FLUSH_MS, each started just
  * after one of chain 4663's was served (its pause shortened by chain 4663's block interval, which
@@ -107,7 +102,9 @@ const ARC_ALIGN_MAX_MS = 2_500
 function arcPacing(config: Config, watermarks: Watermarks): Pacing {
   const flush = config.CHAIN_5042_FLUSH_MS
   if (flush === 0) return { flushEveryMs: 0 }
-  return { flushEveryMs: Math.max(0, flush - CHAIN_4663_BLOCK_MS), flushAfter: () => afterNextChainAdvance(watermarks, ARC_ALIGN_MAX_MS, 4663) }
+  // Chain 4663's block interval (the simulator's); a batch of it is waited for a quarter longer at most.
+  const blockMs = config.SIMULATOR_BLOCK_SECONDS * 1000
+  return { flushEveryMs: Math.max(0, flush - blockMs), flushAfter: () => afterNextChainAdvance(watermarks, blockMs * 1.25, 4663) }
 }
 
 async function startProcessor(rt: Runtime, chainId: ChainId, onAdvance?: ChainProcessorDeps['onAdvance'], pushBatches = false, pacing?: Pacing): Promise<ChainProcessor> {

@@ -48,15 +48,12 @@ export function startAuditSchedule(o: AuditScheduleOptions): AuditSchedule {
   const name = (view: string, chain: number | null) => (chain === null ? view : `${view}:${chain}`)
   let stopped = false
   let timer: NodeJS.Timeout | undefined
-  let wake: (() => void) | undefined
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    wake = resolve
-    timer = setTimeout(resolve, ms)
-  })
+  // One stop signal ends every wait: a pause and a quiet moment alike.
   let stopping = () => {}
-  const stopped$ = new Promise<void>((resolve) => (stopping = resolve))
+  const stopSignal = new Promise<void>((resolve) => (stopping = resolve))
+  const sleep = (ms: number) => Promise.race([stopSignal, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))])
   /** The next quiet moment, or the stop. */
-  const quietMoment = () => (o.quiet ? Promise.race([o.quiet(), stopped$]) : Promise.resolve())
+  const quietMoment = () => (o.quiet ? Promise.race([o.quiet(), stopSignal]) : Promise.resolve())
 
   async function pass(seed: number): Promise<void> {
     const chains = await chainsIngested(o.ch)
@@ -113,7 +110,6 @@ export function startAuditSchedule(o: AuditScheduleOptions): AuditSchedule {
     async stop() {
       stopped = true
       clearTimeout(timer)
-      wake?.()
       stopping()
       await loop
     },
