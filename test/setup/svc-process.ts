@@ -39,13 +39,35 @@ export function runSvc(args: string[], env: Record<string, string>, timeoutMs = 
   })
 }
 
-/** A TCP port free at the moment of asking. */
-export function freePort(): Promise<number> {
+/**
+ * A loopback TCP port free at the moment of asking, from a block of its own per test worker,
+ * below the kernel's ephemeral range (32768 and up): a port the kernel hands out for "any free
+ * port" (an engine's, a broker's, another worker's outgoing socket) is never one a test chose,
+ * and two workers never choose the same one. CI once had a test's service answer from a port a
+ * neighbour's service held: its /health said 200 and its operator route refused our token.
+ */
+export async function freePort(): Promise<number> {
+  const worker = Number(process.env.VITEST_POOL_ID ?? 0) % WORKER_BLOCKS
+  const first = TEST_PORTS_FROM + worker * PORTS_PER_WORKER
+  for (let tries = 0; tries < PORTS_PER_WORKER; tries++) {
+    const port = first + (nextPortOffset++ % PORTS_PER_WORKER)
+    if (await bindable(port)) return port
+  }
+  throw new Error(`no free loopback port in ${first}-${first + PORTS_PER_WORKER - 1}`)
+}
+
+const TEST_PORTS_FROM = 21_000
+const PORTS_PER_WORKER = 1_500
+const WORKER_BLOCKS = 7 // 21000 + 7 × 1500 = 31500, below the ephemeral range
+// A random start: a file after another in the same worker does not walk the ports its
+// predecessor may still be letting go of.
+let nextPortOffset = Math.floor(Math.random() * PORTS_PER_WORKER)
+
+function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
+    const s = createServer()
+    s.once('error', () => resolve(false))
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)))
   })
 }
 
