@@ -131,14 +131,24 @@ interface Probe {
   mtb?: number | null
 }
 
-/** The block /stats is measured through, asked until it answers 200 (a busy machine can take an engine read past a short wait). */
-function measuredThrough(base: string): Promise<number | null> {
+/** The block /stats is measured through, asked until it answers 200 (a busy machine can take an engine read past a short wait); a wait that ends says what /stats last answered. */
+async function measuredThrough(base: string): Promise<number | null> {
+  let last = 'nothing yet'
   return until(`${base}/stats to answer`, async () => {
-    const r = await fetch(`${base}/stats`, { signal: AbortSignal.timeout(15_000) }).catch(() => undefined)
-    if (r?.status !== 200) return undefined
+    const r = await fetch(`${base}/stats`, { signal: AbortSignal.timeout(15_000) }).catch((err: Error) => {
+      last = `no answer (${err.message})`
+      return undefined
+    })
+    if (r === undefined) return undefined
+    if (r.status !== 200) {
+      last = `${r.status} ${(await r.text()).slice(0, 300)}`
+      return undefined
+    }
     const body = (await r.json()) as { data: { chains: Array<{ measured_through_block: number | null }> } }
     return body.data.chains[0]!.measured_through_block
-  }, 60_000)
+  }, 60_000).catch((err: Error) => {
+    throw new Error(`${err.message}; it last answered ${last}`)
+  })
 }
 
 describe('Kafka broker faults with svc sim, svc pipeline and svc api', () => {
@@ -194,8 +204,8 @@ describe('Kafka broker faults with svc sim, svc pipeline and svc api', () => {
     const backAt = Date.now()
     // Resumed by itself: catches up to the blocks the simulator produced meanwhile.
     const dueAtRestart = Math.floor(Date.now() / 1000) - genesis
-    await until('the pipeline resumed and caught up', async () => ((await measuredThrough(base)) ?? 0) >= dueAtRestart || undefined, 120_000).catch(async (err: Error) => {
-      throw new Error(`${err.message} (through ${await measuredThrough(base)}, due ${dueAtRestart})\n--- sim:\n${sim.output().slice(-3000)}\n--- svc start:\n${svc!.output().slice(-3000)}`)
+    await until('the pipeline resumed and caught up', async () => ((await measuredThrough(base)) ?? 0) >= dueAtRestart || undefined, 120_000).catch((err: Error) => {
+      throw new Error(`${err.message} (due through ${dueAtRestart})\n--- sim:\n${sim.output().slice(-3000)}\n--- svc start:\n${svc!.output().slice(-6000)}`)
     })
     console.log(`[broker-faults] caught up with the simulator ${((Date.now() - backAt) / 1000).toFixed(1)} s after the broker answered again`)
     polling = false
