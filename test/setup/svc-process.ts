@@ -81,6 +81,8 @@ export interface SvcServer {
   stop(hardKillMs?: number): Promise<void>
   /** The last lines the process printed (for a failing test's message). */
   output(): string
+  /** Whether the process ever printed `text` (its whole output, not only the last lines). */
+  said(text: string): boolean
 }
 
 /**
@@ -94,7 +96,7 @@ export async function startSvcServer(
   timeoutMs = 90_000,
   ready: (status: number) => boolean = (status) => status === 200,
 ): Promise<SvcServer> {
-  const { child, output } = spawnKept(args, { PORT: String(port), ...env })
+  const { child, output, said } = spawnKept(args, { PORT: String(port), ...env })
   const base = `http://127.0.0.1:${port}`
   const stop = (hardKillMs = 20_000) =>
     new Promise<void>((resolve) => {
@@ -111,7 +113,7 @@ export async function startSvcServer(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${describe()} exited with ${child.exitCode} before listening:\n${output()}`)
     try {
-      if (ready((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) })).status)) return { base, child, stop, output }
+      if (ready((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) })).status)) return { base, child, stop, output, said }
     } catch {
       // not listening (or not answering) yet
     }
@@ -158,15 +160,18 @@ export function spawnSvc(args: string[], env: Record<string, string>): SvcChild 
  * keeping the last 8000 characters printed (and all of it under SVC_TEST_LOG_DIR), and killed if the test process exits first (a test
  * that times out never runs its cleanup).
  */
-function spawnKept(args: string[], env: Record<string, string>): { child: ChildProcess; output(): string } {
+function spawnKept(args: string[], env: Record<string, string>): { child: ChildProcess; output(): string; said(text: string): boolean } {
   // SVC_NODE_ARGS: node flags for the service process, e.g. `--cpu-prof` to profile it under a bench.
   const nodeArgs = (process.env.SVC_NODE_ARGS ?? '').split(' ').filter(Boolean)
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let tail = ''
+  let all = ''
   // SVC_TEST_LOG_DIR: keep each child's whole output there too (the tail is all a failure prints).
   const logFile = process.env.SVC_TEST_LOG_DIR ? `${process.env.SVC_TEST_LOG_DIR}/${args.join('-')}-${child.pid}.log` : undefined
   const keep = (d: Buffer) => {
-    tail = (tail + d.toString()).slice(-8000)
+    const text = d.toString()
+    tail = (tail + text).slice(-8000)
+    all += text
     if (logFile) appendFileSync(logFile, d)
   }
   child.stdout!.on('data', keep)
@@ -174,5 +179,5 @@ function spawnKept(args: string[], env: Record<string, string>): { child: ChildP
   const killOnExit = () => child.kill('SIGKILL')
   process.once('exit', killOnExit)
   child.once('exit', () => process.removeListener('exit', killOnExit))
-  return { child, output: () => tail }
+  return { child, output: () => tail, said: (text) => all.includes(text) }
 }
