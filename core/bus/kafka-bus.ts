@@ -121,7 +121,6 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
 
   async function subscribe(opts: SubscribeOptions): Promise<Subscription> {
     if (closed) throw new Error('kafka bus: subscribe() after close()')
-    await ensureTopics(opts.topics)
     const maxBatch = Math.max(1, opts.maxBatchSize ?? DEFAULT_MAX_BATCH)
     let stopping = false
     let wakeStop: () => void = () => {}
@@ -250,8 +249,27 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       }
     }
 
+    // The topics, then the first join, outlast a broker that is away (down, restarting, its
+    // coordinator not yet elected), as a running subscription does (revive): `svc start` starts its
+    // consumers one after another while it already serves, and a broker gone during one of their
+    // joins stopped the whole service. A broker that answers with a refusal for good, or a bus
+    // closed meanwhile, throws.
+    let topicsThere = false
     consumer = createConsumer()
-    await start(consumer)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!topicsThere) await ensureTopics(opts.topics)
+        topicsThere = true
+        await start(consumer)
+        break
+      } catch (err) {
+        if (closed || nonRetriableBrokerError(err)) throw err
+        options.logger?.warn({ err: err instanceof Error ? err.message : String(err), groupId: opts.groupId, attempt }, 'kafka consumer could not join yet; trying again')
+        await pause(Math.min(REVIVE_MAX_DELAY_MS, retryDelayMs * 2 ** attempt))
+        if (closed) throw err
+        consumer = createConsumer()
+      }
+    }
     state = 'running'
 
     let stopPromise: Promise<void> | null = null

@@ -94,4 +94,30 @@ describe('the Kafka bus through a broker outage', () => {
       await bus.close()
     }
   })
+
+  it('a subscription begun while the broker is down joins once it is back, and receives what is published', { timeout: 300_000 }, async () => {
+    const logger = recordingLogger()
+    const bus: Bus = createKafkaBus({ brokers: [kafka.brokers], clientId: 'outage-join-test', logger, logLevel: 'error', retryDelayMs: 200 })
+    const topic = `outage-join-${randomBytes(4).toString('hex')}`
+    const seen = new Set<string>()
+    let subscription: Subscription | undefined
+    try {
+      await bus.ensureTopics([topic])
+      await kafka.stop()
+      let settled: 'joined' | Error | undefined
+      const subscribing = bus.subscribe({ groupId: `${topic}-group`, topics: [topic], onBatch: async (batch) => void batch.messages.forEach((m) => seen.add(m.value)) })
+      subscribing.then((s) => ((subscription = s), (settled = 'joined')), (err: Error) => (settled = err))
+      // Away until kafkajs gave a join up: the subscription is still waiting, not failed.
+      await until('a failed join, tried again', () => (settled instanceof Error || logger.lines.some((l) => l.msg === 'kafka consumer could not join yet; trying again') ? true : undefined), 120_000)
+      expect(settled).toBeUndefined()
+      await kafka.start()
+      await until('the subscription joined', () => settled, 120_000)
+      expect(settled).toBe('joined')
+      await until('a publish after the outage', async () => bus.publish(topic, [{ key: null, value: 'after' }]).then(() => true, () => undefined), 60_000)
+      await until('the record published after the outage received', () => (seen.has('after') ? true : undefined), 60_000)
+    } finally {
+      await subscription?.stop()
+      await bus.close()
+    }
+  })
 })
