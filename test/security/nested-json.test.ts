@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nestsDeeperThan } from '../../api/json-depth.ts'
 import { startEmbedded, type Embedded } from '../setup/embedded.ts'
-import { attackWatchingHealth, healthBaseline, healthBound, median, tally } from '../setup/hostile-client.ts'
+import { attackWatchingHealth, healthBaseline, healthBound, median, runHostileClient, tally } from '../setup/hostile-client.ts'
 
 /**
  * Attack (issue 20, item 3): an 8 MB body of 4 million nested arrays took about 1.5 s of
@@ -60,7 +60,14 @@ describe('deeply nested JSON', () => {
       console.log(`ten nested 8 MB bodies to ${path}: ${JSON.stringify(tally(answers))}, closed after ${answers.map((a) => a.closedAfterMs).join(' ')} ms; /health ms ${health.times.join(' ')} (quiet median ${quiet.toFixed(1)}, flat bodies ${flat.health.times.join(' ')}; bound ${bound.toFixed(0)})`)
       // A 413 refused on its declared length may close before the client has read it (0: reset).
       expect(answers.every((a) => (a.status === status && a.code === code) || (status === 413 && a.status === 0)), path).toBe(true)
-      expect(answers.some((a) => a.status === status)).toBe(true)
+      if (status === 413) {
+        // Under load all ten may be reset before their 413 is read (CI once): the route's answer to
+        // the same declared length, asked with the headers alone, is read every time.
+        const [asked] = await runHostileClient(port, { count: 1, path, declared: NESTED_BYTES, sent: 0 }).answers
+        expect(asked).toMatchObject({ status, code })
+      } else {
+        expect(answers.some((a) => a.status === status)).toBe(true)
+      }
       // Sending 80 MB is most of it (before: 1.5 s of JSON.parse each, /health 9.3 s).
       expect(Math.max(...answers.map((a) => a.closedAfterMs))).toBeLessThan(3_000)
       expect(health.statuses.every((s) => s === 200)).toBe(true)
