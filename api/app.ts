@@ -13,6 +13,8 @@ import { capConnections } from './connection-cap.ts'
 import { largeBodySlots } from './large-bodies.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 import { allowedMethods, registerCatalogRoutes } from './routes.ts'
+import { createKeptLane, laneInFront } from './kept-lane.ts'
+import { recordRequest } from './request-record.ts'
 
 /** Largest request body any route accepts: the identify screenshot (base64) and the SQL doors. */
 export const BODY_LIMIT_BYTES = LARGE_BODY_LIMIT_BYTES
@@ -65,7 +67,7 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.HTTP_REQUEST_TIMEOUT_MS / 4))),
     },
   })
-  const { logger, metrics } = deps
+  const { logger } = deps
   capConnections(app.server, {
     total: config.HTTP_MAX_CONNECTIONS,
     // Behind a trusted proxy every connection comes from the proxy: only the total is capped.
@@ -76,10 +78,7 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
   // Hooks on every request take a callback, not a promise: an async hook costs promises (and
   // their GC) per request.
   app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url ?? 'unmatched'
-    metrics.httpRequests.record(route, reply.statusCode, reply.elapsedTime / 1000)
-    // (Its fields are not even gathered unless the line is written: this runs on every request.)
-    if (logger.isLevelEnabled('info')) logger.info({ method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+    recordRequest(deps, req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime)
     done()
   })
 
@@ -162,7 +161,16 @@ export async function buildApp({ deps, gate, catalog, plugins = [] }: AppOptions
     }
   })
 
-  registerCatalogRoutes(app, catalog, deps, gate)
+  // Behind a trusted proxy the client's address is Fastify's to work out: no lane.
+  const lane = trust === undefined ? createKeptLane(deps, gate) : undefined
+  registerCatalogRoutes(app, catalog, deps, gate, lane)
+  if (lane) {
+    laneInFront(app.server, lane)
+    app.addHook('preClose', (done) => {
+      lane.close()
+      done()
+    })
+  }
 
   // The interactive reference reads the same generated document as /openapi.json.
   await app.register(swagger, { mode: 'static', specification: { document: buildOpenApi(catalog) as never } })

@@ -141,7 +141,7 @@ const endpointDeps = new WeakMap<ApiDeps, Map<string, ApiDeps>>()
  * it is now (a view on it, not a copy), but `ch` counts the handler's statements under the
  * endpoint's path.
  */
-function depsOf(e: ServedEndpoint, deps: ApiDeps): ApiDeps {
+export function depsOf(e: ServedEndpoint, deps: ApiDeps): ApiDeps {
   let byPath = endpointDeps.get(deps)
   if (!byPath) endpointDeps.set(deps, (byPath = new Map()))
   let d = byPath.get(e.path)
@@ -187,7 +187,7 @@ function refuseKeyParams(query: Record<string, unknown>): Record<string, unknown
 }
 
 /** A gated call's answer: the handler's result, headers its settlement added, and its grant. */
-interface Gated {
+export interface Gated {
   result: unknown
   headers: Record<string, string>
   grant: AccessGrant
@@ -196,9 +196,28 @@ interface Gated {
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>
 
 /**
- * The endpoint's handler behind the access gate. When memory decides the grant (gate.admitNow)
- * and the handler's answer is kept, the answer is given at once, without a promise: the busy
- * path of paid consumers. Otherwise the gate admits (lookups, payments) and the handler loads.
+ * The call answered from memory, when memory decides the grant (gate.admitNow: a held key, a
+ * free call) and holds the answer (the endpoint's `kept`); undefined when either must be looked
+ * up. Nothing is started that it does not finish: the busy path of paid consumers, no promise.
+ * The input's own checks (`validate`) run first, as on every call.
+ */
+export function answerNow(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate): Gated | undefined {
+  if (!e.kept) return undefined
+  e.validate?.({ params: input.params as Record<string, unknown>, query: input.query as Record<string, unknown>, body: input.body }, deps)
+  return keptAnswer(e, input, info, deps, gate)
+}
+
+function keptAnswer(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate): Gated | undefined {
+  const query = input.query as Record<string, unknown>
+  const grant = gate.admitNow(e, query, info)
+  if (!grant) return undefined
+  const result = e.kept!({ params: input.params as Record<string, unknown>, query, body: input.body, deps, request: info, grant })
+  return result === undefined ? undefined : { result, headers: NO_HEADERS, grant }
+}
+
+/**
+ * The endpoint's handler behind the access gate: answered from memory when it can be (the
+ * endpoint's `kept`), else admitted by the gate (lookups, payments) and loaded.
  */
 function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate): Gated | Promise<Gated> {
   const params = input.params as Record<string, unknown>
@@ -207,11 +226,8 @@ function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, d
   const handler = e.handler
   if (!handler) throw notServed(e)
   e.validate?.({ params, query, body }, deps)
-  const now = gate.admitNow(e, query, info)
-  if (now) {
-    const result = handler({ params, query, body, deps, request: info, grant: now })
-    return result instanceof Promise ? result.then((r) => ({ result: r, headers: NO_HEADERS, grant: now })) : { result, headers: NO_HEADERS, grant: now }
-  }
+  const now = e.kept && keptAnswer(e, input, info, deps, gate)
+  if (now) return now
   return (async () => {
     const grant = await gate.admit(e, query, info)
     const result = await handler({ params, query, body, deps, request: info, grant })
@@ -221,8 +237,16 @@ function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, d
   })()
 }
 
-/** Register every catalog endpoint as a Fastify route. */
-export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate): void {
+/** What learns the URLs of GETs answered from memory (the kept lane, ./kept-lane.ts). */
+export interface UrlLearner {
+  learn(endpoint: ServedEndpoint, url: string): void
+}
+
+/**
+ * Register every catalog endpoint as a Fastify route. A GET answered from memory is told to
+ * `lane` (./kept-lane.ts), which answers that URL's next calls before Fastify's lifecycle.
+ */
+export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpoint[], deps: ApiDeps, gate: AccessGate, lane?: UrlLearner): void {
   for (const e of catalog) {
     if (e.mountedBy) continue
     const large = takesLargeBody(e)
@@ -235,6 +259,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
       handler(req: FastifyRequest, reply: FastifyReply) {
         const input = e.method === 'GET' ? parseGet(e, req) : parseInput(e, { params: req.params, query: refuseKeyParams((req.query ?? {}) as Record<string, unknown>), body: req.body })
         const gated = invokeGated(e, input, requestInfo(req), depsOf(e, deps), gate)
+        if (lane && e.method === 'GET' && !(gated instanceof Promise)) lane.learn(e, req.url)
         return gated instanceof Promise ? gated.then((g) => respond(e, deps, reply, g)) : respond(e, deps, reply, gated)
       },
     })
@@ -244,15 +269,27 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
 /** A gated call's answer written to the reply. */
 function respond(e: ServedEndpoint, deps: ApiDeps, reply: FastifyReply, { result, headers }: Gated): FastifyReply {
   if (headers !== NO_HEADERS) reply.headers(headers)
+  const answer = answerOf(result)
+  if (answer.headers) reply.headers(answer.headers)
+  reply.type(answer.type).send(answer.body)
+  answerWritten(e, deps, result)
+  return reply
+}
+
+/** What a handler's result is sent as: its raw body and type, or its JSON bytes (kept parts' bytes reused, core/serving/rendered-json.ts). */
+export function answerOf(result: unknown): { type: string; body: unknown; headers?: Record<string, string> } {
   if (result && typeof result === 'object' && 'raw' in result && 'contentType' in result) {
-    if ('headers' in result && result.headers) reply.headers(result.headers as Record<string, string>)
-    return reply.type(String(result.contentType)).send(result.raw)
+    return { type: String(result.contentType), body: result.raw, headers: 'headers' in result && result.headers ? (result.headers as Record<string, string>) : undefined }
   }
-  // The body as JSON bytes, kept parts' bytes reused (core/serving/rendered-json.ts).
-  reply.type('application/json; charset=utf-8').send(responseBytes(result))
-  // A woken long poll's answer, timed once its bytes went to the socket: send writes them
-  // at once, while 'finish' comes after every answer woken with it has been written.
+  return { type: JSON_TYPE, body: responseBytes(result) }
+}
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * After an answer went to the socket: a woken long poll's answer is timed (send writes the bytes
+ * at once, while 'finish' comes after every answer woken with it has been written).
+ */
+export function answerWritten(e: ServedEndpoint, deps: ApiDeps, result: unknown): void {
   const advancedAt = wokenAt(result)
   if (advancedAt !== undefined) deps.metrics.longPollAnswer.observe({ route: e.path }, (performance.now() - advancedAt) / 1000)
-  return reply
 }

@@ -97,6 +97,12 @@ export interface Endpoint<
   /** Absent while the endpoint is declared but not served yet: it answers 501 not_implemented. */
   /** Answers a promise, or the answer itself when it is at hand (kept: no promise on the busy path). */
   handler?: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>, D>) => HandlerResult<z.input<R>> | Promise<HandlerResult<z.input<R>>>
+  /**
+   * The answer when memory holds everything it needs (kept state, nothing to load), else
+   * undefined: then `handler`. Tried first on every call; a GET that has it may be answered again
+   * before Fastify's lifecycle (api/kept-lane.ts). It reads only, and never starts a load.
+   */
+  kept?: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>, D>) => HandlerResult<z.input<R>> | undefined
 }
 
 /**

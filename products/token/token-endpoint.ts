@@ -19,14 +19,14 @@ export const tokenEndpoint = defineEndpoint<Uses<'tokens'>>()({
   response: z.object({ data: TokenView, ...Measured }),
   access: { kind: 'paid', price: '0.01' },
   tool: { name: 'svc_token' },
-  handler({ params, deps }) {
+  kept({ params, deps }) {
     const kept = deps.tokens.keptToken(params.address)
-    if (kept) return tokenAnswer(params.address, kept.token, kept.deployer, deps.tokens)
-    return (async () => {
-      const t = await deps.tokens.token(params.address)
-      const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
-      return tokenAnswer(params.address, t, d, deps.tokens)
-    })()
+    return kept && tokenAnswer(params.address, kept.token, kept.deployer, deps.tokens)
+  },
+  async handler({ params, deps }) {
+    const t = await deps.tokens.token(params.address)
+    const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
+    return tokenAnswer(params.address, t, d, deps.tokens)
   },
 })
 

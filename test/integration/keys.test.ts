@@ -155,8 +155,11 @@ describe('the busy path: decided and answered from memory, without a promise', (
     expect(real).toBeDefined()
     const unknown = `0x${randomBytes(20).toString('hex')}`
     const deps = env.api.deps as ApiDeps
-    const handle = (address: string) =>
-      tokenEndpoint.handler!({ params: { address }, query: {}, body: undefined, deps, request: req({}), grant: { via: 'free', price: null } })
+    // As a route calls it: the kept answer when memory holds it, else the handler's load.
+    const handle = (address: string) => {
+      const ctx = { params: { address }, query: {}, body: undefined, deps, request: req({}), grant: { via: 'free', price: null } as const }
+      return tokenEndpoint.kept!(ctx) ?? tokenEndpoint.handler!(ctx)
+    }
     const bodyOf = (answer: unknown) => JSON.parse(responseBytes(answer).toString('utf8'))
     // Never asked before: loaded through the promise, then kept and given at once.
     const asked = handle(unknown)

@@ -1,0 +1,139 @@
+import { request as httpRequest } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../api/app.ts'
+import { createAccessGate } from '../../api/access/gate.ts'
+import { catalog } from '../../api/catalog/index.ts'
+import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+
+/**
+ * The kept lane (api/kept-lane.ts): a GET the router answered from memory is answered again
+ * before Fastify, with the same status, headers and bytes; what memory cannot decide still goes
+ * through Fastify. Real HTTP (app.inject never reaches a server's request listeners), one
+ * embedded world; which path answered is read from svc_http_kept_lane_answers_total.
+ */
+let env: Embedded
+let base: string
+const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
+
+beforeAll(async () => {
+  env = await startEmbedded({ PIPELINE_BATCH_BLOCKS: '300' })
+  await env.ingestThrough(900)
+  base = await env.api.app.listen({ port: 0, host: '127.0.0.1' })
+}, 180_000)
+afterAll(async () => env?.close())
+
+const laneAnswers = () => env.rt.metrics.keptLaneAnswers.get()
+
+async function issue(plan: string): Promise<{ key: string; prefix: string }> {
+  const r = await fetch(`${base}/admin/keys`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ plan }) })
+  expect(r.status).toBe(200)
+  return (await r.json()) as { key: string; prefix: string }
+}
+
+/** An answer as a client sees it: status, the headers that describe the body, the bytes. */
+async function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | null; length: string | null; body: Buffer }> {
+  const r = await fetch(base + path, { headers })
+  return { status: r.status, type: r.headers.get('content-type'), length: r.headers.get('content-length'), body: Buffer.from(await r.arrayBuffer()) }
+}
+
+/** A GET sent with a body (fetch will not send one). */
+function getWithBody(path: string, headers: Record<string, string>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(base + path)
+    const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'GET', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode!))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+describe('the kept lane', () => {
+  it('answers a repeated GET with the same status, headers and bytes as Fastify', async () => {
+    const { key } = await issue('signal_feed')
+    const keyed = { 'x-svc-key': key }
+    const launches = ((await (await fetch(`${base}/feed/new?limit=5`, { headers: keyed })).json()) as { data: { launches: Array<{ token: string; deployer: string }> } }).data.launches
+    expect(launches.length).toBeGreaterThan(1)
+    const [a, b] = launches
+    // Every endpoint with a `kept` answer (one today): known tokens, and one never seen.
+    const paths = [`/token/${a!.token}`, `/token/${b!.token}`, `/token/0x${'12'.repeat(20)}`]
+    for (const path of paths) {
+      // A token not kept yet is read once (its answer is then kept).
+      await get(path, keyed)
+      const before = await laneAnswers()
+      const first = await get(path, keyed)
+      const second = await get(path, keyed)
+      const third = await get(path, keyed)
+      expect(first.status, path).toBe(200)
+      for (const again of [second, third]) {
+        expect({ status: again.status, type: again.type, length: again.length }, path).toEqual({ status: first.status, type: first.type, length: first.length })
+        expect(again.body.equals(first.body), `${path}: the same bytes`).toBe(true)
+      }
+      // The first call taught the lane its URL (it may have been learnt earlier); the repeats took it.
+      expect((await laneAnswers()) - before, path).toBeGreaterThanOrEqual(2)
+    }
+  })
+
+  it('counts its answers in the request metrics under the route Fastify names', async () => {
+    const { key } = await issue('desk')
+    const path = `/token/0x${'34'.repeat(20)}`
+    // Read once (then kept), answered from memory once (then learnt).
+    await get(path, { 'x-svc-key': key })
+    await get(path, { 'x-svc-key': key })
+    const before = env.rt.metrics.httpRequests.count('/token/:address', 200)
+    const lane = await laneAnswers()
+    for (let i = 0; i < 5; i++) expect((await get(path, { 'x-svc-key': key })).status).toBe(200)
+    expect(env.rt.metrics.httpRequests.count('/token/:address', 200) - before).toBe(5)
+    expect((await laneAnswers()) - lane).toBe(5)
+  })
+
+  it('leaves to Fastify what memory cannot decide: no key, a key not held, the operator token, a plan without the feature, a body', async () => {
+    const feed = await issue('signal_feed')
+    const founders = await issue('founders')
+    const token = ((await (await fetch(`${base}/feed/new?limit=1`, { headers: { 'x-svc-key': feed.key } })).json()) as { data: { launches: Array<{ token: string }> } }).data.launches[0]!.token
+    const tokenPath = `/token/${token}`
+    const historyPath = `/structure/${token}/history`
+    // Both URLs learnt by the lane through a key that may call them.
+    expect((await get(tokenPath, { 'x-svc-key': feed.key })).status).toBe(200)
+    expect((await get(historyPath, { 'x-svc-key': feed.key })).status).toBe(200)
+    const lane = await laneAnswers()
+
+    // Paid without a key: the 402.
+    expect((await fetch(base + tokenPath)).status).toBe(402)
+    // A key never issued, then a key revoked after it was held.
+    expect((await get(tokenPath, { 'x-svc-key': `svc_live_${'x'.repeat(32)}` })).status).toBe(401)
+    const revoked = await issue('desk')
+    expect((await get(tokenPath, { 'x-svc-key': revoked.key })).status).toBe(200)
+    const afterHeld = await laneAnswers()
+    const r = await fetch(`${base}/admin/keys/${revoked.prefix}`, { method: 'DELETE', headers: admin })
+    expect(r.status).toBe(200)
+    expect((await get(tokenPath, { 'x-svc-key': revoked.key })).status).toBe(401)
+    // The operator token and a plan without the endpoint's feature.
+    expect((await get(tokenPath, admin)).status).toBe(200)
+    expect((await get(historyPath, { 'x-svc-key': founders.key })).status).toBe(403)
+    // A GET that sends a body: Fastify reads it (and answers as before).
+    expect(await getWithBody(tokenPath, { 'x-svc-key': feed.key }, '{}')).toBe(200)
+
+    // Only the held desk key's call before its revocation could take the lane.
+    expect(afterHeld - lane).toBeLessThanOrEqual(1)
+    expect(await laneAnswers()).toBe(afterHeld)
+  })
+
+  it('is not in front of a server behind a trusted proxy: the client address is Fastify\'s to work out', async () => {
+    const app = await buildApp({
+      deps: { ...env.api.deps, config: { ...env.rt.config, TRUST_PROXY: 1 } },
+      gate: createAccessGate({ adminToken: undefined, store: env.rt.store, keys: env.api.deps.keys }),
+      catalog,
+    })
+    try {
+      const proxied = await app.listen({ port: 0, host: '127.0.0.1' })
+      const { key } = await issue('desk')
+      const lane = await laneAnswers()
+      for (let i = 0; i < 3; i++) expect((await fetch(`${proxied}/token/0x${'56'.repeat(20)}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
+      expect(await laneAnswers()).toBe(lane)
+    } finally {
+      await app.close()
+    }
+  })
+})
