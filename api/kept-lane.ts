@@ -3,9 +3,10 @@ import type { TLSSocket } from 'node:tls'
 import type { AccessGate } from './access/gate.ts'
 import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
 import type { RequestInfo } from '../core/endpoint/types.ts'
-import { keptRequestParse } from '../core/endpoint/parsed-inputs.ts'
+import type { ParsedInput } from '../core/endpoint/parsed-inputs.ts'
 import { LruMap } from '../core/serving/lru-map.ts'
-import { answerNow, answerOf, answerWritten, depsOf, fastifyPath, type Gated, type UrlLearner } from './routes.ts'
+import { answerNow, answerWritten, depsOf, fastifyPath, JSON_TYPE, rawAnswer, type Gated, type UrlLearner } from './routes.ts'
+import { responseBytes } from '../core/serving/rendered-json.ts'
 import { recordRequest } from './request-record.ts'
 
 /** URLs the lane knows, least recently used forgotten first (each a string and a reference). */
@@ -21,7 +22,7 @@ export const KEPT_LANE_URLS = 8_192
  *
  * What takes it: a GET without a body whose exact URL text the router answered from memory
  * before (`learn`, from routes.ts: its route, the query's UTF-8 check, the refusal of keys in the
- * URL and its parse all passed for this text, and the parse is still kept), admitted from memory
+ * URL and its parse all passed for this text; the frozen parse is kept with it), admitted from memory
  * again (gate.admitNow: a held key on an endpoint its plan covers, a free call without a rate
  * cap) and answered from memory again (the endpoint's `kept`, which starts no load). Anything
  * else goes to Fastify with nothing written: a payment, the operator token, a key not held
@@ -31,8 +32,8 @@ export const KEPT_LANE_URLS = 8_192
  * Fastify's answers, under the same route, and in svc_http_kept_lane_answers_total.
  */
 export interface KeptLane extends UrlLearner {
-  /** The router answered this GET's URL from memory: its next calls may take the lane. */
-  learn(endpoint: ServedEndpoint, url: string): void
+  /** The router answered this GET's URL (parsed as `input`) from memory: its next calls may take the lane. */
+  learn(endpoint: ServedEndpoint, url: string, input: ParsedInput): void
   /** Answer the request when it may take the lane; false (nothing written) when Fastify must. */
   serve(req: IncomingMessage, res: ServerResponse): boolean
   /** The server is closing: every request goes to Fastify (which answers 503 while closing). */
@@ -40,23 +41,22 @@ export interface KeptLane extends UrlLearner {
 }
 
 export function createKeptLane(deps: ApiDeps, gate: AccessGate): KeptLane {
-  const urls = new LruMap<{ endpoint: ServedEndpoint; route: string }>(KEPT_LANE_URLS)
+  const urls = new LruMap<{ endpoint: ServedEndpoint; route: string; input: ParsedInput; deps: ApiDeps }>(KEPT_LANE_URLS)
   let closing = false
 
   const write = (e: ServedEndpoint, route: string, res: ServerResponse, started: number, { result }: Gated) => {
-    const answer = answerOf(result)
-    const body = answer.body as string | Buffer
+    const raw = rawAnswer(result)
+    const body = raw ? raw.raw : responseBytes(result)
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length
-    res.writeHead(200, answer.headers ? { ...answer.headers, 'content-type': answer.type, 'content-length': length } : { 'content-type': answer.type, 'content-length': length })
+    res.writeHead(200, raw ? { ...raw.headers, 'content-type': raw.contentType, 'content-length': length } : { 'content-type': JSON_TYPE, 'content-length': length })
     res.end(body)
     answerWritten(e, deps, result)
-    deps.metrics.keptLaneAnswers.inc()
-    recordRequest(deps, 'GET', route, 200, performance.now() - started)
+    recordRequest(deps, 'GET', route, 200, performance.now() - started, true)
   }
 
   return {
-    learn(endpoint, url) {
-      if (!urls.has(url)) urls.set(url, { endpoint, route: fastifyPath(endpoint.path) })
+    learn(endpoint, url, input) {
+      if (!urls.has(url)) urls.set(url, { endpoint, route: fastifyPath(endpoint.path), input, deps: depsOf(endpoint, deps) })
     },
     serve(req, res) {
       if (closing || req.method !== 'GET') return false
@@ -65,14 +65,12 @@ export function createKeptLane(deps: ApiDeps, gate: AccessGate): KeptLane {
       if (!known) return false
       // A GET that sends a body goes through Fastify, which reads (or refuses) it.
       if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false
-      const { endpoint: e, route } = known
-      const input = keptRequestParse(e, url)
-      if (!input) return false
+      const { endpoint: e, route, input } = known
       const started = performance.now()
       const info = new LaneRequestInfo(req)
       let answered: Gated | undefined
       try {
-        answered = answerNow(e, input, info, depsOf(e, deps), gate)
+        answered = answerNow(e, input, info, known.deps, gate)
       } catch {
         return false
       }

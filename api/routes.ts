@@ -5,7 +5,7 @@ import type { AccessGrant } from '../core/endpoint/grant.ts'
 import { admitBeforeBody } from './access/pre-body.ts'
 import { bodyLimitOf, takesLargeBody } from '../core/endpoint/body-limits.ts'
 import { ADDRESS_MESSAGE } from '../core/endpoint/schemas.ts'
-import type { AnyEndpoint, RequestInfo } from '../core/endpoint/types.ts'
+import type { AnyEndpoint, RawAnswer, RequestInfo } from '../core/endpoint/types.ts'
 import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
 import { ApiError } from '../core/endpoint/errors.ts'
 import { responseBytes } from '../core/serving/rendered-json.ts'
@@ -239,7 +239,7 @@ function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, d
 
 /** What learns the URLs of GETs answered from memory (the kept lane, ./kept-lane.ts). */
 export interface UrlLearner {
-  learn(endpoint: ServedEndpoint, url: string): void
+  learn(endpoint: ServedEndpoint, url: string, input: ParsedInput): void
 }
 
 /**
@@ -259,7 +259,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
       handler(req: FastifyRequest, reply: FastifyReply) {
         const input = e.method === 'GET' ? parseGet(e, req) : parseInput(e, { params: req.params, query: refuseKeyParams((req.query ?? {}) as Record<string, unknown>), body: req.body })
         const gated = invokeGated(e, input, requestInfo(req), depsOf(e, deps), gate)
-        if (lane && e.method === 'GET' && !(gated instanceof Promise)) lane.learn(e, req.url)
+        if (lane && e.method === 'GET' && !(gated instanceof Promise)) lane.learn(e, req.url, input)
         return gated instanceof Promise ? gated.then((g) => respond(e, deps, reply, g)) : respond(e, deps, reply, gated)
       },
     })
@@ -269,21 +269,22 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
 /** A gated call's answer written to the reply. */
 function respond(e: ServedEndpoint, deps: ApiDeps, reply: FastifyReply, { result, headers }: Gated): FastifyReply {
   if (headers !== NO_HEADERS) reply.headers(headers)
-  const answer = answerOf(result)
-  if (answer.headers) reply.headers(answer.headers)
-  reply.type(answer.type).send(answer.body)
+  const raw = rawAnswer(result)
+  if (raw) {
+    if (raw.headers) reply.headers(raw.headers)
+    reply.type(raw.contentType).send(raw.raw)
+  } else reply.type(JSON_TYPE).send(responseBytes(result))
   answerWritten(e, deps, result)
   return reply
 }
 
-/** What a handler's result is sent as: its raw body and type, or its JSON bytes (kept parts' bytes reused, core/serving/rendered-json.ts). */
-export function answerOf(result: unknown): { type: string; body: unknown; headers?: Record<string, string> } {
-  if (result && typeof result === 'object' && 'raw' in result && 'contentType' in result) {
-    return { type: String(result.contentType), body: result.raw, headers: 'headers' in result && result.headers ? (result.headers as Record<string, string>) : undefined }
-  }
-  return { type: JSON_TYPE, body: responseBytes(result) }
+/** The content type of a JSON answer (written as bytes, kept parts' bytes reused: core/serving/rendered-json.ts). */
+export const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** A handler's result that is a raw body with its own type (an SVG badge, /metrics), else undefined: JSON. */
+export function rawAnswer(result: unknown): RawAnswer | undefined {
+  return result && typeof result === 'object' && 'raw' in result && 'contentType' in result ? (result as RawAnswer) : undefined
 }
-const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
  * After an answer went to the socket: a woken long poll's answer is timed (send writes the bytes

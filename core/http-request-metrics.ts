@@ -19,6 +19,8 @@ type Value = { labels: Record<string, string | number>; value: number; metricNam
  */
 export class HttpRequestMetrics {
   private readonly routes = new Map<string, RouteTally>()
+  /** GET answers the kept lane wrote (api/kept-lane.ts), also counted by route and status. */
+  private laneAnswers = 0
 
   constructor(
     registry: Registry,
@@ -28,10 +30,13 @@ export class HttpRequestMetrics {
     const latency = 'svc_http_request_duration_seconds'
     registry.registerMetric(this.metric(counts, 'HTTP requests, by route and status', 'counter', () => this.countValues()) as never)
     registry.registerMetric(this.metric(latency, 'HTTP request latency, by route', 'histogram', () => this.latencyValues(latency)) as never)
+    const lane = 'svc_http_kept_lane_answers_total'
+    registry.registerMetric(this.metric(lane, 'GET answers written by the kept lane, before Fastify (api/kept-lane.ts); svc_http_requests_total counts them too', 'counter', () => [{ labels: {}, value: this.laneAnswers }]) as never)
   }
 
-  /** Count one answered request. */
-  record(route: string, status: number, seconds: number): void {
+  /** Count one answered request (`lane`: written by the kept lane). */
+  record(route: string, status: number, seconds: number, lane = false): void {
+    if (lane) this.laneAnswers++
     let t = this.routes.get(route)
     if (!t) this.routes.set(route, (t = { statuses: new Map(), buckets: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 }))
     t.statuses.set(status, (t.statuses.get(status) ?? 0) + 1)
@@ -41,6 +46,11 @@ export class HttpRequestMetrics {
     t.buckets[i]!++
     t.sum += seconds
     t.count++
+  }
+
+  /** GET answers the kept lane wrote so far. */
+  keptLaneAnswers(): number {
+    return this.laneAnswers
   }
 
   /** Requests counted for a route (and status): what the exported series say. */
@@ -78,7 +88,10 @@ export class HttpRequestMetrics {
       type,
       aggregator: 'sum',
       get: async () => ({ name, help, type, values: values(), aggregator: 'sum' }),
-      reset: () => this.routes.clear(),
+      reset: () => {
+        this.routes.clear()
+        this.laneAnswers = 0
+      },
     }
   }
 }

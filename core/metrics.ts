@@ -139,7 +139,6 @@ export function createMetrics(options: MetricsOptions = {}) {
     simBehind: new Gauge(r, 'svc_sim_behind_seconds', 'Seconds of venue time a simulated venue still has to publish (its history catching up; 0 once it publishes live), by source', ['source']),
     servedBlockAge: new Gauge(r, 'svc_served_block_age_seconds', 'Seconds since the timestamp of the last served block, by chain: a few seconds when live, the chain time still to catch up while behind', ['chain']),
     httpRequests: new HttpRequestMetrics(r, LATENCY_BUCKETS),
-    keptLaneAnswers: new Counter(r, 'svc_http_kept_lane_answers_total', 'GET answers written by the kept lane, before Fastify (api/kept-lane.ts); svc_http_requests_total counts them too', []),
     longPollAnswer: new Histogram(
       r,
       'svc_long_poll_answer_seconds',

@@ -44,8 +44,15 @@ export interface HandlerContext<P, Q, B, D> {
   grant: AccessGrant
 }
 
-/** What a handler returns: the JSON body, or a raw body with its content type (SVG badge). */
-export type HandlerResult<R> = R | { raw: string | Buffer; contentType: string; headers?: Record<string, string> }
+/** A raw body with its content type (SVG badge, /metrics), instead of a JSON body. */
+export interface RawAnswer {
+  raw: string | Buffer
+  contentType: string
+  headers?: Record<string, string>
+}
+
+/** What a handler returns: the JSON body, or a raw body with its content type. */
+export type HandlerResult<R> = R | RawAnswer
 
 type AnyObject = z.ZodObject<z.ZodRawShape>
 

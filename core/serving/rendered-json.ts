@@ -68,6 +68,8 @@ export function renderResponse(result: unknown): string {
 
 /** A kept part's whole response as bytes, with the envelope it was rendered in. */
 const bodies = new WeakMap<object, { envelope: string; bytes: Buffer }>()
+/** The bytes of answers kept whole. */
+const wholes = new WeakMap<object, Buffer>()
 
 /**
  * The response body as bytes: for an envelope of one kept part and plain values (`{data:
@@ -76,6 +78,12 @@ const bodies = new WeakMap<object, { envelope: string; bytes: Buffer }>()
  * else is rendered afresh.
  */
 export function responseBytes(result: unknown): Buffer {
+  // A whole answer marked kept (renderOnce): its bytes are kept with it.
+  if (result !== null && typeof result === 'object' && once.has(result)) {
+    let whole = wholes.get(result)
+    if (whole === undefined) wholes.set(result, (whole = Buffer.from(renderResponse(result))))
+    return whole
+  }
   const kept = result !== null && typeof result === 'object' && !Array.isArray(result) ? keptEnvelope(result as Record<string, unknown>) : null
   if (!kept) return Buffer.from(renderResponse(result))
   const memo = bodies.get(kept.part)

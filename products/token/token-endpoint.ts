@@ -31,8 +31,18 @@ export const tokenEndpoint = defineEndpoint<Uses<'tokens'>>()({
 })
 
 function tokenAnswer(address: string, t: TokenRecord | undefined, d: DeployerRecord | undefined, tokens: Pick<TokenServing, 'chainId' | 'measuredThrough'>) {
-  return { data: keptTokenView(address, t, d), chain_id: tokens.chainId, measured_through_block: tokens.measuredThrough() }
+  const data = keptTokenView(address, t, d)
+  const through = tokens.measuredThrough()
+  if (!t) return { data, chain_id: tokens.chainId, measured_through_block: through }
+  // A kept view's whole answer, made once per watermark and its bytes with it (rendered-json.ts).
+  const memo = answers.get(data)
+  if (memo && memo.answer.measured_through_block === through && memo.answer.chain_id === tokens.chainId) return memo.answer
+  const answer = renderOnce({ data, chain_id: tokens.chainId, measured_through_block: through })
+  answers.set(data, { answer })
+  return answer
 }
+
+const answers = new WeakMap<object, { answer: { data: ReturnType<typeof tokenView>; chain_id: number; measured_through_block: number | null } }>()
 
 const views = new WeakMap<TokenRecord, { address: string; d: DeployerRecord | undefined; view: ReturnType<typeof tokenView> }>()
 

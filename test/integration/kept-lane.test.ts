@@ -22,7 +22,7 @@ beforeAll(async () => {
 }, 180_000)
 afterAll(async () => env?.close())
 
-const laneAnswers = () => env.rt.metrics.keptLaneAnswers.get()
+const laneAnswers = async () => env.rt.metrics.httpRequests.keptLaneAnswers()
 
 async function issue(plan: string): Promise<{ key: string; prefix: string }> {
   const r = await fetch(`${base}/admin/keys`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ plan }) })

@@ -72,4 +72,15 @@ describe('response bytes', () => {
     unmarked.v = 2
     expect(responseBytes({ data: unmarked }).toString()).toBe('{"data":{"v":2}}')
   })
+
+  it('of an answer marked kept whole are made once, from its kept parts, and given again for it', () => {
+    const part = renderOnce({ token: 'é', n: 1 })
+    const whole = renderOnce({ data: part, chain_id: 4663, measured_through_block: 12 })
+    const bytes = responseBytes(whole)
+    expect(bytes.toString('utf8')).toBe(JSON.stringify(whole))
+    expect(responseBytes(whole)).toBe(bytes)
+    // The same values in another object: the same text, from its own bytes.
+    const again = responseBytes({ data: part, chain_id: 4663, measured_through_block: 12 })
+    expect(again.equals(bytes)).toBe(true)
+  })
 })
