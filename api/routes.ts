@@ -203,21 +203,19 @@ const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, s
  */
 export function answerNow(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate): Gated | undefined {
   if (!e.kept) return undefined
-  e.validate?.({ params: input.params as Record<string, unknown>, query: input.query as Record<string, unknown>, body: input.body }, deps)
-  return keptAnswer(e, input, info, deps, gate)
-}
-
-function keptAnswer(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate): Gated | undefined {
+  const params = input.params as Record<string, unknown>
   const query = input.query as Record<string, unknown>
+  e.validate?.({ params, query, body: input.body }, deps)
   const grant = gate.admitNow(e, query, info)
   if (!grant) return undefined
-  const result = e.kept!({ params: input.params as Record<string, unknown>, query, body: input.body, deps, request: info, grant })
+  const result = e.kept({ params, query, body: input.body, deps, request: info, grant })
   return result === undefined ? undefined : { result, headers: NO_HEADERS, grant }
 }
 
 /**
- * The endpoint's handler behind the access gate: answered from memory when it can be (the
- * endpoint's `kept`), else admitted by the gate (lookups, payments) and loaded.
+ * The endpoint's handler behind the access gate. When memory decides the grant (gate.admitNow),
+ * the endpoint's kept answer is given at once when it has one, else its handler runs with that
+ * grant (no promise for the gate). Otherwise the gate admits (lookups, payments) and the handler loads.
  */
 function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate): Gated | Promise<Gated> {
   const params = input.params as Record<string, unknown>
@@ -226,8 +224,12 @@ function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, d
   const handler = e.handler
   if (!handler) throw notServed(e)
   e.validate?.({ params, query, body }, deps)
-  const now = e.kept && keptAnswer(e, input, info, deps, gate)
-  if (now) return now
+  const now = gate.admitNow(e, query, info)
+  if (now) {
+    const ctx = { params, query, body, deps, request: info, grant: now }
+    const result = e.kept?.(ctx) ?? handler(ctx)
+    return result instanceof Promise ? result.then((r) => ({ result: r, headers: NO_HEADERS, grant: now })) : { result, headers: NO_HEADERS, grant: now }
+  }
   return (async () => {
     const grant = await gate.admit(e, query, info)
     const result = await handler({ params, query, body, deps, request: info, grant })
@@ -259,7 +261,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
       handler(req: FastifyRequest, reply: FastifyReply) {
         const input = e.method === 'GET' ? parseGet(e, req) : parseInput(e, { params: req.params, query: refuseKeyParams((req.query ?? {}) as Record<string, unknown>), body: req.body })
         const gated = invokeGated(e, input, requestInfo(req), depsOf(e, deps), gate)
-        if (lane && e.method === 'GET' && !(gated instanceof Promise)) lane.learn(e, req.url, input)
+        if (lane && e.kept && e.method === 'GET' && !(gated instanceof Promise)) lane.learn(e, req.url, input)
         return gated instanceof Promise ? gated.then((g) => respond(e, deps, reply, g)) : respond(e, deps, reply, gated)
       },
     })
