@@ -44,14 +44,12 @@ export function createKeptLane(deps: ApiDeps, gate: AccessGate): KeptLane {
   const urls = new LruMap<{ endpoint: ServedEndpoint; route: string; input: ParsedInput; deps: ApiDeps }>(KEPT_LANE_URLS)
   let closing = false
 
-  const write = (e: ServedEndpoint, route: string, res: ServerResponse, started: number, { result }: Gated) => {
+  /** The answer's bytes and headers, before anything is written (a body that cannot be made goes to Fastify's error answer). */
+  const written = ({ result }: Gated): { body: string | Buffer; head: Record<string, string | number> } => {
     const raw = rawAnswer(result)
     const body = raw ? raw.raw : responseBytes(result)
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length
-    res.writeHead(200, raw ? { ...raw.headers, 'content-type': raw.contentType, 'content-length': length } : { 'content-type': JSON_TYPE, 'content-length': length })
-    res.end(body)
-    answerWritten(e, deps, result)
-    recordRequest(deps, 'GET', route, 200, performance.now() - started, true)
+    return { body, head: raw ? { ...raw.headers, 'content-type': raw.contentType, 'content-length': length } : { 'content-type': JSON_TYPE, 'content-length': length } }
   }
 
   return {
@@ -69,13 +67,18 @@ export function createKeptLane(deps: ApiDeps, gate: AccessGate): KeptLane {
       const started = performance.now()
       const info = new LaneRequestInfo(req)
       let answered: Gated | undefined
+      let answer: ReturnType<typeof written>
       try {
         answered = answerNow(e, input, info, known.deps, gate)
+        if (!answered) return false
+        answer = written(answered)
       } catch {
         return false
       }
-      if (!answered) return false
-      write(e, route, res, started, answered)
+      res.writeHead(200, answer.head)
+      res.end(answer.body)
+      answerWritten(e, deps, answered.result)
+      recordRequest(deps, 'GET', route, 200, performance.now() - started, true)
       return true
     },
     close() {

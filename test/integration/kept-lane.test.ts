@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../api/app.ts'
 import { createAccessGate } from '../../api/access/gate.ts'
 import { catalog } from '../../api/catalog/index.ts'
+import { z } from 'zod'
+import { defineEndpoint } from '../../core/endpoint/types.ts'
+import type { ServedEndpoint } from '../../core/endpoint/deps.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 
 /**
@@ -132,6 +135,28 @@ describe('the kept lane', () => {
       const lane = await laneAnswers()
       for (let i = 0; i < 3; i++) expect((await fetch(`${proxied}/token/0x${'56'.repeat(20)}`, { headers: { 'x-svc-key': key } })).status).toBe(200)
       expect(await laneAnswers()).toBe(lane)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('leaves an answer whose body cannot be written to Fastify: a 500 in the error model, every time, and the server serves on', async () => {
+    // A kept answer JSON cannot write (a bigint): the router answers 500 and still learns the URL.
+    const unwritable = defineEndpoint()({
+      method: 'GET', path: '/test/unwritable', summary: 'test', description: 'test', tags: ['token'],
+      response: z.object({}), access: { kind: 'free' },
+      kept: () => ({ data: { n: 1n } }) as never,
+      handler: async () => ({ data: { n: 1n } }) as never,
+    }) as unknown as ServedEndpoint
+    const app = await buildApp({ deps: env.api.deps, gate: createAccessGate({ adminToken: undefined, store: env.rt.store, keys: env.api.deps.keys }), catalog: [...catalog, unwritable] })
+    try {
+      const own = await app.listen({ port: 0, host: '127.0.0.1' })
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${own}/test/unwritable`)
+        expect(r.status).toBe(500)
+        expect(((await r.json()) as { error: { code: string } }).error.code).toBe('internal_error')
+      }
+      expect((await fetch(`${own}/stats`)).status).toBe(200)
     } finally {
       await app.close()
     }
