@@ -21,7 +21,7 @@ export function localFacilitatorInWorker(init: { rpcUrl: string; network: string
 
   function started(): Worker {
     if (worker) return worker
-    const w = new Worker(new URL('./facilitator-worker-boot.mjs', import.meta.url))
+    const w = new Worker(new URL('./facilitator-worker-boot.cjs', import.meta.url))
     w.unref()
     w.postMessage({ type: 'init', ...init } satisfies ToFacilitatorWorker)
     w.on('message', (a: FromFacilitatorWorker) => {
