@@ -20,10 +20,10 @@ describe('the local x402 facilitator in a worker thread', () => {
   it("answers each call from the worker: a chain it cannot reach fails the call with the facilitator's own error, and the worker serves the next", { timeout: 60_000 }, async () => {
     const facilitator = localFacilitatorInWorker({ rpcUrl: `http://127.0.0.1:${await closedPort()}`, network: PAYMENT_NETWORK, privateKey: undefined, logLevel: 'silent' })
     // Without a private key it asks the node for its first account: the node is not there.
-    await expect(facilitator.verify(payload, requirements)).rejects.toThrow(/HTTP request failed|fetch failed|ECONNREFUSED/)
+    await expect(facilitator.verify(payload, requirements)).rejects.toThrow(/ECONNREFUSED/)
     // Calls side by side, each answered by its id.
     const both = await Promise.allSettled([facilitator.verify(payload, requirements), facilitator.settle(payload, requirements)])
     expect(both.map((r) => r.status)).toEqual(['rejected', 'rejected'])
-    for (const r of both) expect(String((r as PromiseRejectedResult).reason)).toMatch(/HTTP request failed|fetch failed|ECONNREFUSED/)
+    for (const r of both) expect(String((r as PromiseRejectedResult).reason)).toMatch(/ECONNREFUSED/)
   })
 })

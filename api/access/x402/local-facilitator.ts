@@ -1,16 +1,21 @@
 import { x402Facilitator } from '@x402/core/facilitator'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { createPublicClient, createWalletClient, defineChain, http, type Account, type Address, type Hex } from 'viem'
+import { createPublicClient, createWalletClient, defineChain, type Account, type Address, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Logger } from '../../../core/logger.ts'
 import type { Facilitator } from './facilitator.ts'
 import { recentCode } from './recent-code.ts'
+import { jsonRpcTransport } from './json-rpc-transport.ts'
 import { keyedSerializer } from '../../../core/serialized.ts'
 
 /** How long a payer's code, once read, is taken as known (./recent-code.ts says why that is safe). */
 const CODE_KEPT_MS = 5_000
 const CODE_KEPT_ADDRESSES = 10_000
+/** A request to the chain not answered within this fails the call (the API answers 503). */
+const RPC_TIMEOUT_MS = 30_000
+/** The largest answer taken from the chain: a receipt or a call's result is a few kilobytes. */
+const RPC_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
 /**
  * The local facilitator: the SDK's `x402Facilitator` with the exact EVM scheme, settling on the
@@ -30,7 +35,7 @@ export function localFacilitator(rpcUrl: string, network: string, privateKey: He
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       rpcUrls: { default: { http: [rpcUrl] } },
     })
-    const transport = http(rpcUrl, { retryCount: 0, timeout: 30_000 })
+    const transport = jsonRpcTransport(rpcUrl, { timeoutMs: RPC_TIMEOUT_MS, maxResponseBytes: RPC_MAX_RESPONSE_BYTES })
     const publicClient = createPublicClient({ chain, transport, pollingInterval: 100, cacheTime: 0 })
     let account: Account | Address
     if (privateKey) {
