@@ -13,6 +13,14 @@ import { recordRequest } from './request-record.ts'
 export const KEPT_LANE_URLS = 8_192
 
 /**
+ * The longest URL text the lane learns. A kept answer's URL is short (`/token/0x…` is 49
+ * characters); a caller may pad one with a query string the endpoint ignores up to the server's
+ * header limit (16 KB), and 8,192 such URLs would hold 128 MB. Longer URLs are answered by
+ * Fastify every time; the lane's URLs hold at most 8,192 x 256 characters.
+ */
+export const KEPT_LANE_MAX_URL_CHARS = 256
+
+/**
  * The kept lane: a GET the router has already answered from memory is answered again before
  * Fastify's request lifecycle, with the same bytes. Why: once an answer is kept and a key held, a
  * repeated call is a few lookups, and Fastify's lifecycle (routing, hooks, the reply's checks) was
@@ -54,7 +62,7 @@ export function createKeptLane(deps: ApiDeps, gate: AccessGate): KeptLane {
 
   return {
     learn(endpoint, url, input) {
-      if (!urls.has(url)) urls.set(url, { endpoint, route: fastifyPath(endpoint.path), input, deps: depsOf(endpoint, deps) })
+      if (url.length <= KEPT_LANE_MAX_URL_CHARS && !urls.has(url)) urls.set(url, { endpoint, route: fastifyPath(endpoint.path), input, deps: depsOf(endpoint, deps) })
     },
     serve(req, res) {
       if (closing || req.method !== 'GET') return false

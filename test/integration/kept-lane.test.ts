@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ServedEndpoint } from '../../core/endpoint/deps.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+import { KEPT_LANE_MAX_URL_CHARS, KEPT_LANE_URLS } from '../../api/kept-lane.ts'
 
 /**
  * The kept lane (api/kept-lane.ts): a GET the router answered from memory is answered again
@@ -160,5 +161,68 @@ describe('the kept lane', () => {
     } finally {
       await app.close()
     }
+  })
+
+  /** A key and a kept token's plain answer, for the attacker's-view tests below. */
+  async function keptToken(): Promise<{ keyed: Record<string, string>; token: string; plain: Awaited<ReturnType<typeof get>> }> {
+    const { key } = await issue('signal_feed')
+    const keyed = { 'x-svc-key': key }
+    const token = ((await (await fetch(`${base}/feed/new?limit=1`, { headers: keyed })).json()) as { data: { launches: Array<{ token: string }> } }).data.launches[0]!.token
+    const plain = await get(`/token/${token}`, keyed)
+    expect(plain.status).toBe(200)
+    return { keyed, token, plain }
+  }
+
+  it('takes a percent-encoded spelling of a kept URL as a URL of its own with the same answer, and learns none that is refused', async () => {
+    const { keyed, token, plain } = await keptToken()
+    // The address's first hex digit percent-encoded: Fastify decodes it to the same address.
+    const encoded = `/token/0x%${token.charCodeAt(2).toString(16)}${token.slice(3)}`
+    await get(encoded, keyed)
+    const before = await laneAnswers()
+    for (let i = 0; i < 3; i++) {
+      const again = await get(encoded, keyed)
+      expect(again.status).toBe(200)
+      expect(again.body.equals(plain.body), 'the same bytes as the plain spelling').toBe(true)
+    }
+    expect((await laneAnswers()) - before).toBe(3)
+    // Spellings the endpoint refuses: quoted, a NUL, a broken escape, the address twice. Each is
+    // answered 400 by Fastify every time, and never taken by the lane.
+    const refused = [`/token/%22${token}%22`, `/token/${token}%00`, `/token/0x%ZZ${token.slice(4)}`, `/token/${token}${token.slice(2)}`]
+    const beforeRefused = await laneAnswers()
+    for (const path of refused) {
+      for (let i = 0; i < 3; i++) expect((await get(path, keyed)).status, path).toBe(400)
+    }
+    expect(await laneAnswers()).toBe(beforeRefused)
+  })
+
+  it(`does not learn a URL longer than ${KEPT_LANE_MAX_URL_CHARS} characters: a padded query string goes to Fastify every time`, async () => {
+    const { keyed, token, plain } = await keptToken()
+    const padded = `/token/${token}?pad=${'a'.repeat(KEPT_LANE_MAX_URL_CHARS)}`
+    const short = `/token/${token}?pad=a`
+    await get(padded, keyed)
+    await get(short, keyed)
+    const before = await laneAnswers()
+    for (let i = 0; i < 3; i++) {
+      const again = await get(padded, keyed)
+      expect(again.status).toBe(200)
+      expect(again.body.equals(plain.body)).toBe(true)
+    }
+    expect(await laneAnswers()).toBe(before)
+    // The same query, short: learnt and taken (the length decides, not the query).
+    for (let i = 0; i < 3; i++) expect((await get(short, keyed)).body.equals(plain.body)).toBe(true)
+    expect((await laneAnswers()) - before).toBe(3)
+  })
+
+  it(`forgets its least recently used URL when a flood of distinct URLs passes ${KEPT_LANE_URLS}`, { timeout: 120_000 }, async () => {
+    const { keyed, token } = await keptToken()
+    const flood = Array.from({ length: KEPT_LANE_URLS + 1 }, (_, i) => `/token/${token}?n=${i}`)
+    // Each asked once, in order (the router answers from memory and the lane learns it).
+    for (let i = 0; i < flood.length; i += 8) await Promise.all(flood.slice(i, i + 8).map(async (path) => { const r = await get(path, keyed); expect(r.status, r.body.toString().slice(0, 300)).toBe(200) }))
+    const before = await laneAnswers()
+    // The last learnt is still known; the first, forgotten, goes through Fastify.
+    await get(flood.at(-1)!, keyed)
+    expect((await laneAnswers()) - before).toBe(1)
+    await get(flood[0]!, keyed)
+    expect((await laneAnswers()) - before).toBe(1)
   })
 })
