@@ -9,7 +9,8 @@ import type { Facilitator } from './facilitator.ts'
  * verification and settlement recover secp256k1 signatures in JavaScript, 2-9 ms of CPU each
  * call, several a payment: on the event loop, 38 paid calls a second held the API's core at 100%
  * and every other caller queued behind them (`npm run bench -- load`, stop 57). The worker
- * boots at once (about 1.4 s: the TypeScript loader and the SDK; booted at the first call, it held
+ * boots at once (the TypeScript loader and the SDK: about 1.4 s on stop 57's machine as an ES
+ * module, 0.3 s here as CommonJS, ./facilitator-worker-boot.cjs; booted at the first call, it held
  * the first paid calls that long) and is held only while calls are in flight (it never keeps
  * the process alive); one that dies fails its calls, as a facilitator that does not answer, and
  * the next call starts another.
