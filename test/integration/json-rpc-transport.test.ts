@@ -61,12 +61,18 @@ describe('JSON-RPC over node:http against a server that misbehaves', () => {
   let server: Server
   let url = ''
   let connections = 0
-  let mode: 'ok' | 'status' | 'not-json' | 'huge' | 'silent' = 'ok'
+  let mode: 'ok' | 'status' | 'not-json' | 'huge' | 'silent' | 'cut' = 'ok'
   beforeAll(async () => {
     server = createServer((req, res) => {
       req.resume()
       req.on('end', () => {
         if (mode === 'silent') return
+        // Half an answer, then the connection is gone.
+        if (mode === 'cut') {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 })
+          res.write('{"jsonrpc":"2.0","id":1,')
+          return void setTimeout(() => res.socket?.destroy(), 20)
+        }
         if (mode === 'status') return void res.writeHead(502).end('bad gateway')
         if (mode === 'not-json') return void res.writeHead(200).end('<html>')
         if (mode === 'huge') return void res.writeHead(200).end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'x'.repeat(OPTIONS.maxResponseBytes) }))
@@ -110,6 +116,13 @@ describe('JSON-RPC over node:http against a server that misbehaves', () => {
     const started = Date.now()
     await expect(ask(jsonRpcTransport(url, { ...OPTIONS, timeoutMs: 300 }))).rejects.toBeInstanceOf(TimeoutError)
     expect(Date.now() - started).toBeLessThan(2_000)
+  })
+
+  it('fails an answer cut off by a lost connection with HttpRequestError, at once', async () => {
+    mode = 'cut'
+    const started = Date.now()
+    await expect(ask(jsonRpcTransport(url, OPTIONS))).rejects.toSatisfy((e: unknown) => e instanceof HttpRequestError && /cut off|aborted/.test(e.details))
+    expect(Date.now() - started).toBeLessThan(OPTIONS.timeoutMs)
   })
 
   it('fails a node that is not there with HttpRequestError, at once', async () => {

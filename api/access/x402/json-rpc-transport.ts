@@ -47,6 +47,12 @@ export function jsonRpcTransport(url: string, opts: JsonRpcTransportOptions): Tr
           if (size > opts.maxResponseBytes) req.destroy(failed(`the answer is larger than ${opts.maxResponseBytes} bytes`))
           else chunks.push(chunk)
         })
+        // Once the answer has begun, a failure (the connection lost, the timer, the size bound) is
+        // the response's error, not the request's: without this the call never settled.
+        res.on('error', (err) => {
+          clearTimeout(timer)
+          reject(failed(`the answer was cut off: ${err.message}`, err))
+        })
         res.on('end', () => {
           clearTimeout(timer)
           const answer = Buffer.concat(chunks).toString('utf8')
