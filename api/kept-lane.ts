@@ -5,8 +5,7 @@ import type { ApiDeps, ServedEndpoint } from '../core/endpoint/deps.ts'
 import type { RequestInfo } from '../core/endpoint/types.ts'
 import type { ParsedInput } from '../core/endpoint/parsed-inputs.ts'
 import { LruMap } from '../core/serving/lru-map.ts'
-import { answerNow, answerWritten, depsOf, fastifyPath, JSON_TYPE, rawAnswer, type Gated, type UrlLearner } from './routes.ts'
-import { responseBytes } from '../core/serving/rendered-json.ts'
+import { answerBody, answerNow, answerWritten, depsOf, fastifyPath, type Gated, type UrlLearner } from './routes.ts'
 import { recordRequest } from './request-record.ts'
 
 /** URLs the lane knows, least recently used forgotten first (each a string and a reference). */
@@ -54,10 +53,9 @@ export function createKeptLane(deps: ApiDeps, gate: AccessGate): KeptLane {
 
   /** The answer's bytes and headers, before anything is written (a body that cannot be made goes to Fastify's error answer). */
   const written = ({ result }: Gated): { body: string | Buffer; head: Record<string, string | number> } => {
-    const raw = rawAnswer(result)
-    const body = raw ? raw.raw : responseBytes(result)
+    const { body, contentType, headers } = answerBody(result)
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length
-    return { body, head: raw ? { ...raw.headers, 'content-type': raw.contentType, 'content-length': length } : { 'content-type': JSON_TYPE, 'content-length': length } }
+    return { body, head: { ...headers, 'content-type': contentType, 'content-length': length } }
   }
 
   return {

@@ -271,20 +271,24 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ServedEndpo
 /** A gated call's answer written to the reply. */
 function respond(e: ServedEndpoint, deps: ApiDeps, reply: FastifyReply, { result, headers }: Gated): FastifyReply {
   if (headers !== NO_HEADERS) reply.headers(headers)
-  const raw = rawAnswer(result)
-  if (raw) {
-    if (raw.headers) reply.headers(raw.headers)
-    reply.type(raw.contentType).send(raw.raw)
-  } else reply.type(JSON_TYPE).send(responseBytes(result))
+  const { body, contentType, headers: own } = answerBody(result)
+  if (own) reply.headers(own)
+  reply.type(contentType).send(body)
   answerWritten(e, deps, result)
   return reply
+}
+
+/** What an answer's body is on the wire, for Fastify's reply and the kept lane alike: a raw body with its own type and headers, else the JSON bytes. */
+export function answerBody(result: unknown): { body: string | Buffer; contentType: string; headers?: Record<string, string> } {
+  const raw = rawAnswer(result)
+  return raw ? { body: raw.raw, contentType: raw.contentType, headers: raw.headers } : { body: responseBytes(result), contentType: JSON_TYPE }
 }
 
 /** The content type of a JSON answer (written as bytes, kept parts' bytes reused: core/serving/rendered-json.ts). */
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
 /** A handler's result that is a raw body with its own type (an SVG badge, /metrics), else undefined: JSON. */
-export function rawAnswer(result: unknown): RawAnswer | undefined {
+function rawAnswer(result: unknown): RawAnswer | undefined {
   return result && typeof result === 'object' && 'raw' in result && 'contentType' in result ? (result as RawAnswer) : undefined
 }
 

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http'
-import { createServer as createTcpServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPublicClient, http, HttpRequestError, TimeoutError, type PublicClient, type Transport } from 'viem'
 import { jsonRpcTransport } from '../../api/access/x402/json-rpc-transport.ts'
 import { startPaymentsChain, type PaymentsChain } from '../../infra/payments-chain/chain.ts'
+import { freePort } from '../setup/svc-process.ts'
 
 /**
  * The local facilitator's JSON-RPC transport: against a real node it answers what viem's `http`
@@ -126,13 +126,7 @@ describe('JSON-RPC over node:http against a server that misbehaves', () => {
   })
 
   it('fails a node that is not there with HttpRequestError, at once', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createTcpServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number }
-        probe.close(() => resolve(port))
-      })
-    })
-    await expect(ask(jsonRpcTransport(`http://127.0.0.1:${port}`, OPTIONS))).rejects.toSatisfy((e: unknown) => e instanceof HttpRequestError && /ECONNREFUSED/.test(e.details))
+    await expect(ask(jsonRpcTransport(`http://127.0.0.1:${await freePort()}`, OPTIONS))).rejects.toSatisfy((e: unknown) => e instanceof HttpRequestError && /ECONNREFUSED/.test(e.details))
   })
 
   it('refuses a URL that is not http or https', () => {
