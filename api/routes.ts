@@ -231,8 +231,22 @@ function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, d
     return result instanceof Promise ? result.then((r) => ({ result: r, headers: NO_HEADERS, grant: now })) : { result, headers: NO_HEADERS, grant: now }
   }
   return (async () => {
-    const grant = await gate.admit(e, query, info)
-    const result = await handler({ params, query, body, deps, request: info, grant })
+    const grant = await gate.admit(e, query, info, { verifyLater: e.kept !== undefined })
+    const ctx = { params, query, body, deps, request: info, grant }
+    if (grant.verify) {
+      // A payment not yet verified: an answer memory holds is settled with one facilitator call
+      // that verifies too; anything else (a load, an error) waits for the verification.
+      let kept: unknown
+      try {
+        kept = e.kept!(ctx)
+      } catch (err) {
+        await grant.verify()
+        throw err
+      }
+      if (kept !== undefined) return { result: kept, headers: await grant.settle!(), grant }
+      await grant.verify()
+    }
+    const result = await handler(ctx)
     // Settle only after the handler succeeded; a settlement failure throws, so nothing is served.
     const headers = grant.settle ? await grant.settle() : NO_HEADERS
     return { result, headers, grant }

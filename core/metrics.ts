@@ -159,7 +159,7 @@ export function createMetrics(options: MetricsOptions = {}) {
       ['class'],
       ENGINE_WAIT_BUCKETS,
     ),
-    x402Duration: new Histogram(r, 'svc_x402_facilitator_duration_seconds', 'Time the facilitator took to verify or settle one payment, by step', ['step']),
+    x402Duration: new Histogram(r, 'svc_x402_facilitator_duration_seconds', 'Time the facilitator took to verify, settle, or verify and settle (one call, for an answer memory holds) one payment, by step', ['step']),
   }
   new PromCounter({
     name: 'svc_cache_lookups_total',

@@ -18,7 +18,12 @@ import { CONNECTION_PREFIX, looksLikeConnectionToken, type McpConnector } from '
  * the handler runs (throwing 401/402/403/429 as ApiError) and settles after it succeeds.
  */
 export interface AccessGate {
-  admit(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo): Promise<AccessGrant>
+  /**
+   * With `verifyLater`, a payment's grant may come before the facilitator has verified it: its
+   * `verify()` then runs before anything is read for the call, or its `settle()` alone, once the
+   * answer is at hand (core/endpoint/grant.ts).
+   */
+  admit(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo, opts?: { verifyLater?: boolean }): Promise<AccessGrant>
   /**
    * The grant `admit` would give, when memory alone decides it (a free endpoint without a rate
    * cap, a key verified moments ago on an endpoint its plan covers); undefined when anything else
@@ -29,7 +34,7 @@ export interface AccessGate {
 
 /** Per-call payment (x402): a grant for a valid payment, null when none was presented. */
 export interface PaymentMethod {
-  admit(endpoint: AnyEndpoint, price: string, request: RequestInfo): Promise<AccessGrant | null>
+  admit(endpoint: AnyEndpoint, price: string, request: RequestInfo, verifyLater?: boolean): Promise<AccessGrant | null>
   /** The 402 for a call that presented no payment. */
   required(endpoint: AnyEndpoint, price: string, request: RequestInfo): ApiError
 }
@@ -165,7 +170,7 @@ export function createAccessGate(deps: GateDeps): AccessGate {
     return keyGrant(record)
   }
 
-  async function admit(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo): Promise<AccessGrant> {
+  async function admit(endpoint: AnyEndpoint, query: Record<string, unknown>, request: RequestInfo, verifyLater = false): Promise<AccessGrant> {
     const now = admitNow(endpoint, query, request)
     if (now) return now
     const access = endpoint.access
@@ -209,7 +214,7 @@ export function createAccessGate(deps: GateDeps): AccessGate {
     // ?tier=free on a mixed endpoint asks for the free quota only: a payment header is not used.
     const freeTierOnly = access.kind === 'mixed' && query.tier === 'free'
     if (deps.payments && !freeTierOnly) {
-      const paid = await deps.payments.admit(endpoint, price!, request)
+      const paid = await deps.payments.admit(endpoint, price!, request, verifyLater)
       if (paid) return paid
     }
     if (access.kind === 'mixed' && (await takeDailyQuota(store, endpoint, request.ip, access.freePerDay))) return { via: 'free_quota', price: null }
@@ -222,9 +227,9 @@ export function createAccessGate(deps: GateDeps): AccessGate {
     admitNow,
     // Keys, payments' replay guard and free quotas are not checked without the store (or
     // ClickHouse): such a call fails closed with 503, never admitted unverified.
-    async admit(endpoint, query, request) {
+    async admit(endpoint, query, request, opts) {
       try {
-        return await admit(endpoint, query, request)
+        return await admit(endpoint, query, request, opts?.verifyLater)
       } catch (err) {
         throw unavailableAsApiError(err) ?? err
       }

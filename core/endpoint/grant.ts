@@ -14,4 +14,10 @@ export interface AccessGrant {
    * is served. Returns headers to add to the response (e.g. PAYMENT-RESPONSE).
    */
   settle?(): Promise<Record<string, string>>
+  /**
+   * Present on a payment admitted before the facilitator verified it (the gate's `verifyLater`):
+   * awaited before anything is read for the call. When the answer is at hand without a read,
+   * `settle()` alone verifies and settles it, in one facilitator call.
+   */
+  verify?(): Promise<void>
 }

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { x402Client } from '@x402/fetch'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
+import type { LocalAccount } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { localFacilitator } from '../../api/access/x402/local-facilitator.ts'
 import { localFacilitatorInWorker } from '../../api/access/x402/facilitator-in-worker.ts'
 import { usdToAtomic } from '../../api/catalog/pricing.ts'
@@ -55,9 +57,9 @@ function requirementsTo(payTo: string): PaymentRequirements {
   }
 }
 
-async function signedPayment(accepted: PaymentRequirements) {
+async function signedPayment(accepted: PaymentRequirements, payer: LocalAccount = chain.signer(1)) {
   const required: PaymentRequired = { x402Version: 2, resource: { url: 'http://localhost/token/0xaa', description: 'a token', mimeType: 'application/json' }, accepts: [accepted] }
-  const client = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(chain.signer(1)) }], spendControls: false })
+  const client = x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(payer) }], spendControls: false })
   return client.createPaymentPayload(required)
 }
 
@@ -107,6 +109,38 @@ describe('the local facilitator on the payments chain', () => {
     const after = await facilitator.settle(next, accepted)
     expect(after.success, after.errorReason).toBe(true)
     expect(await chain.balanceOf(payTo)).toBe(before + BigInt(payments.length + 1) * BigInt(PRICE_ATOMIC))
+  })
+
+  it('verifies and settles in one call: the transfer simulated as verify does, one transaction; a payment that would fail sends none', { timeout: 60_000 }, async () => {
+    const facilitator = localFacilitator(proxyUrl, PAYMENT_NETWORK, undefined, createLogger('silent', 'test'))
+    const payTo = chain.node.accounts[4]!
+    const accepted = requirementsTo(payTo)
+    const before = await chain.balanceOf(payTo)
+    const count = (m: string) => asked.filter((a) => a.method === m).length
+
+    asked.length = 0
+    const settled = await facilitator.verifyAndSettle(await signedPayment(accepted), accepted)
+    expect(settled.success, settled.errorReason).toBe(true)
+    expect(await chain.balanceOf(payTo)).toBe(before + BigInt(PRICE_ATOMIC))
+    expect(count('eth_call')).toBeGreaterThanOrEqual(1)
+    expect(count('eth_sendTransaction')).toBe(1)
+
+    // A payer without the funds: refused on the simulation, with verify's reason; nothing is sent.
+    const broke = privateKeyToAccount(generatePrivateKey())
+    const unfunded = await signedPayment(accepted, broke)
+    asked.length = 0
+    const refused = await facilitator.verifyAndSettle(unfunded, accepted)
+    expect(refused.success).toBe(false)
+    expect(refused.errorReason).toBe((await facilitator.verify(unfunded, accepted)).invalidReason)
+    expect(refused.errorReason).toBe('invalid_exact_evm_insufficient_balance')
+    // A signature that is not the payer's: refused before any call to the token.
+    const forged = await signedPayment(accepted)
+    ;(forged.payload as { authorization: { from: string } }).authorization.from = chain.signer(2).address
+    const notTheirs = await facilitator.verifyAndSettle(forged, accepted)
+    expect(notTheirs.success).toBe(false)
+    expect(notTheirs.errorReason).toBe('invalid_exact_evm_signature')
+    expect(count('eth_sendTransaction')).toBe(0)
+    expect(await chain.balanceOf(payTo)).toBe(before + BigInt(PRICE_ATOMIC))
   })
 
   it('refuses to run against a node on another chain than its network names, saying which', { timeout: 60_000 }, async () => {

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net'
+import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,6 +7,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import { getAddress, type Address, type LocalAccount } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { createAccessGate } from '../../api/access/gate.ts'
 import { x402PaymentMethod } from '../../api/access/x402/method.ts'
 import { createX402Payments } from '../../api/access/x402/payments.ts'
@@ -17,6 +18,7 @@ import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ServedEndpoint } from '../../core/endpoint/deps.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { startPaymentsChain, type PaymentsChain } from '../../infra/payments-chain/chain.ts'
+import { freePort } from '../setup/svc-process.ts'
 
 /**
  * x402 v2 end to end: the official @x402/fetch client pays our API, which verifies with the
@@ -77,7 +79,7 @@ beforeAll(async () => {
 })
 
 /** The API over the embedded service with x402 as the payment method; `overrides` change its configuration. */
-async function startEmbeddedApp(overrides: { X402_FACILITATOR_PRIVATE_KEY?: string }) {
+async function startEmbeddedApp(overrides: { X402_FACILITATOR_PRIVATE_KEY?: string; X402_NETWORK_RPC_URL?: string }) {
   const p = createX402Payments({ config: { ...env.rt.config, ...overrides }, store: env.rt.store, logger: env.rt.logger, metrics: env.rt.metrics })
   const a = await buildApp({
     deps: env.api.deps,
@@ -134,6 +136,49 @@ async function send(path: string, headers: Record<string, string>) {
   const res = await fetch(base + path, { headers })
   const body = (await res.json()) as { error?: { code: string; details?: PaymentRequired & Record<string, unknown> } }
   return { status: res.status, headers: res.headers, body }
+}
+
+/** The facilitator's calls so far, by step (its duration histogram's counts). */
+async function facilitatorCalls(at = base) {
+  const text = await (await fetch(`${at}/metrics`)).text()
+  const count = (step: string) => Number(new RegExp(`^svc_x402_facilitator_duration_seconds_count\\{step="${step}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0)
+  return { verify: count('verify'), settle: count('settle'), verifyAndSettle: count('verify_and_settle') }
+}
+
+/** `/token/{address}` for an address whose answer memory holds (the kept path of invokeGated). */
+async function keptTokenPath(address: string): Promise<string> {
+  await env.api.deps.tokens.token(address)
+  expect(env.api.deps.tokens.keptToken(address)).toBeDefined()
+  return `/token/${address}`
+}
+
+/** Transactions the facilitator's account (the node's first) has sent. */
+const facilitatorSends = () => chain.node.client.getTransactionCount({ address: chain.node.accounts[0]! })
+
+/** A TCP forwarder to the payments chain, to take the facilitator's node away and bring it back. */
+function forwarderToChain() {
+  const to = new URL(chain.node.rpcUrl)
+  const open = new Set<Socket>()
+  const server = createTcpServer((client) => {
+    const upstream = connect(Number(to.port), to.hostname)
+    for (const s of [client, upstream]) {
+      open.add(s)
+      s.on('error', () => s.destroy()).on('close', () => {
+        open.delete(s)
+        client.destroy()
+        upstream.destroy()
+      })
+    }
+    client.pipe(upstream).pipe(client)
+  })
+  return {
+    listen: (port: number) => new Promise<void>((r) => server.listen(port, '127.0.0.1', r)),
+    // The facilitator keeps its connection alive: it is cut, not waited for.
+    close: () => {
+      for (const s of open) s.destroy()
+      return new Promise((r) => server.close(r))
+    },
+  }
 }
 
 describe('x402 v2 payments', () => {
@@ -300,6 +345,76 @@ describe('x402 v2 payments', () => {
       expect(await chain.balanceOf(payTo)).toBe(before + AMOUNT)
     } finally {
       await own.close()
+    }
+  })
+
+  it('settles a payment for an answer memory holds with one facilitator call that verifies it too; one that must be read is verified first', async () => {
+    const address = '0x00000000000000000000000000000000000000bb'
+    const payer = chain.signer(2)
+    const before = await chain.balanceOf(payTo)
+    expect(env.api.deps.tokens.keptToken(address)).toBeUndefined()
+    const calls0 = await facilitatorCalls()
+    const read = await send(`/token/${address}`, { 'PAYMENT-SIGNATURE': await paymentFor(payer, `/token/${address}`) })
+    expect(read.status).toBe(200)
+    const calls1 = await facilitatorCalls()
+    expect(calls1).toEqual({ verify: calls0.verify + 1, settle: calls0.settle + 1, verifyAndSettle: calls0.verifyAndSettle })
+    const path = await keptTokenPath(address)
+    const kept = await send(path, { 'PAYMENT-SIGNATURE': await paymentFor(payer, path) })
+    expect(kept.status).toBe(200)
+    expect(kept.body).toEqual(read.body)
+    const settled = decodePaymentResponseHeader(kept.headers.get('payment-response')!)
+    expect(settled.success).toBe(true)
+    expect((await chain.node.client.getTransactionReceipt({ hash: settled.transaction as `0x${string}` })).status).toBe('success')
+    expect(await facilitatorCalls()).toEqual({ ...calls1, verifyAndSettle: calls1.verifyAndSettle + 1 })
+    expect(await chain.balanceOf(payTo)).toBe(before + 2n * AMOUNT)
+  })
+
+  it('refuses, with its reason and no transaction, a payment that one call cannot settle, and takes the same payment once it can', async () => {
+    const path = await keptTokenPath('0x00000000000000000000000000000000000000bc')
+    const broke = privateKeyToAccount(generatePrivateKey())
+    const header = await paymentFor(broke, path)
+    const before = { payTo: await chain.balanceOf(payTo), sends: await facilitatorSends() }
+    const refused = await send(path, { 'PAYMENT-SIGNATURE': header })
+    expect(refused.status).toBe(402)
+    expect(refused.body.error?.details?.error).toBe('insufficient_funds')
+    expect(await facilitatorSends()).toBe(before.sends)
+    // A forged payer on the same path: the signature, refused before the chain is asked to move anything.
+    const forged = JSON.parse(Buffer.from(await paymentFor(chain.signer(5), path), 'base64').toString('utf8')) as { payload: { authorization: { from: string } } }
+    forged.payload.authorization.from = chain.signer(6).address
+    const notTheirs = await send(path, { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(forged)).toString('base64') })
+    expect(notTheirs.body.error?.details?.error).toBe('invalid_signature')
+    expect(await facilitatorSends()).toBe(before.sends)
+    // Funded now, the same authorization (never spent) is taken, once.
+    await chain.mint(broke.address, AMOUNT)
+    const paid = await send(path, { 'PAYMENT-SIGNATURE': header })
+    expect(paid.status).toBe(200)
+    expect(await chain.balanceOf(payTo)).toBe(before.payTo + AMOUNT)
+    const again = await send(path, { 'PAYMENT-SIGNATURE': header })
+    expect(again.body.error?.details?.error).toBe('replayed')
+  })
+
+  it('answers 503 at once while the facilitator cannot reach its chain, and takes the same payment once it can', async () => {
+    const port = await freePort()
+    const own = await startEmbeddedApp({ X402_NETWORK_RPC_URL: `http://127.0.0.1:${port}` })
+    const forwarder = forwarderToChain()
+    try {
+      const path = await keptTokenPath('0x00000000000000000000000000000000000000bd')
+      const header = await paymentFor(chain.signer(3), path)
+      const before = await chain.balanceOf(payTo)
+      const t = Date.now()
+      const down = await fetch(own.base + path, { headers: { 'PAYMENT-SIGNATURE': header } })
+      expect(down.status).toBe(503)
+      expect(((await down.json()) as { error: { code: string } }).error.code).toBe('dependency_unavailable')
+      expect(Date.now() - t).toBeLessThan(5_000)
+      expect(await chain.balanceOf(payTo)).toBe(before)
+      await forwarder.listen(port)
+      const back = await fetch(own.base + path, { headers: { 'PAYMENT-SIGNATURE': header } })
+      expect(back.status, await back.clone().text()).toBe(200)
+      expect(decodePaymentResponseHeader(back.headers.get('payment-response')!).success).toBe(true)
+      expect(await chain.balanceOf(payTo)).toBe(before + AMOUNT)
+    } finally {
+      await own.close()
+      await forwarder.close()
     }
   })
 

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import type { Hex } from 'viem'
-import type { FromFacilitatorWorker, ToFacilitatorWorker } from './facilitator-worker-messages.ts'
+import type { FacilitatorOp, FromFacilitatorWorker, ToFacilitatorWorker } from './facilitator-worker-messages.ts'
 import type { Facilitator } from './facilitator.ts'
 
 /**
@@ -15,7 +15,7 @@ import type { Facilitator } from './facilitator.ts'
  * the process alive); one that dies fails its calls, as a facilitator that does not answer, and
  * the next call starts another.
  */
-export function localFacilitatorInWorker(init: { rpcUrl: string; network: string; privateKey: Hex | undefined; logLevel: string }): Facilitator {
+export function localFacilitatorInWorker(init: { rpcUrl: string; network: string; privateKey: Hex | undefined; logLevel: string }): Required<Facilitator> {
   let worker: Worker | undefined
   let nextId = 0
   const pending = new Map<number, { resolve(v: VerifyResponse | SettleResponse): void; reject(e: Error): void }>()
@@ -44,7 +44,7 @@ export function localFacilitatorInWorker(init: { rpcUrl: string; network: string
     return (worker = w)
   }
 
-  function call<T extends VerifyResponse | SettleResponse>(op: 'verify' | 'settle', payload: PaymentPayload, requirements: PaymentRequirements): Promise<T> {
+  function call<T extends VerifyResponse | SettleResponse>(op: FacilitatorOp, payload: PaymentPayload, requirements: PaymentRequirements): Promise<T> {
     const w = started()
     const id = ++nextId
     return new Promise<T>((resolve, reject) => {
@@ -58,5 +58,6 @@ export function localFacilitatorInWorker(init: { rpcUrl: string; network: string
   return {
     verify: (payload, requirements) => call<VerifyResponse>('verify', payload, requirements),
     settle: (payload, requirements) => call<SettleResponse>('settle', payload, requirements),
+    verifyAndSettle: (payload, requirements) => call<SettleResponse>('verifyAndSettle', payload, requirements),
   }
 }

@@ -10,7 +10,7 @@ import type { Facilitator } from './facilitator.ts'
  * by id (calls run side by side, as they do on the event loop).
  */
 const port = parentPort!
-let facilitator: Facilitator | undefined
+let facilitator: Required<Facilitator> | undefined
 
 port.on('message', (m: ToFacilitatorWorker) => {
   if (m.type === 'init') {
@@ -18,7 +18,7 @@ port.on('message', (m: ToFacilitatorWorker) => {
     return
   }
   const answer = (a: FromFacilitatorWorker) => port.postMessage(a)
-  const call = m.op === 'verify' ? facilitator!.verify(m.payload, m.requirements) : facilitator!.settle(m.payload, m.requirements)
+  const call = facilitator![m.op](m.payload, m.requirements)
   call.then(
     (value) => answer({ id: m.id, value }),
     (err: unknown) => answer({ id: m.id, error: err instanceof Error ? err.message : String(err) }),

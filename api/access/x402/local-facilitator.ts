@@ -24,8 +24,8 @@ const RPC_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
  * mostly signature recovery in JavaScript (a few ms a call): it runs in a worker thread
  * (./facilitator-in-worker.ts), not on the API's event loop.
  */
-export function localFacilitator(rpcUrl: string, network: string, privateKey: Hex | undefined, logger: Logger): Facilitator {
-  let ready: Promise<x402Facilitator> | undefined
+export function localFacilitator(rpcUrl: string, network: string, privateKey: Hex | undefined, logger: Logger): Required<Facilitator> {
+  let ready: Promise<{ afterVerify: x402Facilitator; whole: x402Facilitator }> | undefined
   const sends = keyedSerializer()
   const build = async () => {
     const chainId = Number(network.split(':')[1])
@@ -72,10 +72,15 @@ export function localFacilitator(rpcUrl: string, network: string, privateKey: He
       },
       { confirmationTimeoutMs: 60_000 },
     )
-    const facilitator = new x402Facilitator()
-    registerExactEvmScheme(facilitator, { signer, networks: network as `${string}:${string}` })
+    const networks = network as `${string}:${string}`
+    // Two facilitators on one signer: `afterVerify` settles a payment verify has passed (its
+    // settle checks the signature again but does not simulate the transfer); `whole` settles one
+    // nothing has verified, simulating the transfer first as verify does, so a payment that would
+    // revert is refused without a transaction (and without gas spent on it).
+    const afterVerify = registerExactEvmScheme(new x402Facilitator(), { signer, networks })
+    const whole = registerExactEvmScheme(new x402Facilitator(), { signer, networks, simulateInSettle: true })
     logger.info({ rpcUrl, network, account: address }, 'x402 local facilitator ready')
-    return facilitator
+    return { afterVerify, whole }
   }
   const get = () => {
     ready ??= build().catch((error: unknown) => {
@@ -85,7 +90,8 @@ export function localFacilitator(rpcUrl: string, network: string, privateKey: He
     return ready
   }
   return {
-    verify: async (payload, requirements) => (await get()).verify(payload, requirements),
-    settle: async (payload, requirements) => (await get()).settle(payload, requirements),
+    verify: async (payload, requirements) => (await get()).afterVerify.verify(payload, requirements),
+    settle: async (payload, requirements) => (await get()).afterVerify.settle(payload, requirements),
+    verifyAndSettle: async (payload, requirements) => (await get()).whole.settle(payload, requirements),
   }
 }

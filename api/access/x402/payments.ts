@@ -18,7 +18,10 @@ import type { Facilitator } from './facilitator.ts'
  * @x402/evm): the 402 requirements (the scheme, network and asset of ./constants.ts, our pay-to, the catalog
  * price in 6-decimal units), our own checks of a presented payment with a reason per failure,
  * verification by the facilitator before the handler, a spent-once claim in the store, and
- * settlement after the handler succeeded (its failure throws, so nothing is served).
+ * settlement after the handler succeeded (its failure throws, so nothing is served). An answer
+ * already in memory (an endpoint's `kept`) is settled with the facilitator's one call that
+ * verifies and settles: nothing is read for an unverified payment, and the local facilitator
+ * recovers the payer's signature once a call instead of twice (api/routes.ts `invokeGated`).
  *
  * Facilitator: the SDK's HTTP client when X402_FACILITATOR_URL is set; otherwise the local
  * facilitator (./local-facilitator.ts), settling on the chain at X402_NETWORK_RPC_URL, in a
@@ -89,9 +92,11 @@ export interface X402Payments {
   /**
    * A grant for a valid payment (PAYMENT-SIGNATURE, or the legacy X-Payment header); null when
    * the request carries none. Throws payment_required naming the reason when the payment is
-   * refused, dependency_unavailable when the facilitator cannot be reached.
+   * refused, dependency_unavailable when the facilitator cannot be reached. With `verifyLater`
+   * (and a facilitator that verifies and settles in one call) the payment's own checks are made
+   * and the facilitator's are left to the grant: its `verify()`, or its `settle()` alone.
    */
-  admit(endpoint: AnyEndpoint, price: string, request: RequestInfo, resourceUrl: string): Promise<AccessGrant | null>
+  admit(endpoint: AnyEndpoint, price: string, request: RequestInfo, resourceUrl: string, verifyLater?: boolean): Promise<AccessGrant | null>
 }
 
 interface Eip3009Authorization {
@@ -156,7 +161,7 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
   const { config, store, logger, metrics } = deps
   const network = PAYMENT_NETWORK
   /** A facilitator call, timed. */
-  const timed = async <T>(step: 'verify' | 'settle', call: () => Promise<T>): Promise<T> => {
+  const timed = async <T>(step: 'verify' | 'settle' | 'verify_and_settle', call: () => Promise<T>): Promise<T> => {
     const started = performance.now()
     try {
       return await call()
@@ -206,7 +211,7 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
     })
   }
 
-  async function admit(endpoint: AnyEndpoint, price: string, request: RequestInfo, resourceUrl: string): Promise<AccessGrant | null> {
+  async function admit(endpoint: AnyEndpoint, price: string, request: RequestInfo, resourceUrl: string, verifyLater = false): Promise<AccessGrant | null> {
     const raw = headerOf(request, 'payment-signature') ?? headerOf(request, 'x-payment')
     if (raw === undefined) return null
     const refuse = (reason: PaymentRefusal, extra?: Record<string, unknown>) => {
@@ -249,38 +254,85 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
     // The facilitator checks signature, recipient, window and balance against what we ask for;
     // a payment above the price is settled for its full authorized value.
     const required: PaymentRequirements = { ...accepted(price), amount: value.toString() }
-    let verified: VerifyResponse
-    try {
-      verified = await timed('verify', () => facilitator.verify(payload, required))
-    } catch (error) {
-      metrics?.x402.inc({ step: 'verify', outcome: 'error' })
-      logger.warn({ err: error, path: endpoint.path }, 'x402 verification failed to run')
-      throw new ApiError('dependency_unavailable', 'The payment facilitator could not verify the payment; retry shortly.')
+    const claim = async () => {
+      if (!(await store.setIfAbsent(spentKey, JSON.stringify({ at: Date.now(), path: endpoint.path }), spentTtlMs))) throw refuse('replayed')
     }
-    if (!verified.isValid) {
-      throw refuse(refusalFromFacilitator(verified.invalidReason), { facilitatorReason: verified.invalidReason, payer: verified.payer })
+    const settled = (response: SettleResponse) => {
+      metrics?.x402.inc({ step: 'settle', outcome: 'settled' })
+      logger.info({ path: endpoint.path, payer: response.payer, transaction: response.transaction as Hex, amount: value.toString() }, 'x402 payment settled')
+      return { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(response) }
     }
-    metrics?.x402.inc({ step: 'verify', outcome: 'valid' })
-    if (!(await store.setIfAbsent(spentKey, JSON.stringify({ at: Date.now(), path: endpoint.path }), spentTtlMs))) throw refuse('replayed')
 
+    async function verify(): Promise<void> {
+      let verified: VerifyResponse
+      try {
+        verified = await timed('verify', () => facilitator!.verify(payload, required))
+      } catch (error) {
+        metrics?.x402.inc({ step: 'verify', outcome: 'error' })
+        logger.warn({ err: error, path: endpoint.path }, 'x402 verification failed to run')
+        throw new ApiError('dependency_unavailable', 'The payment facilitator could not verify the payment; retry shortly.')
+      }
+      if (!verified.isValid) {
+        throw refuse(refusalFromFacilitator(verified.invalidReason), { facilitatorReason: verified.invalidReason, payer: verified.payer })
+      }
+      metrics?.x402.inc({ step: 'verify', outcome: 'valid' })
+      await claim()
+    }
+
+    async function settleVerified(): Promise<Record<string, string>> {
+      let response: SettleResponse
+      try {
+        response = await timed('settle', () => facilitator!.settle(payload, required))
+      } catch (error) {
+        logger.error({ err: error, path: endpoint.path, payer: auth!.from }, 'x402 settlement failed to run')
+        throw refuse('settlement_failed')
+      }
+      if (!response.success) {
+        throw refuse('settlement_failed', { facilitatorReason: response.errorReason, payer: auth!.from, transaction: response.transaction })
+      }
+      return settled(response)
+    }
+
+    /** The facilitator's one call that verifies (every check verify makes) and settles. */
+    async function verifyAndSettle(whole: NonNullable<Facilitator['verifyAndSettle']>): Promise<Record<string, string>> {
+      await claim()
+      // Unsettled, the claim is withdrawn: the payment may be presented again (the chain spends an
+      // authorization once, and nothing is served without a settlement). As after verify, the
+      // call that fails to run makes no claim, and one that fails leaves none.
+      const withdraw = () => store.del(spentKey).catch(() => {})
+      let response: SettleResponse
+      try {
+        response = await timed('verify_and_settle', () => whole(payload, required))
+      } catch (error) {
+        await withdraw()
+        metrics?.x402.inc({ step: 'settle', outcome: 'error' })
+        logger.warn({ err: error, path: endpoint.path }, 'x402 verification and settlement failed to run')
+        throw new ApiError('dependency_unavailable', 'The payment facilitator could not verify the payment; retry shortly.')
+      }
+      if (!response.success) {
+        await withdraw()
+        const reason = refusalFromFacilitator(response.errorReason)
+        throw refuse(reason === 'verification_failed' ? 'settlement_failed' : reason, { facilitatorReason: response.errorReason, payer: auth!.from, transaction: response.transaction })
+      }
+      metrics?.x402.inc({ step: 'verify', outcome: 'valid' })
+      return settled(response)
+    }
+
+    if (!verifyLater || !facilitator.verifyAndSettle) {
+      await verify()
+      return { via: 'payment', price, settle: settleVerified }
+    }
+    const whole = facilitator.verifyAndSettle.bind(facilitator)
+    let verified = false
     return {
       via: 'payment',
       price,
-      async settle() {
-        let settled: SettleResponse
-        try {
-          settled = await timed('settle', () => facilitator.settle(payload, required))
-        } catch (error) {
-          logger.error({ err: error, path: endpoint.path, payer: auth.from }, 'x402 settlement failed to run')
-          throw refuse('settlement_failed')
-        }
-        if (!settled.success) {
-          throw refuse('settlement_failed', { facilitatorReason: settled.errorReason, payer: auth.from, transaction: settled.transaction })
-        }
-        metrics?.x402.inc({ step: 'settle', outcome: 'settled' })
-        logger.info({ path: endpoint.path, payer: settled.payer, transaction: settled.transaction as Hex, amount: value.toString() }, 'x402 payment settled')
-        return { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settled) }
+      async verify() {
+        if (verified) return
+        await verify()
+        verified = true
       },
+      settle: () => (verified ? settleVerified() : verifyAndSettle(whole)),
     }
   }
 
