@@ -296,9 +296,9 @@ export function createX402Payments(deps: X402PaymentsDeps, opts: { facilitator?:
     /** The facilitator's one call that verifies (every check verify makes) and settles. */
     async function verifyAndSettle(whole: NonNullable<Facilitator['verifyAndSettle']>): Promise<Record<string, string>> {
       await claim()
-      // Unsettled, the claim is withdrawn: the payment may be presented again (the chain spends an
-      // authorization once, and nothing is served without a settlement). As after verify, the
-      // call that fails to run makes no claim, and one that fails leaves none.
+      // Unsettled, the claim is withdrawn, as on the verify path, where a refusal or a verify that
+      // fails to run comes before any claim: the payment may be presented again (the token spends
+      // an authorization once, and nothing is served without a settlement).
       const withdraw = () => store.del(spentKey).catch(() => {})
       let response: SettleResponse
       try {
