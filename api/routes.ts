@@ -215,7 +215,8 @@ export function answerNow(e: ServedEndpoint, input: ParsedInput, info: RequestIn
 /**
  * The endpoint's handler behind the access gate. When memory decides the grant (gate.admitNow),
  * the endpoint's kept answer is given at once when it has one, else its handler runs with that
- * grant (no promise for the gate). Otherwise the gate admits (lookups, payments) and the handler loads.
+ * grant (no promise for the gate). Otherwise the gate admits (lookups, payments) and the handler
+ * loads; a payment for an answer memory holds is verified and settled in one facilitator call.
  */
 function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, deps: ApiDeps, gate: AccessGate): Gated | Promise<Gated> {
   const params = input.params as Record<string, unknown>
@@ -234,23 +235,33 @@ function invokeGated(e: ServedEndpoint, input: ParsedInput, info: RequestInfo, d
     const grant = await gate.admit(e, query, info, { verifyLater: e.kept !== undefined })
     const ctx = { params, query, body, deps, request: info, grant }
     if (grant.verify) {
-      // A payment not yet verified: an answer memory holds is settled with one facilitator call
-      // that verifies too; anything else (a load, an error) waits for the verification.
-      let kept: unknown
-      try {
-        kept = e.kept!(ctx)
-      } catch (err) {
-        await grant.verify()
-        throw err
-      }
-      if (kept !== undefined) return { result: kept, headers: await grant.settle!(), grant }
-      await grant.verify()
+      const paid = await keptForUnverifiedPayment(e, ctx, grant.verify)
+      if (paid) return paid
     }
     const result = await handler(ctx)
     // Settle only after the handler succeeded; a settlement failure throws, so nothing is served.
     const headers = grant.settle ? await grant.settle() : NO_HEADERS
     return { result, headers, grant }
   })()
+}
+
+/**
+ * A payment the gate admitted before the facilitator verified it (`verifyLater`): an answer
+ * memory holds is settled with one facilitator call that verifies too (the grant's `settle()`);
+ * without one, or when `kept` throws, the payment is verified before anything else happens, and
+ * undefined sends the call on to its handler.
+ */
+async function keptForUnverifiedPayment(e: ServedEndpoint, ctx: Parameters<NonNullable<ServedEndpoint['kept']>>[0], verify: () => Promise<void>): Promise<Gated | undefined> {
+  let kept: unknown
+  try {
+    kept = e.kept!(ctx)
+  } catch (err) {
+    await verify()
+    throw err
+  }
+  if (kept !== undefined) return { result: kept, headers: await ctx.grant.settle!(), grant: ctx.grant }
+  await verify()
+  return undefined
 }
 
 /** What learns the URLs of GETs answered from memory (the kept lane, ./kept-lane.ts). */

@@ -6,7 +6,7 @@ import { x402Client } from '@x402/fetch'
 import { privateKeyToAccount } from 'viem/accounts'
 import { PAYMENT_NETWORK } from '../core/payment-terms.ts'
 import type { ClassFigures, LoadClass, LoadPlan, LoadReport } from './load-plan.ts'
-import { apiStatementsBetween } from './live-service.ts'
+import { apiStatementsBetween, formatWaits, waitBuckets, waitsBetween } from './live-service.ts'
 
 /**
  * The load bench's load process (`bench/load.bench.ts` starts it): it drives the service from
@@ -124,6 +124,11 @@ await warm(optionsOf(plan.classes[0]!, plan.bareBase))
 const bare = figures('bare', await autocannon(optionsOf(plan.classes[0]!, plan.bareBase)))
 const bareFixed = figures('bare, one fixed request', await autocannon({ url: plan.bareBase, duration: plan.seconds, connections: plan.classes[0]!.connections }))
 const alone: ClassFigures[] = []
+const metrics = async () => (await fetch(`${plan.base}/metrics`)).text()
+/** The facilitator's own time per paid call between two /metrics texts, by step. */
+const facilitatorBetween = (before: string, after: string) =>
+  formatWaits(waitsBetween(waitBuckets(before, 'svc_x402_facilitator_duration_seconds', 'step'), waitBuckets(after, 'svc_x402_facilitator_duration_seconds', 'step')), 'calls', 'none')
+let facilitatorAlone = 'none'
 const first: Array<ClassFigures | null> = []
 for (const c of plan.classes) {
   // Each key asked once first (a caller's first ask is a miss: what it costs is reported apart),
@@ -139,7 +144,9 @@ for (const c of plan.classes) {
       await autocannon(optionsOf(c, plan.base))
     }
     await signFor(c, plan.base)
+    const before = await metrics()
     alone.push(figures(c.name, await autocannon(optionsOf(c, plan.base))))
+    facilitatorAlone = facilitatorBetween(before, await metrics())
     continue
   }
   if (keyed) {
@@ -151,8 +158,9 @@ for (const c of plan.classes) {
   alone.push(figures(c.name, await autocannon(optionsOf(c, plan.base))))
 }
 for (const c of plan.classes) if (c.x402) await signFor(c, plan.base)
-const metrics = async () => (await fetch(`${plan.base}/metrics`)).text()
 const beforeMix = await metrics()
 const mix = (await Promise.all(plan.classes.map((c) => autocannon(optionsOf(c, plan.base))))).map((r, i) => figures(plan.classes[i]!.name, r))
-const mixEngine = apiStatementsBetween(beforeMix, await metrics())
-console.log(JSON.stringify({ bare, bareFixed, first, alone, mix, mixEngine } satisfies LoadReport))
+const afterMix = await metrics()
+const mixEngine = apiStatementsBetween(beforeMix, afterMix)
+const facilitator = { alone: facilitatorAlone, mix: facilitatorBetween(beforeMix, afterMix) }
+console.log(JSON.stringify({ bare, bareFixed, first, alone, mix, mixEngine, facilitator } satisfies LoadReport))

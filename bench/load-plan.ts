@@ -60,4 +60,10 @@ export interface LoadReport {
   mix: ClassFigures[]
   /** The API's engine statements while all classes ran at once, by path (what still reaches the engine). */
   mixEngine: string
+  /**
+   * The facilitator's own time per paid call (svc_x402_facilitator_duration_seconds, by step)
+   * while the x402 class ran alone and while all ran at once: what of a paid call's time is the
+   * worker and the payments chain, the rest being the API's thread and the driver.
+   */
+  facilitator: { alone: string; mix: string }
 }

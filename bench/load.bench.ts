@@ -95,7 +95,7 @@ export async function benchLoad(): Promise<BenchResult[]> {
           ours: { value: alone.rps, unit: 'req/s' },
           base: { value: report.bare.rps, unit: 'req/s' },
           ratio: alone.rps / report.bare.rps,
-          notes: `${i === 0 ? `the service live at blocks ${JSON.stringify(live)}, ${servedSeconds} s after start | what a query waited before the engine ran it, over the whole run (svc_engine_wait_seconds): ${waits} | the API's engine statements while all classes ran at once, by path: ${report.mixEngine} | ` : ''}${report.first[i] ? `first ask of each of its ${report.first[i]!.requests} keys: p50 ${report.first[i]!.p50} ms, p99 ${report.first[i]!.p99} ms | ` : ''}alone: ${fmt(alone)} | all ${classes.length} classes at once: ${fmt(mix)} | bare: ${fmt(report.bare)} | bare, one fixed request (what the driver alone reaches): ${fmt(report.bareFixed)}`,
+          notes: `${i === 0 ? `the service live at blocks ${JSON.stringify(live)}, ${servedSeconds} s after start | what a query waited before the engine ran it, over the whole run (svc_engine_wait_seconds): ${waits} | the API's engine statements while all classes ran at once, by path: ${report.mixEngine} | ` : ''}${report.first[i] ? `first ask of each of its ${report.first[i]!.requests} keys: p50 ${report.first[i]!.p50} ms, p99 ${report.first[i]!.p99} ms | ` : ''}alone: ${fmt(alone)} | all ${classes.length} classes at once: ${fmt(mix)}${c.x402 ? ` | the facilitator's own time a call (svc_x402_facilitator_duration_seconds), alone: ${report.facilitator.alone}; all at once: ${report.facilitator.mix}` : ''} | bare: ${fmt(report.bare)} | bare, one fixed request (what the driver alone reaches): ${fmt(report.bareFixed)}`,
         }
       }),
     ]

@@ -55,6 +55,8 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 const LONG_POLL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1, 2.5]
 /** A live batch's budget is a 150 ms mean and a 300 ms p99 (issue 23): buckets fine enough around both; backfill batches take seconds. */
 const BATCH_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1, 2.5, 5, 10, 30]
+/** A paid call's budget is a 50 ms p99 alone, 100 ms among every other caller (issue 21): the facilitator's share of it, finely. */
+const FACILITATOR_BUCKETS = [0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 /** The engine wait's budget is 50 ms (issue 23): buckets fine enough below it to say by how much. */
 const ENGINE_WAIT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
@@ -159,7 +161,7 @@ export function createMetrics(options: MetricsOptions = {}) {
       ['class'],
       ENGINE_WAIT_BUCKETS,
     ),
-    x402Duration: new Histogram(r, 'svc_x402_facilitator_duration_seconds', 'Time the facilitator took to verify, settle, or verify and settle (one call, for an answer memory holds) one payment, by step', ['step']),
+    x402Duration: new Histogram(r, 'svc_x402_facilitator_duration_seconds', 'Time the facilitator took to verify, settle, or verify and settle (one call, for an answer memory holds) one payment, by step', ['step'], FACILITATOR_BUCKETS),
   }
   new PromCounter({
     name: 'svc_cache_lookups_total',
