@@ -61,6 +61,13 @@ export interface SocialServing {
   /** Catch up with the pipeline: drop the cached keys changed since the last sync. */
   sync(): Promise<void>
   /**
+   * Whether kept keys answer at the data version now (what `sync` waits for), without a promise;
+   * between versions it starts the background sync `sync` would.
+   */
+  readyNow(): boolean
+  /** The records of `handles` when every one is kept (absent: not a caller), else undefined: it never reads. */
+  keptCallers(handles: readonly string[]): Map<string, CallerRecord> | undefined
+  /**
    * Call `listener` with the changes each sync applies (kinds `caller`, `cluster`, `author` naming
    * an account that posted calls, and `mention` or `sighting` naming a token newly mentioned or
    * seen in a room), or with null when every cached key was dropped.
@@ -200,17 +207,22 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
    * another process named, without holding any request. Concurrent callers share one sync.
    */
   async function ready(): Promise<void> {
+    if (readyNow()) return
     const version = versionNow()
-    if (version === synced.version) {
-      if (!syncing && Date.now() - synced.at >= SYNC_EVERY_MS) {
-        inBackground(() => void startSync(version).catch((err) => deps.logger.warn({ err: (err as Error).message }, 'social serving sync failed')))
-      }
-      return
-    }
     // A sync already running may have begun before this version: wait for it, then sync on, until
     // a sync begun at this version has read the changes. One the advance began ahead of the
     // request (a read ahead) is such a sync: the request joins it rather than reading again.
     while (synced.version !== version) await startSync(version)
+  }
+
+  /** Whether the kept keys answer at the data version now (what `ready` waits for), without a promise. */
+  function readyNow(): boolean {
+    const version = versionNow()
+    if (version !== synced.version) return false
+    if (!syncing && Date.now() - synced.at >= SYNC_EVERY_MS) {
+      inBackground(() => void startSync(version).catch((err) => deps.logger.warn({ err: (err as Error).message }, 'social serving sync failed')))
+    }
+    return true
   }
 
   function oncePerVersion<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -274,6 +286,16 @@ export function createSocialServing(deps: { ch: ClickHouseClient; watermarks: Wa
       for (const [k, r] of rows) if (r) out.set(k, r)
       return out
     },
+    keptCallers(handles) {
+      const out = new Map<string, CallerRecord>()
+      for (const h of handles) {
+        const row = callerRows.kept(h)
+        if (!row) return undefined
+        if (row.value) out.set(h, row.value)
+      }
+      return out
+    },
+    readyNow,
     /** Access path: account_clusters by its key (account), the newest version of each, for the misses only. */
     async clusters(accounts) {
       await ready()

@@ -4,10 +4,10 @@ import { Address, Measured } from '../../core/endpoint/schemas.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { VerdictReasonView, VerdictSignalsView, VerdictView, verdictSignalsView, verdictView } from './verdict-view.ts'
-import { tokenVerdictSignals, VERDICT_KEPT_TOKENS } from './verdict-signals-serving.ts'
+import { keptTokenVerdictSignals, tokenVerdictSignals, VERDICT_KEPT_TOKENS } from './verdict-signals-serving.ts'
 import { KeptByInputs } from '../../core/serving/kept-by-inputs.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
-import type { DeployerRecord, TokenRecord } from '../token/token-serving.ts'
+import type { DeployerRecord, TokenRecord, TokenServing } from '../token/token-serving.ts'
 import type { VerdictSignals } from './verdict.ts'
 
 export const verdictEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>()({
@@ -32,14 +32,25 @@ export const verdictEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>(
   }),
   access: { kind: 'paid', price: '0.02' },
   tool: { name: 'svc_verdict' },
+  kept({ params, deps }) {
+    const kept = deps.tokens.keptToken(params.token)
+    if (!kept) return undefined
+    const { token: t, deployer: d } = kept
+    if (!t) return withEnvelope(verdictAnswer(params.token, t, d, undefined), deps)
+    const signals = keptTokenVerdictSignals(deps, t)
+    return signals && withEnvelope(keptVerdict(params.token, t, d, signals), deps)
+  },
   async handler({ params, deps }) {
     const t = await deps.tokens.token(params.token)
     const signals = t ? await tokenVerdictSignals(deps, t) : undefined
     const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
     const v = t && signals ? keptVerdict(params.token, t, d, signals) : verdictAnswer(params.token, t, d, signals)
-    return { ...v, chain_id: deps.tokens.chainId, measured_through_block: deps.tokens.measuredThrough() }
+    return withEnvelope(v, deps)
   },
 })
+
+/** An answer with the chain and the block it was measured through. */
+const withEnvelope = <V extends object>(v: V, deps: { tokens: Pick<TokenServing, 'chainId' | 'measuredThrough'> }) => ({ ...v, chain_id: deps.tokens.chainId, measured_through_block: deps.tokens.measuredThrough() })
 
 /** A verdict answer without its envelope: the signal, its confidence and the data behind them. */
 function verdictAnswer(token: string, t: TokenRecord | undefined, d: DeployerRecord | undefined, signals: VerdictSignals | undefined) {

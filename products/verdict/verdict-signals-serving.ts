@@ -1,5 +1,5 @@
 import type { VerdictSignals } from './verdict.ts'
-import { chainSignalsOf, measuredCallersOf, mentionAuthorsOf, scanSignalsOf, type ChainSignals, type ScanSignals } from './verdict-signals.ts'
+import { chainSignalsOf, measuredCallersOf, mentionAuthorsOf, scanSignalsOf, type CallerStanding, type ChainSignals, type ScanSignals } from './verdict-signals.ts'
 import type { TokenRecord } from '../token/token-state.ts'
 import type { ApiDeps } from '../../core/endpoint/deps.ts'
 import { createKeyedCache } from '../../core/serving/keyed-cache.ts'
@@ -9,6 +9,8 @@ import { createRefreshAhead, REFRESH_BATCH_KEYS } from '../../core/serving/refre
 /** What a part is for a token its read did not name (the reads answer every token they are given). */
 const NO_CHAIN_SIGNALS: ChainSignals = { lp: null, insiderShareNow: null }
 const NO_SCAN_SIGNALS: ScanSignals = { structure: null, smartHolders: null }
+/** The standing of a token mentioned by no one. */
+const NO_STANDING: ReadonlyMap<string, CallerStanding> = new Map()
 
 /** Tokens whose verdict parts are kept, per part (least recently used dropped first). */
 export const VERDICT_KEPT_TOKENS = 20_000
@@ -18,6 +20,8 @@ export const VERDICT_REFRESH_AHEAD_MS = 120_000
 
 interface VerdictSignalsServing {
   of(t: TokenRecord): Promise<VerdictSignals>
+  /** What `of` answers, when memory holds every part of it now; else undefined (it never reads). */
+  keptOf(t: TokenRecord): VerdictSignals | undefined
 }
 
 type Deps = Pick<ApiDeps, 'ch' | 'tokens' | 'social'>
@@ -81,6 +85,9 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
     }
   })
   const one = <V>(read: (keys: string[]) => Promise<Map<string, V>>, key: string) => async () => (await read([key])).get(key)!
+  /** The signals of a token's parts and its mention authors' records: one object per distinct set of them. */
+  const signalsOf = (token: string, c: ChainSignals, s: ScanSignals, a: string[], standing: ReadonlyMap<string, CallerStanding>) =>
+    given.get(token, [c, s, a, ...a.map((x) => standing.get(x))], () => ({ ...c, measuredCallers: measuredCallersOf(a, (x) => standing.get(x)), ...s }))
   const serving: VerdictSignalsServing = {
     async of(t) {
       ahead.asked(t.token)
@@ -91,10 +98,22 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
         scans.get(t.token, one((keys) => scanSignalsOf(ch, tokens.chainId, keys), t.token)),
         authors.get(t.token, one((keys) => mentionAuthorsOf(ch, keys), t.token)),
       ])
-      const standing = a.length ? await social.callers(a) : new Map()
+      const standing = a.length ? await social.callers(a) : NO_STANDING
       // The same parts give the same signals object, so the answer made from it is kept too
       // (products/verdict/verdict-endpoint.ts).
-      return given.get(t.token, [c, s, a, ...a.map((x) => standing.get(x))], () => ({ ...c, measuredCallers: measuredCallersOf(a, (x) => standing.get(x)), ...s }))
+      return signalsOf(t.token, c, s, a, standing)
+    },
+    keptOf(t) {
+      ahead.asked(t.token)
+      // As `of`, at the data both change logs are at now (the token record's own readiness is
+      // its caller's: tokens.keptToken).
+      if (!social.readyNow()) return undefined
+      const c = chain.kept(t.token)
+      const s = c && scans.kept(t.token)
+      const a = s && authors.kept(t.token)
+      if (!c || !s || !a) return undefined
+      const standing = a.value.length ? social.keptCallers(a.value) : NO_STANDING
+      return standing && signalsOf(t.token, c.value, s.value, a.value, standing)
     },
   }
   return serving
@@ -102,9 +121,19 @@ function createVerdictSignalsServing(deps: Deps): VerdictSignalsServing {
 
 const kept = new WeakMap<Deps['tokens'], VerdictSignalsServing>()
 
-/** A token's verdict signals, from what is kept for it (one keeper per token serving). */
-export function tokenVerdictSignals(deps: Deps, t: TokenRecord): Promise<VerdictSignals> {
+/** The keeper of a token serving's verdict parts, made at its first use. */
+function keeperOf(deps: Deps): VerdictSignalsServing {
   let k = kept.get(deps.tokens)
   if (!k) kept.set(deps.tokens, (k = createVerdictSignalsServing(deps)))
-  return k.of(t)
+  return k
+}
+
+/** A token's verdict signals, from what is kept for it (one keeper per token serving). */
+export function tokenVerdictSignals(deps: Deps, t: TokenRecord): Promise<VerdictSignals> {
+  return keeperOf(deps).of(t)
+}
+
+/** A token's verdict signals when memory holds every part of them now, else undefined (nothing is read). */
+export function keptTokenVerdictSignals(deps: Deps, t: TokenRecord): VerdictSignals | undefined {
+  return keeperOf(deps).keptOf(t)
 }

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../core/clickhouse.ts'
 import { verdictSignals } from '../../products/verdict/verdict-signals.ts'
-import { tokenVerdictSignals } from '../../products/verdict/verdict-signals-serving.ts'
+import { keptTokenVerdictSignals, tokenVerdictSignals } from '../../products/verdict/verdict-signals-serving.ts'
 import { agentFeatures, agentFeaturesFresh } from '../../products/features/features-serving.ts'
 import { readClocks, tokenSocial } from '../../products/social/token-social.ts'
 import { firstMentions, tgRecords } from '../../products/social/social-queries.ts'
@@ -145,11 +145,22 @@ async function measuredCallersCall(token: string): Promise<void> {
   await env.grade()
 }
 
+/** Tokens whose verdict signals memory gave without a promise (keptTokenVerdictSignals), each the object the read gave. */
+let keptAtOnce = 0
+
 async function kept(tokens: string[]): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>()
   for (const token of tokens) {
     const t = await env.api.deps.tokens.token(token)
-    if (t) out.set(token, { verdict: await tokenVerdictSignals(env.api.deps, t), features: withoutClock(await agentFeatures(env.api.deps, token)) })
+    if (!t) continue
+    const verdict = await tokenVerdictSignals(env.api.deps, t)
+    // Memory's answer, when it gives one, is the very object the read gives (the verdict's `kept`).
+    const atOnce = keptTokenVerdictSignals(env.api.deps, t)
+    if (atOnce !== undefined) {
+      expect(atOnce, token).toBe(verdict)
+      keptAtOnce++
+    }
+    out.set(token, { verdict, features: withoutClock(await agentFeatures(env.api.deps, token)) })
   }
   out.set('rooms', Object.fromEntries(await tokenSocial(env.api.deps).rooms(tokens)))
   out.set('first mentions', Object.fromEntries(await tokenSocial(env.api.deps).firstMentions(tokens)))
@@ -203,6 +214,7 @@ describe('verdict signals kept per token', () => {
     }
     // The steps changed kept values (else equality would prove nothing), including each part.
     expect(changed.size).toBeGreaterThan(0)
+    expect(keptAtOnce).toBeGreaterThan(KEYS)
     expect((previous.get('signal calls 1') as unknown[]).length).toBeGreaterThan(0)
     expect(Object.keys(previous.get('rooms') as object).length).toBeGreaterThan(0)
     const all = tokens.map((t) => previous.get(t)).filter(Boolean).map((v) => (v as { verdict: { measuredCallers: { count: number }; structure: string | null; lp: unknown } }).verdict)

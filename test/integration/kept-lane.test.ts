@@ -60,8 +60,8 @@ describe('the kept lane', () => {
     const launches = ((await (await fetch(`${base}/feed/new?limit=5`, { headers: keyed })).json()) as { data: { launches: Array<{ token: string; deployer: string }> } }).data.launches
     expect(launches.length).toBeGreaterThan(1)
     const [a, b] = launches
-    // Every endpoint with a `kept` answer (one today): known tokens, and one never seen.
-    const paths = [`/token/${a!.token}`, `/token/${b!.token}`, `/token/0x${'12'.repeat(20)}`]
+    // Every endpoint with a `kept` answer (`/token`, `/verdict`): known tokens, and one never seen.
+    const paths = [`/token/${a!.token}`, `/token/${b!.token}`, `/token/0x${'12'.repeat(20)}`, `/verdict/${a!.token}`, `/verdict/${b!.token}`, `/verdict/0x${'12'.repeat(20)}`]
     for (const path of paths) {
       // A token not kept yet is read once (its answer is then kept).
       await get(path, keyed)

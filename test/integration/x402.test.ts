@@ -18,6 +18,7 @@ import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ServedEndpoint } from '../../core/endpoint/deps.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { startPaymentsChain, type PaymentsChain } from '../../infra/payments-chain/chain.ts'
+import { verdictEndpoint } from '../../products/verdict/verdict-endpoint.ts'
 import { freePort } from '../setup/svc-process.ts'
 
 /**
@@ -367,6 +368,18 @@ describe('x402 v2 payments', () => {
     expect((await chain.node.client.getTransactionReceipt({ hash: settled.transaction as `0x${string}` })).status).toBe('success')
     expect(await facilitatorCalls()).toEqual({ ...calls1, verifyAndSettle: calls1.verifyAndSettle + 1 })
     expect(await chain.balanceOf(payTo)).toBe(before + 2n * AMOUNT)
+  })
+
+  it('settles a paid /verdict whose answer memory holds with one facilitator call as well', async () => {
+    const address = '0x00000000000000000000000000000000000000be'
+    await keptTokenPath(address)
+    const path = `/verdict/${address}`
+    const before = await chain.balanceOf(payTo)
+    const calls = await facilitatorCalls()
+    const res = await send(path, { 'PAYMENT-SIGNATURE': await paymentFor(chain.signer(2), path) })
+    expect(res.status).toBe(200)
+    expect(await facilitatorCalls()).toEqual({ ...calls, verifyAndSettle: calls.verifyAndSettle + 1 })
+    expect(await chain.balanceOf(payTo)).toBe(before + BigInt(usdToAtomic(priceOf(verdictEndpoint.access, {})!)))
   })
 
   it('refuses, with its reason and no transaction, a payment that one call cannot settle, and takes the same payment once it can', async () => {
