@@ -36,21 +36,34 @@ export const verdictEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>(
     const kept = deps.tokens.keptToken(params.token)
     if (!kept) return undefined
     const { token: t, deployer: d } = kept
-    if (!t) return withEnvelope(verdictAnswer(params.token, t, d, undefined), deps)
+    if (!t) return withEnvelope(verdictAnswer(params.token, t, d, undefined), deps.tokens)
     const signals = keptTokenVerdictSignals(deps, t)
-    return signals && withEnvelope(keptVerdict(params.token, t, d, signals), deps)
+    return signals && keptWhole(keptVerdict(params.token, t, d, signals), deps.tokens)
   },
   async handler({ params, deps }) {
     const t = await deps.tokens.token(params.token)
     const signals = t ? await tokenVerdictSignals(deps, t) : undefined
     const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
-    const v = t && signals ? keptVerdict(params.token, t, d, signals) : verdictAnswer(params.token, t, d, signals)
-    return withEnvelope(v, deps)
+    return t && signals ? keptWhole(keptVerdict(params.token, t, d, signals), deps.tokens) : withEnvelope(verdictAnswer(params.token, t, d, signals), deps.tokens)
   },
 })
 
+type Measures = Pick<TokenServing, 'chainId' | 'measuredThrough'>
+
 /** An answer with the chain and the block it was measured through. */
-const withEnvelope = <V extends object>(v: V, deps: { tokens: Pick<TokenServing, 'chainId' | 'measuredThrough'> }) => ({ ...v, chain_id: deps.tokens.chainId, measured_through_block: deps.tokens.measuredThrough() })
+const withEnvelope = <V extends object>(v: V, tokens: Measures) => ({ ...v, chain_id: tokens.chainId, measured_through_block: tokens.measuredThrough() })
+
+const wholes = new WeakMap<object, { through: number | null; answer: ReturnType<typeof withEnvelope<ReturnType<typeof verdictAnswer>>> }>()
+
+/** A kept verdict's whole answer, made once per watermark and written to JSON once (rendered-json.ts). */
+function keptWhole(v: ReturnType<typeof verdictAnswer>, tokens: Measures) {
+  const through = tokens.measuredThrough()
+  const memo = wholes.get(v)
+  if (memo && memo.through === through) return memo.answer
+  const answer = renderOnce(withEnvelope(v, tokens))
+  wholes.set(v, { through, answer })
+  return answer
+}
 
 /** A verdict answer without its envelope: the signal, its confidence and the data behind them. */
 function verdictAnswer(token: string, t: TokenRecord | undefined, d: DeployerRecord | undefined, signals: VerdictSignals | undefined) {
