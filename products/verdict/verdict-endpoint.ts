@@ -38,13 +38,13 @@ export const verdictEndpoint = defineEndpoint<Uses<'tokens' | 'ch' | 'social'>>(
     const { token: t, deployer: d } = kept
     if (!t) return withEnvelope(verdictAnswer(params.token, t, d, undefined), deps.tokens)
     const signals = keptTokenVerdictSignals(deps, t)
-    return signals && keptWhole(keptVerdict(params.token, t, d, signals), deps.tokens)
+    return signals && keptWhole(params.token, keptVerdict(params.token, t, d, signals), deps.tokens)
   },
   async handler({ params, deps }) {
     const t = await deps.tokens.token(params.token)
     const signals = t ? await tokenVerdictSignals(deps, t) : undefined
     const d = t?.deployer ? await deps.tokens.deployer(t.deployer) : undefined
-    return t && signals ? keptWhole(keptVerdict(params.token, t, d, signals), deps.tokens) : withEnvelope(verdictAnswer(params.token, t, d, signals), deps.tokens)
+    return t && signals ? keptWhole(params.token, keptVerdict(params.token, t, d, signals), deps.tokens) : withEnvelope(verdictAnswer(params.token, t, d, signals), deps.tokens)
   },
 })
 
@@ -53,16 +53,11 @@ type Measures = Pick<TokenServing, 'chainId' | 'measuredThrough'>
 /** An answer with the chain and the block it was measured through. */
 const withEnvelope = <V extends object>(v: V, tokens: Measures) => ({ ...v, chain_id: tokens.chainId, measured_through_block: tokens.measuredThrough() })
 
-const wholes = new WeakMap<object, { through: number | null; answer: ReturnType<typeof withEnvelope<ReturnType<typeof verdictAnswer>>> }>()
+const wholes = new KeptByInputs<ReturnType<typeof withEnvelope<ReturnType<typeof verdictAnswer>>>>(VERDICT_KEPT_TOKENS)
 
-/** A kept verdict's whole answer, made once per watermark and written to JSON once (rendered-json.ts). */
-function keptWhole(v: ReturnType<typeof verdictAnswer>, tokens: Measures) {
-  const through = tokens.measuredThrough()
-  const memo = wholes.get(v)
-  if (memo && memo.through === through) return memo.answer
-  const answer = renderOnce(withEnvelope(v, tokens))
-  wholes.set(v, { through, answer })
-  return answer
+/** A kept verdict's whole answer, made once per verdict and watermark and written to JSON once (rendered-json.ts). */
+function keptWhole(token: string, v: ReturnType<typeof verdictAnswer>, tokens: Measures) {
+  return wholes.get(token, [v, tokens.measuredThrough()], () => renderOnce(withEnvelope(v, tokens)))
 }
 
 /** A verdict answer without its envelope: the signal, its confidence and the data behind them. */
