@@ -30,13 +30,9 @@ export function abiWord(type: string, value: unknown): string {
     if (typeof value !== 'boolean') throw new Error(`abi: not a bool: ${String(value)}`)
     return value ? ZEROS.slice(1) + '1' : ZEROS
   }
-  const signed = type.startsWith('int')
-  if (!signed && !type.startsWith('uint')) throw new Error(`abi: ${type} is not a static type this encoder knows`)
-  const bits = Number(type.slice(signed ? 3 : 4) || 256)
+  const { min, max } = INTEGER_RANGES.get(type) ?? integerRange(type)
   const v = typeof value === 'bigint' ? value : typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : undefined
   if (v === undefined) throw new Error(`abi: not an integer for ${type}: ${String(value)}`)
-  const min = signed ? -(1n << BigInt(bits - 1)) : 0n
-  const max = signed ? (1n << BigInt(bits - 1)) - 1n : (1n << BigInt(bits)) - 1n
   if (v < min || v > max) throw new Error(`abi: ${v} out of range for ${type}`)
   if (v >= 0n) {
     const hex = v.toString(16)
@@ -45,6 +41,21 @@ export function abiWord(type: string, value: unknown): string {
   // Two's complement over 256 bits: the digits of 2^256 + v.
   const hex = ((1n << 256n) + v).toString(16)
   return FS.slice(hex.length) + hex
+}
+
+/**
+ * The values an integer type holds, worked out once per type: made on every word, its bigints
+ * were a good part of the encoder's time in the simulator.
+ */
+const INTEGER_RANGES = new Map<string, { min: bigint; max: bigint }>()
+
+function integerRange(type: string): { min: bigint; max: bigint } {
+  const signed = type.startsWith('int')
+  if (!signed && !type.startsWith('uint')) throw new Error(`abi: ${type} is not a static type this encoder knows`)
+  const bits = Number(type.slice(signed ? 3 : 4) || 256)
+  const range = signed ? { min: -(1n << BigInt(bits - 1)), max: (1n << BigInt(bits - 1)) - 1n } : { min: 0n, max: (1n << BigInt(bits)) - 1n }
+  INTEGER_RANGES.set(type, range)
+  return range
 }
 
 /** The data of static parameters, 0x-prefixed, as encodeAbiParameters returns it. */
