@@ -30,7 +30,7 @@ export function abiWord(type: string, value: unknown): string {
     if (typeof value !== 'boolean') throw new Error(`abi: not a bool: ${String(value)}`)
     return value ? ZEROS.slice(1) + '1' : ZEROS
   }
-  const { min, max } = INTEGER_RANGES.get(type) ?? integerRange(type)
+  const { min, max } = integerRange(type)
   const v = typeof value === 'bigint' ? value : typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : undefined
   if (v === undefined) throw new Error(`abi: not an integer for ${type}: ${String(value)}`)
   if (v < min || v > max) throw new Error(`abi: ${v} out of range for ${type}`)
@@ -50,6 +50,8 @@ export function abiWord(type: string, value: unknown): string {
 const INTEGER_RANGES = new Map<string, { min: bigint; max: bigint }>()
 
 function integerRange(type: string): { min: bigint; max: bigint } {
+  const kept = INTEGER_RANGES.get(type)
+  if (kept) return kept
   const signed = type.startsWith('int')
   if (!signed && !type.startsWith('uint')) throw new Error(`abi: ${type} is not a static type this encoder knows`)
   const bits = Number(type.slice(signed ? 3 : 4) || 256)

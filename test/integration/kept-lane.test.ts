@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { ServedEndpoint } from '../../core/endpoint/deps.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
+import { until } from '../setup/until.ts'
 import { KEPT_LANE_MAX_URL_CHARS, KEPT_LANE_URLS } from '../../api/kept-lane.ts'
 
 /**
@@ -39,14 +40,13 @@ const worldMark = () => `${env.api.watermarks.seq(4663)}|${env.api.watermarks.so
 
 /** Until the world stood still for a second (at most a minute). */
 async function untilStill(): Promise<void> {
-  const deadline = Date.now() + 60_000
   let mark = worldMark()
   let since = Date.now()
-  while (Date.now() - since < 1_000) {
-    if (Date.now() > deadline) throw new Error(`the world did not stand still for a second within a minute (at ${mark})`)
-    await new Promise((r) => setTimeout(r, 50))
-    if (worldMark() !== mark) [mark, since] = [worldMark(), Date.now()]
-  }
+  await until('the world to stand still for a second', () => {
+    const now = worldMark()
+    if (now !== mark) [mark, since] = [now, Date.now()]
+    return Date.now() - since >= 1_000 ? true : undefined
+  })
 }
 
 /**
