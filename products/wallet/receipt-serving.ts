@@ -37,6 +37,12 @@ import type { Watermarks } from '../../core/serving/watermarks.ts'
 export interface ReceiptServing {
   readonly chainId: number
   receipt(wallet: string): Promise<WalletReceiptData>
+  /**
+   * The wallet's receipt when memory holds it at the served watermark, without a promise (the
+   * kept answer of /wallet-receipt, api/kept-lane.ts), else undefined: a sync pending, no roster
+   * yet, or the receipt not built (or being built again after a batch changed the wallet).
+   */
+  keptReceipt(wallet: string): WalletReceiptData | undefined
   /** How many roster wallets traded `token` (a count, never who), and the roster's size. */
   rosterTraders(token: string): Promise<{ traded: number; roster: number }>
   measuredThrough(): number | null
@@ -183,7 +189,12 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
    * the class's p99.
    */
   async function currentRoster(force: boolean): Promise<Roster> {
-    if (!roster) return checkRoster()
+    return knownRoster(force) ?? checkRoster()
+  }
+
+  /** The roster known, its lookup started again beside the caller when due; undefined before the first. */
+  function knownRoster(force: boolean): Roster | undefined {
+    if (!roster) return undefined
     if (force || Date.now() - roster.checkedAt >= ROSTER_CHECK_MS) checkRoster().catch(() => {})
     return roster.value
   }
@@ -262,6 +273,18 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
     return c
   }
 
+  /**
+   * A built receipt as given at the synced watermark: nothing it depends on changed since it was
+   * built, so it holds through the new watermark. Made once per receipt and watermark, and written
+   * to JSON once (core/serving/rendered-json.ts): a roster wallet's receipt is tens of KB, and
+   * stringifying it on every call was most of the call.
+   */
+  function given(wallet: string, cached: Cached): WalletReceiptData {
+    const answer = answers.get(wallet, [cached.data, synced.block], () => renderOnce({ ...cached.data, measured_through_block: synced.block }))
+    if (lastGiven.get(wallet) !== answer) lastGiven.set(wallet, answer)
+    return answer
+  }
+
   const serving: ReceiptServing = {
     chainId,
     async receipt(address) {
@@ -278,14 +301,18 @@ export function createReceiptServing(deps: { ch: ClickHouseClient; watermarks: W
         building.catch(() => {})
         return before
       }
-      const cached = await building
-      // Nothing the answer depends on changed since it was built: it holds through the new
-      // watermark. Made once per receipt and watermark, and written to JSON once
-      // (core/serving/rendered-json.ts): a roster wallet's receipt is tens of KB, and
-      // stringifying it on every call was most of the call.
-      const answer = answers.get(wallet, [cached.data, synced.block], () => renderOnce({ ...cached.data, measured_through_block: synced.block }))
-      if (lastGiven.get(wallet) !== answer) lastGiven.set(wallet, answer)
-      return answer
+      return given(wallet, await building)
+    },
+    keptReceipt(address) {
+      const wallet = address.toLowerCase()
+      if (watermarks.seq(chainId) > synced.seq || syncing) return undefined
+      const r = knownRoster(false)
+      if (!r) return undefined
+      if (!r.claims.has(wallet)) return notFoundReceipt(wallet, synced.block)
+      const cached = receipts.kept(wallet)
+      if (!cached) return undefined
+      ahead.asked(wallet)
+      return given(wallet, cached.value)
     },
     async rosterTraders(token) {
       await ready()

@@ -3,6 +3,7 @@ import { Address, Measured } from '../../core/endpoint/schemas.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { WalletReceiptData } from './wallet-receipt-view.ts'
+import type { ReceiptServing } from './receipt-serving.ts'
 
 export const walletReceiptEndpoint = defineEndpoint<Uses<'receipts'>>()({
   method: 'GET',
@@ -15,8 +16,14 @@ export const walletReceiptEndpoint = defineEndpoint<Uses<'receipts'>>()({
   response: z.object({ data: WalletReceiptData, ...Measured }),
   access: { kind: 'paid', price: '0.03' },
   tool: { name: 'svc_wallet_receipt' },
+  kept({ params, deps }) {
+    const data = deps.receipts.keptReceipt(params.address)
+    return data && receiptAnswer(data, deps.receipts)
+  },
   async handler({ params, deps }) {
-    const data = await deps.receipts.receipt(params.address)
-    return { data, chain_id: deps.receipts.chainId, measured_through_block: data.measured_through_block }
+    return receiptAnswer(await deps.receipts.receipt(params.address), deps.receipts)
   },
 })
+
+/** The envelope of a receipt: its chain and the block it states (a kept receipt's bytes are spliced in, rendered-json.ts). */
+const receiptAnswer = (data: WalletReceiptData, receipts: Pick<ReceiptServing, 'chainId'>) => ({ data, chain_id: receipts.chainId, measured_through_block: data.measured_through_block })

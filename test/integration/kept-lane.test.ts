@@ -9,6 +9,8 @@ import type { ServedEndpoint } from '../../core/endpoint/deps.ts'
 import { startEmbedded, TEST_ADMIN_TOKEN, type Embedded } from '../setup/embedded.ts'
 import { until } from '../setup/until.ts'
 import { KEPT_LANE_MAX_URL_CHARS, KEPT_LANE_URLS } from '../../api/kept-lane.ts'
+import { queryRows } from '../../core/clickhouse.ts'
+import { claimRow, LeaderboardClaim } from '../../products/wallet/leaderboard-claim.ts'
 
 /**
  * The kept lane (api/kept-lane.ts): a GET the router answered from memory is answered again
@@ -67,6 +69,21 @@ async function whileStill(what: string, attempt: () => Promise<void>): Promise<v
   throw new Error(`${what}: the world moved under ten attempts`)
 }
 
+/**
+ * Two of the chain's traders made the tracked roster (a leaderboard row each, as the claims
+ * processor stores them), once their receipts answer found:true; answers the first.
+ */
+async function loadRoster(): Promise<string> {
+  const traders = await queryRows<{ trader: string }>(env.rt.ch, 'SELECT DISTINCT trader FROM swaps WHERE chain_id = 4663 ORDER BY trader LIMIT 2')
+  expect(traders.length).toBe(2)
+  const claimedAt = new Date().toISOString()
+  const claims = traders.map(({ trader }, i) => LeaderboardClaim.parse({ source: 'kept-lane', wallet: trader, rank: i + 1, claimed_pnl_usd_30d: 1000, claimed_at: claimedAt }))
+  await env.rt.ch.insert({ table: 'leaderboard_claims', values: claims.map(claimRow), format: 'JSONEachRow' })
+  const wallet = traders[0]!.trader
+  await until('the roster to be read', async () => ((await (await fetch(`${base}/wallet-receipt/${wallet}`, { headers: admin })).json()) as { data: { found: boolean } }).data.found || undefined)
+  return wallet
+}
+
 async function issue(plan: string): Promise<{ key: string; prefix: string }> {
   const r = await fetch(`${base}/admin/keys`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ plan }) })
   expect(r.status).toBe(200)
@@ -99,8 +116,13 @@ describe('the kept lane', () => {
     const launches = ((await (await fetch(`${base}/feed/new?limit=5`, { headers: keyed })).json()) as { data: { launches: Array<{ token: string; deployer: string }> } }).data.launches
     expect(launches.length).toBeGreaterThan(1)
     const [a, b] = launches
-    // Every endpoint with a `kept` answer (`/token`, `/verdict`): known tokens, and one never seen.
-    const paths = [`/token/${a!.token}`, `/token/${b!.token}`, `/token/0x${'12'.repeat(20)}`, `/verdict/${a!.token}`, `/verdict/${b!.token}`, `/verdict/0x${'12'.repeat(20)}`]
+    // Every endpoint with a `kept` answer (`/token`, `/verdict`, `/wallet-receipt`): known tokens
+    // and a roster wallet, and a token and a wallet never seen.
+    const rosterWallet = await loadRoster()
+    const paths = [
+      `/token/${a!.token}`, `/token/${b!.token}`, `/token/0x${'12'.repeat(20)}`, `/verdict/${a!.token}`, `/verdict/${b!.token}`, `/verdict/0x${'12'.repeat(20)}`,
+      `/wallet-receipt/${rosterWallet}`, `/wallet-receipt/0x${'12'.repeat(20)}`,
+    ]
     for (const path of paths) {
       await whileStill(path, async () => {
         // A token not kept yet is read once (its answer is then kept).
