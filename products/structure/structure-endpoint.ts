@@ -4,9 +4,9 @@ import { Address, BlockNumber, Measured } from '../../core/endpoint/schemas.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { ApiError } from '../../core/endpoint/errors.ts'
-import { StructureBlockMissing } from './structure-report.ts'
+import { StructureBlockMissing, type StructureAnswer } from './structure-report.ts'
 import { refuseWrappedEther } from './known-token.ts'
-import { latestStructureAnswer, structureAnswer } from './structure-serving.ts'
+import { keptLatestStructureAnswer, latestStructureAnswer, structureAnswer } from './structure-serving.ts'
 import { StructureDataView } from './structure-view.ts'
 
 const CHAIN = 4663
@@ -41,6 +41,13 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'toke
   }),
   access: { kind: 'paid', price: '0.03' },
   tool: { name: 'svc_structure' },
+  kept({ params, query, deps }) {
+    // An answer at an earlier block, and the refusal of wrapped ether, are the handler's.
+    if (query.as_of_block !== undefined || deps.quoteTokens.has(params.token)) return undefined
+    const served = deps.tokens.keptThrough()
+    const answer = served == null ? undefined : keptLatestStructureAnswer(deps, params.token, served)
+    return answer && latestAnswer(answer)
+  },
   async handler({ params, query, deps }) {
     refuseWrappedEther(deps.quoteTokens, params.token)
     // The block the kept records stand at (the last batch whose changes this process applied).
@@ -55,8 +62,7 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'toke
       })
     }
     if (query.as_of_block === undefined) {
-      const answer = await latestStructureAnswer(deps, params.token, served)
-      return { ...answer, chain_id: CHAIN, measured_through_block: answer.data.measured_through_block }
+      return latestAnswer(await latestStructureAnswer(deps, params.token, served))
     }
     const toBlock = query.as_of_block
     const answer = await structureAnswer(deps, CHAIN, params.token, toBlock).catch((err: unknown) => {
@@ -68,3 +74,6 @@ export const structureEndpoint = defineEndpoint<Uses<'ch' | 'watermarks' | 'toke
     return { ...answer, chain_id: CHAIN, measured_through_block: toBlock }
   },
 })
+
+/** The latest answer's envelope: the block it states is its own (a previous answer's, while the new one is computed). */
+const latestAnswer = (answer: StructureAnswer) => ({ ...answer, chain_id: CHAIN, measured_through_block: answer.data.measured_through_block })

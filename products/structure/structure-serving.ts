@@ -1,5 +1,8 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { structureReport, structureReports, structureWindow, windowFields, type StructureAnswer } from './structure-report.ts'
+
+/** The window a structure answer is measured in (its end block and its 24 h baseline). */
+type StructureWindow = Awaited<ReturnType<typeof structureWindow>>
 import { countCacheLookup } from '../../core/metrics.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
 import { oncePerVersion } from '../../core/serving/once-per-version.ts'
@@ -69,7 +72,13 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   // The answer a token had before a change dropped it, given (with the block it states) while
   // its new one is computed; gone once that is kept, and all at a reorg (their blocks may be gone).
   const previous = createBoundedCache<StructureAnswer>(maxEntries, Number.POSITIVE_INFINITY)
-  const windowAt = oncePerVersion((block) => structureWindow(deps.ch, chainId, Number(block)))
+  /** The last window read, at hand without a promise for the kept answers at its block. */
+  let windowRead: { block: number; window: StructureWindow } | undefined
+  const windowAt = oncePerVersion(async (block) => {
+    const window = await structureWindow(deps.ch, chainId, Number(block))
+    windowRead = { block: Number(block), window }
+    return window
+  })
 
   function drop(token: string): void {
     generation.set(token, (generation.get(token) ?? 0) + 1)
@@ -146,7 +155,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
   const windowOf = (block: number) => windowAt(String(block))
 
   /** The kept answer with the window of `window`'s block, made once per block it is given at. */
-  function given(k: Kept, window: Awaited<ReturnType<typeof windowOf>>): StructureAnswer {
+  function given(k: Kept, window: StructureWindow): StructureAnswer {
     if (k.given?.data.measured_through_block !== window.to.number) {
       // Given to every caller until the next block: its JSON text is made once.
       k.given = { ...k.answer, data: renderOnce({ ...k.answer.data, ...windowFields(window) }) }
@@ -233,7 +242,7 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
    * not reached the first block whose change it counted (a transfer leaving the window changes
    * the diff although no batch touched the token).
    */
-  const holds = (k: Kept, window: Awaited<ReturnType<typeof windowOf>>) =>
+  const holds = (k: Kept, window: StructureWindow) =>
     k.full === window.full && (k.firstChange === null || window.from.number < k.firstChange)
 
   const keeper = {
@@ -261,19 +270,37 @@ function createKeptStructure(deps: Deps, maxEntries: number) {
      * (or after a reorg) waits for its computation.
      */
     async latest(token: string, block: number): Promise<StructureAnswer> {
-      // An answer the sliding window made stale goes the way of a changed one: given as before while its new one is computed.
-      const stale = kept.get(token)
-      if (stale && !holds(stale, await windowOf(block))) dropChanged(token)
-      const held = kept.get(token)
-      const before = previous.get(token)
-      if (held || !before) return keeper.at(token, block)
+      return fromMemory(token, await windowOf(block)) ?? keeper.at(token, block)
+    },
+
+    /** latest() when it needs no promise: the window of `block` read, and an answer to give. */
+    keptLatest(token: string, block: number): StructureAnswer | undefined {
+      return windowRead?.block === block ? fromMemory(token, windowRead.window) : undefined
+    },
+  }
+
+  /** latest()'s answer from memory in `window`, or undefined when the token must wait for its computation. */
+  function fromMemory(token: string, window: StructureWindow): StructureAnswer | undefined {
+    // An answer the sliding window made stale goes the way of a changed one: given as before while its new one is computed.
+    const stale = kept.get(token)
+    if (stale && !holds(stale, window)) dropChanged(token)
+    const held = kept.get(token)
+    if (held) {
       ahead.asked(token)
       countCacheLookup('structure_kept', true)
-      // Queues the new answer's computation with the other tokens a change dropped (or joins
-      // it); this caller does not wait for it.
-      if (!loading.has(token)) ahead.dropped(token)
-      return before
-    },
+      // Most recently used last.
+      kept.delete(token)
+      kept.set(token, held)
+      return given(held, window)
+    }
+    const before = previous.get(token)
+    if (!before) return undefined
+    ahead.asked(token)
+    countCacheLookup('structure_kept', true)
+    // Queues the new answer's computation with the other tokens a change dropped (or joins
+    // it); this caller does not wait for it.
+    if (!loading.has(token)) ahead.dropped(token)
+    return before
   }
   return keeper
 }
@@ -299,6 +326,11 @@ function keptStructure(deps: Deps) {
  */
 export function latestStructureAnswer(deps: Deps, token: string, served: number): Promise<StructureAnswer> {
   return keptStructure(deps).latest(token.toLowerCase(), served)
+}
+
+/** latestStructureAnswer() when memory holds it (the window of `served` read, the answer kept or given before), else undefined. */
+export function keptLatestStructureAnswer(deps: Deps, token: string, served: number): StructureAnswer | undefined {
+  return keptStructure(deps).keptLatest(token.toLowerCase(), served)
 }
 
 export async function structureAnswer(deps: Deps, chainId: number, token: string, toBlock: number): Promise<StructureAnswer> {

@@ -35,6 +35,11 @@ export interface TokenServing {
   readonly chainId: number
   /** The block answers are measured through (the last served batch), or null. */
   measuredThrough(): number | null
+  /**
+   * measuredThrough() when the kept records are at the watermark now (what `sync()` would give
+   * at once), else undefined: for an endpoint's kept answer, which waits for nothing.
+   */
+  keptThrough(): number | null | undefined
   /** Unix seconds of that block: the clock "dead" (idle 72 h) is decided at. */
   chainTime(): number
   token(address: string): Promise<TokenRecord | undefined>
@@ -467,6 +472,7 @@ export function createTokenServing(
   const serving: TokenServing = {
     chainId,
     measuredThrough: () => synced.block ?? watermarks.get(chainId),
+    keptThrough: () => (readyNow() ? serving.measuredThrough() : undefined),
     chainTime: () => synced.chainTime,
     async token(address) {
       const r = await oneRow(tokenRows, loadTokenRows, address)

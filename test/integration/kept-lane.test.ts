@@ -116,12 +116,12 @@ describe('the kept lane', () => {
     const launches = ((await (await fetch(`${base}/feed/new?limit=5`, { headers: keyed })).json()) as { data: { launches: Array<{ token: string; deployer: string }> } }).data.launches
     expect(launches.length).toBeGreaterThan(1)
     const [a, b] = launches
-    // Every endpoint with a `kept` answer (`/token`, `/verdict`, `/wallet-receipt`): known tokens
-    // and a roster wallet, and a token and a wallet never seen.
+    // Every endpoint with a `kept` answer (`/token`, `/verdict`, `/wallet-receipt`, `/structure`):
+    // known tokens and a roster wallet, and a token and a wallet never seen.
     const rosterWallet = await loadRoster()
     const paths = [
       `/token/${a!.token}`, `/token/${b!.token}`, `/token/0x${'12'.repeat(20)}`, `/verdict/${a!.token}`, `/verdict/${b!.token}`, `/verdict/0x${'12'.repeat(20)}`,
-      `/wallet-receipt/${rosterWallet}`, `/wallet-receipt/0x${'12'.repeat(20)}`,
+      `/wallet-receipt/${rosterWallet}`, `/wallet-receipt/0x${'12'.repeat(20)}`, `/structure/${a!.token}`, `/structure/${b!.token}`,
     ]
     for (const path of paths) {
       await whileStill(path, async () => {
