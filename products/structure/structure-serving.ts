@@ -1,8 +1,5 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { structureReport, structureReports, structureWindow, windowFields, type StructureAnswer } from './structure-report.ts'
-
-/** The window a structure answer is measured in (its end block and its 24 h baseline). */
-type StructureWindow = Awaited<ReturnType<typeof structureWindow>>
 import { countCacheLookup } from '../../core/metrics.ts'
 import { renderOnce } from '../../core/serving/rendered-json.ts'
 import { oncePerVersion } from '../../core/serving/once-per-version.ts'
@@ -14,6 +11,9 @@ import { transfersBeforeOf, type TokenTransfer } from './holder-balances.ts'
 import { createServingCache, type ServingCache } from '../../core/serving/serving-cache.ts'
 import type { TokenServing } from '../token/token-serving.ts'
 import type { Watermarks } from '../../core/serving/watermarks.ts'
+
+/** The window a structure answer is measured in (its end block and its 24 h baseline). */
+type StructureWindow = Awaited<ReturnType<typeof structureWindow>>
 
 /**
  * Answers kept per process: an answer lists up to 1,050 wallets (a few hundred kB), so they get
