@@ -22,12 +22,19 @@ export interface ViewCheck {
   against: string
   /** Whether the view has a chain_id: it is then checked once per chain with blocks. */
   perChain: boolean
+  /** Of those chains, the ones whose batches keep the view (every one when absent). */
+  keptFor?(chainId: number): boolean
   /** The kept rows: SQL answering (key String, v String). */
   kept(sample: Sampler): string
   /** The same from raw rows: SQL answering (key String, v String). */
   fresh(sample: Sampler): string
   /** Rebuild the drifted keys from raw rows; absent where no rebuild from raw rows exists here. */
   repair?(ch: ClickHouseClient, chainId: number | null, keys: string[]): Promise<void>
+}
+
+/** The chains a check runs for, of the chains with blocks: null alone for a view without a chain_id. */
+export function chainsChecked(check: ViewCheck, chains: number[]): Array<number | null> {
+  return check.perChain ? chains.filter((c) => check.keptFor?.(c) ?? true) : [null]
 }
 
 /** `sample(keyExpr)`: a SQL condition true for the keys in the sample (all keys at sample 1). */

@@ -204,6 +204,8 @@ export function generateClusterDdl(migrations: Migration[] = readMigrations(), o
     if (/^DROP\s+(TABLE|VIEW)\b/i.test(statement)) return drop(statement)
     // A backfill: once, from one node, through the Distributed tables.
     if (/^INSERT\s+INTO\b/i.test(statement)) return emit(statement)
+    // Rows taken out on every node: a lightweight delete of the local tables.
+    if (/^DELETE\s+FROM\s+(\w+)/i.test(statement)) return emit(statement.replace(/^DELETE\s+FROM\s+(\w+)/i, `DELETE FROM $1_local ${on}`))
     if (/^OPTIMIZE\s+TABLE\s+(\w+)/i.test(statement)) return emit(statement.replace(/^OPTIMIZE\s+TABLE\s+(\w+)/i, `OPTIMIZE TABLE $1_local ${on}`))
     throw new Error(`a statement the cluster generator does not know: ${statement.slice(0, 100)}`)
   }

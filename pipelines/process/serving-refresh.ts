@@ -9,6 +9,7 @@ import { deployersTurnedIdle, type IdleWatch } from '../../products/token/idle-d
 import type { TokenFacts } from '../../products/token/token-facts.ts'
 import { catchUpFifo, foldBlocks, pairsOfSwaps, type TradedPairs } from '../../products/wallet/fifo-refresh.ts'
 import { sideBySide } from '../../core/side-by-side.ts'
+import { keepsTokenProducts } from '../../core/chains.ts'
 
 /** The keys a batch touched: every token whose state may have changed, and those it launched. */
 export interface ServingTouch {
@@ -133,9 +134,12 @@ export async function refreshServingState(
 ): Promise<RefreshResult> {
   const batch = at.scope.kind === 'batch' ? at.scope : null
   const version = nextServingSeq()
-  const tokens = [...touch.tokens]
+  // The arc chain's batches keep no token or deployer records (core/chains.ts): its refresh
+  // publishes the batch, with the wallets its fold advanced, and nothing else.
+  const products = keepsTokenProducts(chainId)
+  const tokens = products ? [...touch.tokens] : []
   let turnedReal = 0
-  const served = at.servedChainTime ?? (await lastServedBatch(ch, chainId))?.chainTime
+  const served = products ? (at.servedChainTime ?? (await lastServedBatch(ch, chainId))?.chainTime) : undefined
   // The chain time of the previous batch, when time moved since: what left a time window between them.
   const since = served !== undefined && at.chainTime > served ? served : null
   // Three independent parts side by side (the engine runs statements concurrently, and most of a
@@ -148,12 +152,12 @@ export async function refreshServingState(
   // first block its window counted, products/structure/structure-serving.ts.)
   // The deployers whose tokens turned idle since the previous batch, read beside the token records
   // (a batch before the watch's next idle time reads nothing; other scopes keep no watch).
-  const idle = deployersTurnedIdle(engineStep(ch, 'idle'), chainId, { since, chainTime: at.chainTime, watch: batch ? at.idleWatch : undefined })
+  const idle = deployersTurnedIdle(engineStep(ch, 'idle'), chainId, { since: products ? since : null, chainTime: at.chainTime, watch: batch ? at.idleWatch : undefined })
   // Awaited below; marked handled now, in case the records fail before they get to it.
   idle.catch(() => {})
   const [, deployers, folded] = await sideBySide([
     batch ? countNewTraders(engineStep(ch, 'traders'), chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }, at.counted) : Promise.resolve(),
-    (async () => {
+    products ? (async () => {
       // A batch only adds facts, so its tokens' deployers are the ones their new rows name; a
       // rollback or a rebuild may have taken a token's creation away: the deployers stored before count too.
       const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
@@ -165,7 +169,7 @@ export async function refreshServingState(
         await at.afterRecords()
       }
       return refreshed
-    })(),
+    })() : Promise.resolve(new Set<string>()),
     batch ? (touch.folding ?? foldBatch(ch, chainId, batch.fromBlock, at.watermark, touch.tradedPairs)) : Promise.resolve(new Set<string>()),
   ] as const)
   // Every sender of the batch's swaps is named, not only the wallets its fold advanced (a swap
@@ -234,7 +238,8 @@ export async function catchUpServingState(
   }
   let result: RefreshResult | null = null
   let done = 0
-  for (let after = ''; ; ) {
+  // A chain whose token products keep no state has no records to build: its batch is published.
+  for (let after = ''; keepsTokenProducts(chainId); ) {
     const page = await queryRows<{ token: string; launched: number }>(
       ch,
       `SELECT token, max(launched) AS launched FROM (

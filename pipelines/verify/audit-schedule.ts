@@ -5,7 +5,7 @@ import { chainsIngested } from '../../core/records/data-clock.ts'
 import { checkView } from './run-verify.ts'
 import { confirmedDrift } from './confirmed-drift.ts'
 import { VIEW_CHECKS } from './view-checks.ts'
-import type { VerifyReport } from '../../core/records/verify-report.ts'
+import { chainsChecked, type VerifyReport } from '../../core/records/verify-report.ts'
 
 /**
  * The audit the service runs on itself (issue 24): one view at a time, a sample of its keys, on
@@ -58,7 +58,7 @@ export function startAuditSchedule(o: AuditScheduleOptions): AuditSchedule {
   async function pass(seed: number): Promise<void> {
     const chains = await chainsIngested(o.ch)
     for (const check of VIEW_CHECKS) {
-      for (const chain of check.perChain ? chains : [null]) {
+      for (const chain of chainsChecked(check, chains)) {
         if (stopped) return
         const opts = { sample: o.sample, seed, first: 3, maxThreads: 1 }
         await quietMoment()

@@ -1,5 +1,6 @@
 import { queryRows } from '../../core/clickhouse.ts'
 import { refreshTokens } from './token-state-check.ts'
+import { keepsTokenProducts } from '../../core/chains.ts'
 import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** deployer_state (newest row per deployer with launches): tokens launched. */
@@ -7,6 +8,7 @@ export const deployerStateCheck: ViewCheck = {
   view: 'deployer_state',
   against: 'the launches rows whose token the deployer created (contract_creations)',
   perChain: true,
+  keptFor: keepsTokenProducts,
   kept: (sample) => `
     SELECT deployer AS key, toString(launched) AS v
     FROM (SELECT deployer, launched FROM deployer_state WHERE chain_id = {chain:UInt32} AND ${sample('deployer')} ORDER BY deployer, version DESC LIMIT 1 BY deployer)

@@ -1,4 +1,5 @@
 import type { ViewCheck } from '../../core/records/verify-report.ts'
+import { keepsTokenProducts } from '../../core/chains.ts'
 
 const ZERO = "'0x0000000000000000000000000000000000000000'"
 
@@ -15,6 +16,7 @@ export const holderBalancesCheck: ViewCheck = {
   view: 'holder_balances',
   against: 'the sum of the erc20_transfers in and out of the wallet',
   perChain: true,
+  keptFor: keepsTokenProducts,
   kept: (sample) => `
     SELECT concat(token, '/', wallet) AS key, toString(b) AS v
     FROM (SELECT token, wallet, sum(balance) AS b FROM holder_balances WHERE chain_id = {chain:UInt32} AND ${sample('token')} GROUP BY token, wallet HAVING b != 0)`,

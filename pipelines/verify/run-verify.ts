@@ -3,7 +3,7 @@ import { forLongStatements, queryRows } from '../../core/clickhouse.ts'
 import { isDependencyUnavailable } from '../../core/dependency.ts'
 import { chainsIngested } from '../../core/records/data-clock.ts'
 import { VIEW_CHECKS } from './view-checks.ts'
-import type { Drift, Sampler, VerifyOptions, VerifyReport, ViewCheck, ViewReport } from '../../core/records/verify-report.ts'
+import { chainsChecked, type Drift, type Sampler, type VerifyOptions, type VerifyReport, type ViewCheck, type ViewReport } from '../../core/records/verify-report.ts'
 
 /**
  * The audit runner (`svc verify`, POST /admin/verify, the scheduled audit): for each view and
@@ -26,7 +26,7 @@ export async function runVerify(client: ClickHouseClient, opts: VerifyOptions = 
   const chains = await chainsIngested(ch)
   const views: ViewReport[] = []
   for (const check of checks) {
-    for (const chain of check.perChain ? chains : [null]) {
+    for (const chain of chainsChecked(check, chains)) {
       let r = await checkView(ch, check, chain, { sample, seed, first: opts.first ?? 5, maxThreads: opts.maxThreads })
       if (opts.repair && r.drifted > 0) {
         if (!check.repair) {

@@ -1,6 +1,7 @@
 import { lastServedBatch } from '../../core/records/serving-changes.ts'
 import { blockAt, refreshServingState } from '../process/serving-refresh.ts'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import { keepsTokenProducts } from '../../core/chains.ts'
 import type { ViewCheck } from '../../core/records/verify-report.ts'
 
 /** token_state (newest row per token of ours: created or launched): swap count, WETH volume, traders, first and last swap block. */
@@ -8,6 +9,7 @@ export const tokenStateCheck: ViewCheck = {
   view: 'token_state',
   against: 'the swaps rows of the token (count, sum of weth_in + weth_out, distinct traders, first and last block)',
   perChain: true,
+  keptFor: keepsTokenProducts,
   kept: (sample) => `
     SELECT token AS key, toString(tuple(swaps, weth_volume, traders, first_swap_block, last_swap_block)) AS v
     FROM (SELECT token, present, swaps, weth_volume, traders, first_swap_block, last_swap_block FROM token_state

@@ -3,7 +3,8 @@ import { Address, Limit } from '../../core/endpoint/schemas.ts'
 import { defineEndpoint } from '../../core/endpoint/types.ts'
 import type { Uses } from '../../core/endpoint/deps.ts'
 import { ALL_VENUES, DIRECT } from './arc-venues.ts'
-import { ARC_CHAIN, DEPLOYER_TOKENS_LISTED, type ArcDeployerRecord, type ArcEdge, type ArcServing } from './arc-serving.ts'
+import { ARC_CHAIN } from '../../core/chains.ts'
+import { DEPLOYER_TOKENS_LISTED, type ArcDeployerRecord, type ArcEdge, type ArcServing } from './arc-serving.ts'
 import {
   ARC_RULE, ArcActivityView, ArcCoverageView, ArcLaunchedView, ArcPoolView, ArcTokenView, ArcVenueView,
   arcTokenView, launchedView, poolView, venueView,

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { ALL_VENUES, DIRECT } from './arc-venues.ts'
+import { ARC_CHAIN } from '../../core/chains.ts'
 import type { ServingCache } from '../../core/serving/serving-cache.ts'
 import type { Watermarks } from '../../core/serving/watermarks.ts'
 
@@ -12,7 +13,6 @@ import type { Watermarks } from '../../core/serving/watermarks.ts'
  * range); answers are cached per key until the 5042 watermark moves.
  */
 
-export const ARC_CHAIN = 5042 as const
 /** A token is still trading when its pools had a swap within this many seconds before W's block time. */
 export const STILL_TRADING_SECONDS = 86_400
 /** Launch candidates a feed call reads at most while filtering (then its cursor says how far it looked). */

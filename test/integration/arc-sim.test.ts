@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { followed5042 } from '../../bin/follow.ts'
 import { createRuntime, type Runtime } from '../../bin/runtime.ts'
+import { ARC_CHAIN } from '../../core/chains.ts'
 import { createApiServer, type ApiServer } from '../../bin/serve-api.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { loadConfig } from '../../core/config.ts'
@@ -87,6 +88,30 @@ describe('chain 5042 simulated', () => {
     const feed = await get(`/arc/feed/new?limit=200&via=${simPads[0]}`)
     expect(feed.data.matched).toBe(byVia.get(simPads[0]!)!.n)
     expect(feed.data.tokens.every((t: { launched: { via: string; via_kind: string } }) => t.launched.via === simPads[0] && t.launched.via_kind === 'pad')).toBe(true)
+  })
+
+  it('keeps no token or deployer records of the chain (only /arc reads it), and still publishes each batch', async () => {
+    const [kept] = await queryRows<{ tokens: string; deployers: string; verdicts: string }>(
+      rt.ch,
+      `SELECT (SELECT count() FROM token_state WHERE chain_id = 5042) AS tokens, (SELECT count() FROM deployer_state WHERE chain_id = 5042) AS deployers,
+              (SELECT count() FROM launch_verdicts WHERE chain_id = 5042) AS verdicts`,
+    )
+    expect(kept).toEqual({ tokens: '0', deployers: '0', verdicts: '0' })
+    // Nor the followed chain's transfer paths and holder balances (migration 035's views).
+    const counted = (table: string) => `(SELECT count() FROM ${table} WHERE chain_id = ${ARC_CHAIN})`
+    const paths = ['transfers_by_token', 'transfers_by_wallet', 'holder_deltas', 'holder_balances', 'token_supply', 'token_wallet_links']
+    const [copied] = await queryRows<Record<string, string>>(rt.ch, `SELECT ${paths.map((t) => `${counted(t)} AS ${t}`).join(', ')}`)
+    expect(copied).toEqual(Object.fromEntries(paths.map((t) => [t, '0'])))
+    // The tokens and their transfers are there in the raw rows: the refresh and the views left them out, not the batches.
+    const [raw] = await queryRows<{ creations: string; transfers: string }>(rt.ch, `SELECT ${counted('contract_creations')} AS creations, ${counted('erc20_transfers')} AS transfers`)
+    expect(Number(raw!.creations)).toBeGreaterThan(0)
+    expect(Number(raw!.transfers)).toBeGreaterThan(0)
+    const [marks] = await queryRows<{ n: string; through: string; named: string }>(
+      rt.ch, "SELECT countIf(kind = 'batch') AS n, max(watermark) AS through, countIf(kind IN ('token', 'deployer')) AS named FROM serving_changes WHERE chain_id = 5042",
+    )
+    expect(Number(marks!.n)).toBeGreaterThan(0)
+    expect(Number(marks!.through)).toBe(BLOCKS)
+    expect(Number(marks!.named)).toBe(0)
   })
 
   it('a token report states its pad, deployer and activity as of the same block', async () => {

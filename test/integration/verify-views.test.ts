@@ -79,6 +79,8 @@ describe('svc verify on the social, Solana and 5042 views', () => {
     const checked = (view: string, chain: number | null = null) => r.views.find((v) => v.view === view && v.chain === chain)!.checked
     for (const view of ['mention_hourly', 'mention_minute', 'caller_stats', 'solana_fifo_state']) expect(checked(view), view).toBeGreaterThan(0)
     for (const view of ['arc_token_activity', 'arc_activity_by_block', 'arc_venue_stats']) expect(checked(view, 5042), view).toBeGreaterThan(0)
+    // The token products' records are kept for chain 4663 only, and audited there only.
+    for (const view of ['token_state', 'deployer_state', 'holder_balances']) expect(r.views.filter((v) => v.view === view).map((v) => v.chain), view).toEqual([4663])
     // A sample checks fewer keys, the same ones again for the same seed.
     const a = await runVerify(ch(), { sample: 0.3, seed: 9, views: ['mention_minute'] })
     const b = await runVerify(ch(), { sample: 0.3, seed: 9, views: ['mention_minute'] })
