@@ -8,8 +8,9 @@ export const ARC_CHAIN = 5042 as const
 
 /**
  * Whether a chain keeps the token products' state: its batches' token and deployer records
- * (token_state, deployer_state) and launch verdicts, and the transfer paths and holder balances
- * its transfers feed (the views of migration 035 leave the arc chain out, by this same id). Every
+ * (token_state, deployer_state) and launch verdicts, and what the views over its raw rows keep
+ * for those products: transfer paths, holder balances, pool liquidity, token pools (the views of
+ * migration 035 leave the arc chain out, by this same id). Every
  * chain but the arc chain, whose records no endpoint reads. A batch of the arc chain still
  * publishes its watermark in serving_changes (the /arc answers follow it).
  */

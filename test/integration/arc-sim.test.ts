@@ -97,15 +97,14 @@ describe('chain 5042 simulated', () => {
               (SELECT count() FROM launch_verdicts WHERE chain_id = 5042) AS verdicts`,
     )
     expect(kept).toEqual({ tokens: '0', deployers: '0', verdicts: '0' })
-    // Nor the followed chain's transfer paths and holder balances (migration 035's views).
+    // Nor the followed chain's transfer paths, holder balances, pool liquidity and token pools (migration 035's views).
     const counted = (table: string) => `(SELECT count() FROM ${table} WHERE chain_id = ${ARC_CHAIN})`
-    const paths = ['transfers_by_token', 'transfers_by_wallet', 'holder_deltas', 'holder_balances', 'token_supply', 'token_wallet_links']
+    const paths = ['transfers_by_token', 'transfers_by_wallet', 'holder_deltas', 'holder_balances', 'token_supply', 'token_wallet_links', 'pool_liquidity', 'pool_providers', 'pool_first_mint', 'pool_liquidity_minute', 'token_pools']
     const [copied] = await queryRows<Record<string, string>>(rt.ch, `SELECT ${paths.map((t) => `${counted(t)} AS ${t}`).join(', ')}`)
     expect(copied).toEqual(Object.fromEntries(paths.map((t) => [t, '0'])))
     // The tokens and their transfers are there in the raw rows: the refresh and the views left them out, not the batches.
-    const [raw] = await queryRows<{ creations: string; transfers: string }>(rt.ch, `SELECT ${counted('contract_creations')} AS creations, ${counted('erc20_transfers')} AS transfers`)
-    expect(Number(raw!.creations)).toBeGreaterThan(0)
-    expect(Number(raw!.transfers)).toBeGreaterThan(0)
+    const [raw] = await queryRows<Record<string, string>>(rt.ch, `SELECT ${['contract_creations', 'erc20_transfers', 'liquidity_events', 'pools'].map((t) => `${counted(t)} AS ${t}`).join(', ')}`)
+    for (const [table, n] of Object.entries(raw!)) expect(Number(n), table).toBeGreaterThan(0)
     const [marks] = await queryRows<{ n: string; through: string; named: string }>(
       rt.ch, "SELECT countIf(kind = 'batch') AS n, max(watermark) AS through, countIf(kind IN ('token', 'deployer')) AS named FROM serving_changes WHERE chain_id = 5042",
     )

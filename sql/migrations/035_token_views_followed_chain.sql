@@ -1,9 +1,10 @@
 -- Chain 5042 is read by /arc only, from its own tables (migration 024; core/chains.ts
--- keepsTokenProducts). Its Transfer rows still go to erc20_transfers, but the views that keep
--- the followed chain's transfer paths and holder balances (the structure, scans and token
--- records read them, for chain 4663 alone) no longer copy them: on the default world they were
--- most of chain 5042's largest insert. The views are recreated as their migrations define them
--- (013, 016, 018, 020), with the arc chain left out, and its rows already copied are deleted.
+-- keepsTokenProducts). Its rows still go to the raw tables (erc20_transfers, liquidity_events,
+-- pools), but the views that keep the followed chain's transfer paths, holder balances, pool
+-- liquidity and token pools (the token records, structure, scans and composite signals read
+-- them, for chain 4663 alone) no longer copy them: on the default world they were most of chain
+-- 5042's largest insert. The views are recreated as their migrations define them (013, 016, 017,
+-- 018, 020, 023), with the arc chain left out, and its rows already copied are deleted.
 
 DROP VIEW IF EXISTS transfers_by_token_mv;
 
@@ -51,6 +52,46 @@ WHERE from_address != to_address
   AND chain_id != 5042
 GROUP BY chain_id, token, wallet, peer;
 
+DROP VIEW IF EXISTS pool_liquidity_mv;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS pool_liquidity_mv TO pool_liquidity AS
+SELECT chain_id, pool, sumIf(liquidity, kind = 'mint') AS added, sumIf(liquidity, kind = 'burn') AS removed
+FROM liquidity_events
+WHERE chain_id != 5042
+GROUP BY chain_id, pool;
+
+DROP VIEW IF EXISTS pool_providers_mv;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS pool_providers_mv TO pool_providers AS
+SELECT chain_id, pool, provider, sumIf(liquidity, kind = 'mint') AS added, sumIf(liquidity, kind = 'burn') AS removed
+FROM liquidity_events
+WHERE chain_id != 5042
+GROUP BY chain_id, pool, provider;
+
+DROP VIEW IF EXISTS pool_first_mint_mv;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS pool_first_mint_mv TO pool_first_mint AS
+SELECT chain_id, pool, argMinState((amount0, amount1, liquidity, provider, block_number, block_time), (block_number, log_index)) AS first
+FROM liquidity_events
+WHERE kind = 'mint' AND chain_id != 5042
+GROUP BY chain_id, pool;
+
+DROP VIEW IF EXISTS pool_liquidity_minute_mv;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS pool_liquidity_minute_mv TO pool_liquidity_minute AS
+SELECT chain_id, pool, toStartOfMinute(block_time) AS minute, sumIf(liquidity, kind = 'mint') AS added, sumIf(liquidity, kind = 'burn') AS removed
+FROM liquidity_events
+WHERE chain_id != 5042
+GROUP BY chain_id, pool, minute;
+
+DROP VIEW IF EXISTS token_pools_mv;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS token_pools_mv TO token_pools AS
+SELECT chain_id, side AS token, if(protocol = 'v4', factory, pool) AS pool, protocol, block_number
+FROM pools
+ARRAY JOIN [token0, token1] AS side
+WHERE chain_id != 5042;
+
 DELETE FROM transfers_by_token WHERE chain_id = 5042;
 
 DELETE FROM transfers_by_wallet WHERE chain_id = 5042;
@@ -62,3 +103,13 @@ DELETE FROM holder_balances WHERE chain_id = 5042;
 DELETE FROM token_supply WHERE chain_id = 5042;
 
 DELETE FROM token_wallet_links WHERE chain_id = 5042;
+
+DELETE FROM pool_liquidity WHERE chain_id = 5042;
+
+DELETE FROM pool_providers WHERE chain_id = 5042;
+
+DELETE FROM pool_first_mint WHERE chain_id = 5042;
+
+DELETE FROM pool_liquidity_minute WHERE chain_id = 5042;
+
+DELETE FROM token_pools WHERE chain_id = 5042;
