@@ -140,7 +140,8 @@ export async function refreshServingState(
   const tokens = products ? [...touch.tokens] : []
   let turnedReal = 0
   const served = products ? (at.servedChainTime ?? (await lastServedBatch(ch, chainId))?.chainTime) : undefined
-  // The chain time of the previous batch, when time moved since: what left a time window between them.
+  // The chain time of the previous batch, when time moved since: what left a time window between
+  // them (none without token records: no deployer can turn idle).
   const since = served !== undefined && at.chainTime > served ? served : null
   // Three independent parts side by side (the engine runs statements concurrently, and most of a
   // live batch's statement time is planning, one thread each): the chain totals' new traders;
@@ -152,7 +153,7 @@ export async function refreshServingState(
   // first block its window counted, products/structure/structure-serving.ts.)
   // The deployers whose tokens turned idle since the previous batch, read beside the token records
   // (a batch before the watch's next idle time reads nothing; other scopes keep no watch).
-  const idle = deployersTurnedIdle(engineStep(ch, 'idle'), chainId, { since: products ? since : null, chainTime: at.chainTime, watch: batch ? at.idleWatch : undefined })
+  const idle = deployersTurnedIdle(engineStep(ch, 'idle'), chainId, { since, chainTime: at.chainTime, watch: batch ? at.idleWatch : undefined })
   // Awaited below; marked handled now, in case the records fail before they get to it.
   idle.catch(() => {})
   const [, deployers, folded] = await sideBySide([
