@@ -149,8 +149,8 @@ export function createChainProcessor(deps: ChainProcessorDeps): ChainProcessor {
     servedChainTime = undefined
     idleWatch = undefined
     // The +15 min verdicts and forward marks that fell due by this served block (issue 13): they
-    // read the token and deployer records, so they run once those are written, beside the fold.
-    const afterRecords = () => outcomes.run({ block: head.number, chainTime: head.time }, { launchedFrom: touch.launchedFrom })
+    // read the token and deployer records, so what they take waits until those are written.
+    const afterRecords = (recordsWritten: Promise<void>) => outcomes.run({ block: head.number, chainTime: head.time }, { launchedFrom: touch.launchedFrom }, recordsWritten)
     const r = await refreshServingState(refreshing, chainId, touch, { watermark: head.number, chainTime: head.time, scope, watermarkHash: head.hash, servedChainTime: served, idleWatch: watch, counted, blocksIn, facts, afterRecords, namedSince })
     servedChainTime = head.time
     idleWatch = r.idleWatch

@@ -187,9 +187,11 @@ export interface LaunchOutcomes {
   /**
    * Record what fell due by the served batch `at`: verdicts first, then marks. `launchedFrom`:
    * the batch ingested launches (verdict candidates no earlier read could know), the earliest at
-   * this time (unix s; -Infinity when the batch does not tell it).
+   * this time (unix s; -Infinity when the batch does not tell it). `recordsWritten`: the served
+   * batch's token and deployer records are being written beside this run; what fell due is read
+   * meanwhile, what is taken from the records once it settles.
    */
-  run(at: TakenAt, batch?: { launchedFrom?: number }): Promise<{ verdicts: number; marks: number }>
+  run(at: TakenAt, batch?: { launchedFrom?: number }, recordsWritten?: Promise<void>): Promise<{ verdicts: number; marks: number }>
 }
 
 /**
@@ -212,7 +214,7 @@ export function createLaunchOutcomes(ch: ClickHouseClient, chainId: number): Lau
   let next: Record<Kind, number> | null = null
   let lastBlock = -1
   return {
-    async run(at, batch) {
+    async run(at, batch, recordsWritten) {
       if (at.block <= lastBlock) covered = next = null
       lastBlock = at.block
       if (batch?.launchedFrom !== undefined && next) next.verdict = Math.min(next.verdict, batch.launchedFrom)
@@ -220,6 +222,7 @@ export function createLaunchOutcomes(ch: ClickHouseClient, chainId: number): Lau
       try {
         const from = (covered ??= await cursors(ch, chainId))
         let read = await dueRows(ch, chainId, from, at.chainTime)
+        if (read.due.length) await recordsWritten
         const verdictsDue = read.due.filter((d) => d.kind === 'verdict')
         const verdicts = verdictsDue.length ? await insertVerdicts(ch, chainId, verdictsDue, at) : 0
         from.verdict = throughOf(at.chainTime, 'verdict')
