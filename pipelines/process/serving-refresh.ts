@@ -4,7 +4,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { launchesMark, lastServedBatch, nextServingSeq, type ServingChange } from '../../core/records/serving-changes.ts'
 import { othersNamedBetween } from './batch-push.ts'
 import { countNewTraders, recountChainTotals, type CountedBefore } from '../../products/token/chain-totals.ts'
-import { refreshDeployerStates, refreshTokenStates, storedDeployersOf, tokenRowsOfDeployers } from '../../products/token/token-refresh.ts'
+import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { deployersTurnedIdle, type IdleWatch } from '../../products/token/idle-deployers.ts'
 import type { TokenFacts } from '../../products/token/token-facts.ts'
 import { catchUpFifo, foldBlocks, pairsOfSwaps, type TradedPairs } from '../../products/wallet/fifo-refresh.ts'
@@ -147,10 +147,10 @@ export async function refreshServingState(
   const since = served !== undefined && at.chainTime > served ? served : null
   // Three independent parts side by side (the engine runs statements concurrently, and most of a
   // live batch's statement time is planning, one thread each): the chain totals' new traders;
-  // the token records and their deployers' (`refreshRecords`), with what reads them (the +15 min
-  // verdicts, whose read of what fell due runs beside them); the FIFO state of the wallet-tokens a batch traded (a
-  // batch from block 0 too; a rollback names the wallets it refolded, a rebuild leaves the FIFO
-  // to catchUpFifo). Each is idempotent, and a failure is rethrown once all have settled. (The
+  // the token records, then their deployers' (which read them), with what reads both (the +15
+  // min verdicts, whose read of what fell due runs beside them); the FIFO state of the
+  // wallet-tokens a batch traded (a batch from block 0 too; a rollback names the wallets it
+  // refolded, a rebuild leaves the FIFO to catchUpFifo). Each is idempotent, and a failure is rethrown once all have settled. (The
   // tokens whose 24 h holder window moved are not named here: a kept /structure answer knows the
   // first block its window counted, products/structure/structure-serving.ts.)
   // The deployers whose tokens turned idle since the previous batch, read beside the token records
@@ -159,37 +159,14 @@ export async function refreshServingState(
   // Awaited below; marked handled now, in case the records fail before they get to it.
   idle.catch(() => {})
   // The token records (with the real blocks of the tokens that turned real), then their
-  // deployers' records, made from them.
+  // deployers' records, which read them.
   const refreshRecords = async (): Promise<Set<string>> => {
     // A batch only adds facts, so its tokens' deployers are the ones their new rows name; a
     // rollback or a rebuild may have taken a token's creation away: the deployers stored before count too.
     const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
-    // The deployers' tokens are read beside the token records' write, as soon as their names
-    // are known (those stored before and those turned idle now; the records' own as each chunk
-    // names them), and the rows written supersede what was read: the deployers' records need
-    // no read after it. Marked handled now, in case the records fail first.
-    const deployerStep = engineStep(ch, 'deployer_state')
-    const reads = [idle.then((i) => tokenRowsOfDeployers(deployerStep, chainId, [...before, ...i.deployers]))]
-    reads[0]!.catch(() => {})
     // The tokens the batch traded may have turned real: the records' read tells (and records it).
-    const own = await refreshTokenStates(ch, chainId, {
-      tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts: batch ? at.facts : undefined,
-      onTurnedReal: (t) => (turnedReal += t.length),
-      onDeployers: (named) => {
-        reads.push(tokenRowsOfDeployers(deployerStep, chainId, named))
-        reads[reads.length - 1]!.catch(() => {})
-      },
-    })
-    // The token records' insert and the deployers' records side by side (both settled before a failure is rethrown).
-    const [, refreshed] = await sideBySide([
-      own.inserted,
-      (async () => {
-        const read = (await Promise.all(reads)).flat()
-        const deployers = new Set([...before, ...own.deployers, ...(await idle).deployers])
-        return refreshDeployerStates(deployerStep, chainId, { deployers, chainTime: at.chainTime, version, rows: { read, written: own.rows } })
-      })(),
-    ] as const)
-    return refreshed
+    const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts: batch ? at.facts : undefined, onTurnedReal: (t) => (turnedReal += t.length) })
+    return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
   }
   const [, deployers, folded] = await sideBySide([
     batch ? countNewTraders(engineStep(ch, 'traders'), chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }, at.counted) : Promise.resolve(),

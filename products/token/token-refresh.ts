@@ -6,7 +6,7 @@ import { sqlFile } from '../../sql/sql-file.ts'
 import { deployerRecordOf, deployerStateRow } from './deployer-state.ts'
 import { meetsRealThresholds } from './real-token.ts'
 import { recordTurnedReal } from './token-real-refresh.ts'
-import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenRecord, type TokenStateRow } from './token-state.ts'
+import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from './token-state.ts'
 import { jsonLinesUpTo, quotedRange, tokenStateInputs, type TokenSourceRow } from './token-state-inputs.ts'
 import type { TokenFacts } from './token-facts.ts'
 
@@ -17,13 +17,9 @@ const CHUNK = 2_000
  * token_state for the tokens a batch touched, a chunk of keys at a time: one statement reads every
  * source by key (`token-state-sources.sql`, with `token-prelaunch-source.sql` for tokens whose
  * launch the batch ingested: their pre-launch distribution is computed now, once), the rows are
- * merged per token here, the engine derives the rest of each row (`token-state-rows.sql`) and
- * they are inserted as it answered them. Answers the deployers of the tokens written (a token's
- * deployer is a fact of its creation: the rows just written name the same deployer as every
- * earlier version of the token) and the rows, so their deployers' records need not read them
- * back (`refreshDeployerStates`' `rows`), with `inserted`: their insert runs beside the caller's
- * next steps, which await it before they publish. `onDeployers` hears a chunk's deployers before
- * its rows are derived: what reads their other tokens runs beside (serving-refresh.ts).
+ * merged per token here, and one insert writes them (`token-state-insert.sql`). Answers the
+ * deployers of the tokens written (a token's deployer is a fact of its creation: the rows just
+ * written name the same deployer as every earlier version of the token).
  *
  * `traded`: the tokens the batch's swaps traded, which may have turned real in it. Whether one did
  * is decided from the totals the sources read (`activity`) and its `real` row: only a token that
@@ -44,13 +40,9 @@ export async function refreshTokenStates(
     facts?: TokenFacts
     /** Told the tokens that turned real, once recorded. */
     onTurnedReal?(tokens: string[]): void
-    /** Told each chunk's deployers once known, before its rows are derived and written. */
-    onDeployers?(deployers: Set<string>): void
   },
-): Promise<{ deployers: Set<string>; rows: TokenStateRow[]; inserted: Promise<void> }> {
+): Promise<Set<string>> {
   const deployers = new Set<string>()
-  const written: TokenStateRow[] = []
-  const inserts: Array<Promise<unknown>> = []
   for (const part of chunks(batch.tokens, CHUNK)) {
     // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
     const launched = part.filter((t) => batch.launched.has(t))
@@ -70,29 +62,19 @@ export async function refreshTokenStates(
     }
     const launchedSet = new Set(launched)
     const rows = tokenStateInputs(part, launchedSet, sources)
-    const named = new Set<string>()
-    for (const r of rows) if (typeof r.deployer === 'string' && r.deployer !== '') named.add(r.deployer)
-    for (const d of named) deployers.add(d)
-    if (named.size) batch.onDeployers?.(named)
-    // The merged rows travel as a query parameter (the same statement for the embedded engine and
-    // a server; a server takes it in the URL), a bounded size per statement.
-    const stored: TokenStateRow[] = []
+    for (const r of rows) if (typeof r.deployer === 'string' && r.deployer !== '') deployers.add(r.deployer)
+    // The rows travel as a query parameter (the same statement for the embedded engine and a
+    // server; a server takes it in the URL), a bounded size per statement.
     for (const piece of jsonLinesUpTo(rows, INSERT_BYTES)) {
-      stored.push(...(await (await engineStep(ch, 'token_state').query({
-        query: sqlFile(ROWS),
+      await engineStep(ch, 'token_state').command({
+        query: sqlFile(INSERT),
         query_params: { chain: chainId, version: batch.version, rows: piece.text, ...quotedRange(piece.rows) },
-        format: 'JSONEachRow',
-        clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
-      })).json<TokenStateRow>()))
+      })
     }
-    // Inserted beside what follows (the next chunk, the deployers' records made from these rows).
-    const insert = stored.length ? engineStep(ch, 'token_state').insert({ table: 'token_state', values: stored, format: 'JSONEachRow' }) : Promise.resolve()
     // Kept once written: a batch retried after a fault reads what it read again.
-    inserts.push(insert.then(() => batch.facts?.keep(read, sources, launchedSet)))
-    inserts[inserts.length - 1]!.catch(() => {})
-    written.push(...stored)
+    batch.facts?.keep(read, sources, launchedSet)
   }
-  return { deployers, rows: written, inserted: Promise.all(inserts).then(() => {}) }
+  return deployers
 }
 
 /**
@@ -145,7 +127,7 @@ const SOURCES = new URL('./token-state-sources.sql', import.meta.url)
 const LIQUIDITY_SOURCE = new URL('./token-liquidity-source.sql', import.meta.url)
 const FROZEN_SOURCES = new URL('./token-frozen-sources.sql', import.meta.url)
 const PRELAUNCH_SOURCE = new URL('./token-prelaunch-source.sql', import.meta.url)
-const ROWS = new URL('./token-state-rows.sql', import.meta.url)
+const INSERT = new URL('./token-state-insert.sql', import.meta.url)
 
 /** Latest rows of the given tokens (LIMIT 1 BY token over the primary key). */
 async function tokenRows(ch: ClickHouseClient, chainId: number, where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
@@ -173,38 +155,32 @@ export async function storedDeployersOf(ch: ClickHouseClient, chainId: number, t
   return deployers
 }
 
-/** The latest token_state rows of every token `deployers` launched or created (projection by_deployer). */
-export async function tokenRowsOfDeployers(ch: ClickHouseClient, chainId: number, deployers: Iterable<string>): Promise<TokenStateRow[]> {
-  const out: TokenStateRow[] = []
-  for (const part of chunks([...new Set(deployers)], CHUNK)) out.push(...(await tokenRows(ch, chainId, 'deployer IN {deployers:Array(String)}', { deployers: part })))
-  return out
-}
-
 /**
  * deployer_state for `deployers` (a batch's tokens' deployers, from refreshTokenStates, and the
- * deployers of tokens that turned idle, from idle-deployers.ts), from the latest rows of their
- * tokens: `rows` when the caller has them (read beside its token records' write, and those
- * records as written: `rows` supersede `read` token by token), else read through projection
- * by_deployer. Answers the deployers refreshed.
+ * deployers of tokens that turned idle, from idle-deployers.ts), a deployer's tokens read
+ * through projection by_deployer. Answers the deployers refreshed.
  */
 export async function refreshDeployerStates(
   ch: ClickHouseClient,
   chainId: number,
-  batch: { deployers: Set<string>; chainTime: number; version: number; rows?: { read: TokenStateRow[]; written: TokenStateRow[] } },
+  batch: { deployers: Set<string>; chainTime: number; version: number },
 ): Promise<Set<string>> {
   const { deployers } = batch
-  if (deployers.size === 0) return deployers
-  const latest = new Map<string, TokenStateRow>()
-  for (const r of batch.rows?.read ?? (await tokenRowsOfDeployers(ch, chainId, deployers))) latest.set(r.token, r)
-  for (const r of batch.rows?.written ?? []) latest.set(r.token, r)
-  const byDeployer = new Map<string, TokenRecord[]>()
-  for (const r of latest.values()) {
-    const t = tokenRecordOf(r, batch.chainTime)
-    if (!t?.deployer || !deployers.has(t.deployer)) continue
-    if (!byDeployer.has(t.deployer)) byDeployer.set(t.deployer, [])
-    byDeployer.get(t.deployer)!.push(t)
+  const deployerRows = []
+  for (const part of chunks([...deployers], CHUNK)) {
+    const rows = await tokenRows(ch, chainId, 'deployer IN {deployers:Array(String)}', { deployers: part })
+    const byDeployer = new Map<string, ReturnType<typeof tokenRecordOf>[]>()
+    for (const r of rows) {
+      const t = tokenRecordOf(r, batch.chainTime)
+      if (!t?.deployer) continue
+      if (!byDeployer.has(t.deployer)) byDeployer.set(t.deployer, [])
+      byDeployer.get(t.deployer)!.push(t)
+    }
+    for (const d of part) {
+      const own = (byDeployer.get(d) ?? []).filter((t): t is NonNullable<typeof t> => t !== undefined)
+      deployerRows.push({ chain_id: chainId, ...deployerStateRow(d, deployerRecordOf(d, own)), version: batch.version })
+    }
   }
-  const deployerRows = [...deployers].map((d) => ({ chain_id: chainId, ...deployerStateRow(d, deployerRecordOf(d, byDeployer.get(d) ?? [])), version: batch.version }))
-  await ch.insert({ table: 'deployer_state', values: deployerRows, format: 'JSONEachRow' })
+  if (deployerRows.length) await ch.insert({ table: 'deployer_state', values: deployerRows, format: 'JSONEachRow' })
   return deployers
 }

@@ -352,7 +352,7 @@ describe('constructed world, phase 2 (eight days later)', () => {
     expect((await get('/basket')).data).toEqual(referenceBasketData(verdicts, marks))
     expect((await get('/proof.json')).data).toEqual(referenceProofData(verdicts, marks))
   })
-  it('a batch where nothing can fall due asks the engine nothing for verdicts and marks, a launch\'s batch included; the batch reaching its +15 min reads and takes its verdict', async () => {
+  it('a batch where nothing can fall due asks the engine nothing for verdicts and marks, a launch\'s batch included; the batch reaching its +15 min reads and takes its verdict, from its own records', async () => {
     const outcomeStatements = () => chainStatements('refresh/outcomes')
     const taken = await outcomeStatements()
     // Every verdict and mark of the world is taken: the next candidates lie beyond any chain time.
@@ -366,16 +366,20 @@ describe('constructed world, phase 2 (eight days later)', () => {
     // verdict falls due 15 minutes of chain time later, so its batch reads nothing either.
     w.block(12)
     const late = w.create(Q, 'LATE')
-    w.launch(late, Q, weth(1), 100_000n)
+    const lateLaunch = w.launch(late, Q, weth(1), 100_000n)
     await ingest()
     expect(await outcomeStatements()).toBe(taken)
-    const verdictOf = () => queryRows<{ n: string }>(env.rt.ch, 'SELECT count() AS n FROM launch_verdicts WHERE token = {t:String}', { t: late })
+    const verdictOf = () => queryRows<{ n: string; quoted: number; block: string }>(env.rt.ch, 'SELECT count() AS n, max(quoted) AS quoted, max(entry_quote_block) AS block FROM launch_verdicts WHERE token = {t:String}', { t: late })
     expect(Number((await verdictOf())[0]!.n)).toBe(0)
-    // The first batch whose chain time reaches the launch + 15 min reads what is due and takes it.
+    // The first batch whose chain time reaches the launch + 15 min reads what is due and takes it,
+    // from that batch's own records (what fell due is read beside them, the verdict once they are
+    // written): the token's first quote is this batch's buy.
     w.block(VERDICT_DELAY_SECONDS)
+    w.buy(lateLaunch, traders[0]!, weth(0.05), 5000n)
     await ingest()
     expect(await outcomeStatements()).toBeGreaterThan(taken)
-    expect(Number((await verdictOf())[0]!.n)).toBe(1)
+    const [swap] = await queryRows<{ block: string }>(env.rt.ch, 'SELECT max(block_number) AS block FROM swaps WHERE token = {t:String}', { t: late })
+    expect(await verdictOf()).toEqual([{ n: '1', quoted: 1, block: swap!.block }])
   })
 
   it('a batch whose traders and tokens were all counted before counts nothing and reads nothing; a new trader is counted without a read (the processor started on an empty chain)', async () => {

@@ -53,7 +53,7 @@ describe('serving state kept by key', () => {
     expect(counts!.state).toBe(counts!.tokens)
   })
 
-  it('the deployer records a live processor made from the rows it wrote (read beside) equal a refresh that reads them back', async () => {
+  it('the deployer records a live processor kept, batch by batch and as tokens turned idle, equal one refresh of every deployer at the head', async () => {
     const ch = env.rt.ch
     const latestDeployers = 'SELECT * EXCEPT version FROM deployer_state WHERE chain_id = 4663 ORDER BY deployer, version DESC LIMIT 1 BY deployer'
     const live = await queryRows<Record<string, unknown>>(ch, latestDeployers)
@@ -94,7 +94,7 @@ describe('serving state kept by key', () => {
     expect(live.filter((r) => Number(r.launched)).length).toBeGreaterThan(10)
     expect(live.filter((r) => Number(r.prelaunch_recipients) > 0).length).toBeGreaterThan(0)
     const version = nextServingSeq()
-    await (await refreshTokenStates(ch, 4663, { tokens: live.map((r) => r.token as string), launched: new Set(), version })).inserted
+    await refreshTokenStates(ch, 4663, { tokens: live.map((r) => r.token as string), launched: new Set(), version })
     const fresh = await queryRows<Record<string, unknown>>(ch, 'SELECT * EXCEPT (version, eth_usd) FROM token_state WHERE chain_id = 4663 AND version = {v:UInt64} ORDER BY token', { v: version })
     expect(fresh).toEqual(live)
   })
@@ -111,15 +111,14 @@ describe('serving state kept by key', () => {
     const written = (table: 'token_state' | 'deployer_state', key: string, version: number) =>
       queryRows<Record<string, unknown>>(ch, `SELECT DISTINCT * EXCEPT version FROM ${table} WHERE chain_id = 4663 AND version = {v:UInt64} ORDER BY ${key}`, { v: version })
     const together = nextServingSeq()
-    const { deployers: own, inserted } = await refreshTokenStates(ch, 4663, { tokens, launched: new Set(), version: together })
-    await inserted
+    const own = await refreshTokenStates(ch, 4663, { tokens, launched: new Set(), version: together })
     // The deployers the token rows name are the ones token_state holds for those tokens.
     expect([...own].sort()).toEqual([...(await storedDeployersOf(ch, 4663, tokens))].sort())
     const deployers = await refreshDeployerStates(ch, 4663, { deployers: own, chainTime, version: together })
     const tokensTogether = await written('token_state', 'token', together)
     const deployersTogether = await written('deployer_state', 'deployer', together)
     const alone = nextServingSeq()
-    for (const t of tokens) await (await refreshTokenStates(ch, 4663, { tokens: [t], launched: new Set(), version: alone })).inserted
+    for (const t of tokens) await refreshTokenStates(ch, 4663, { tokens: [t], launched: new Set(), version: alone })
     const tokensAlone = await written('token_state', 'token', alone)
     for (const t of tokens) await refreshDeployerStates(ch, 4663, { deployers: await storedDeployersOf(ch, 4663, [t]), chainTime, version: alone })
     expect(tokensTogether.length).toBe(keys.length)

@@ -3,9 +3,8 @@
 -- a field a token has no source for takes its column's default (0, '', NULL). The engine derives
 -- the rest here: lower-cased names, the WETH price of the last quote (decimals applied) and the
 -- ETH/USD close of the minute that quote was observed in (the latest candle at or before it),
--- read over the range of the batch's quote times only ({quotedFrom} .. {quotedTo}). The rows come
--- back as they will be stored (products/token/token-refresh.ts inserts them as they are): the
--- deployers' records are made from them while they are written, without reading them back.
+-- read over the range of the batch's quote times only ({quotedFrom} .. {quotedTo}).
+INSERT INTO token_state
 SELECT
     {chain:UInt32} AS chain_id,
     r.token AS token, present, deployer, name, symbol, lower(symbol) AS symbol_lower, lower(name) AS name_lower,
