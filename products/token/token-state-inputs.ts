@@ -40,6 +40,10 @@ export function tokenStateInputs(tokens: readonly string[], launched: ReadonlySe
       ...created, ...launch, ...of('activity', token), ...real, ...quoted, ...of('supply', token),
       ...of('liquidity', launch?.launch_pool as string | undefined),
       prelaunch_recipients: distribution?.prelaunch_recipients ?? 0,
+      // A token whose creation a reorg took away goes on naming the deployer it had (created = 0
+      // says it is no longer that deployer's): a deployer's record reads its tokens' newest rows
+      // that name it (token-refresh.ts), so this row, not an older one, is the token's there.
+      ...(created ? {} : { deployer: kept?.deployer ?? '' }),
       token,
       present: created || launch ? 1 : 0,
       created: created ? 1 : 0,

@@ -5,7 +5,7 @@ import { DEAD_AFTER_IDLE_SECONDS } from '../../products/token/real-token.ts'
 import { lastServedBatch, nextServingSeq } from '../../core/records/serving-changes.ts'
 import { createTokenServing, sharedRowsPrefix } from '../../products/token/token-serving.ts'
 import { liquidityProviders } from '../../pipelines/alerts/producers.ts'
-import { refreshServingState } from '../../pipelines/process/serving-refresh.ts'
+import { blockAt, refreshServingState } from '../../pipelines/process/serving-refresh.ts'
 import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import { requireRedisUrl } from '../setup/services.ts'
@@ -376,5 +376,29 @@ describe('serving state kept by key', () => {
     expect(board.total).toBe(Number(recount!.n))
     expect(totals.deployers).toBe(board.total)
     expect(board.total).toBeGreaterThan(0)
+  })
+})
+
+// Last: it takes a token away from the world the tests above read.
+describe('a rollback that takes a token\'s creation and launch away', () => {
+  it('its deployer\'s record no longer counts it, though the token\'s older rows still name the deployer', async () => {
+    const ch = env.rt.ch
+    const [pick] = await queryRows<{ deployer: string; token: string; launches: string }>(
+      ch,
+      `SELECT deployer, min(token) AS token, count() AS launches FROM (${latestTokens}) WHERE present AND created AND launched
+       GROUP BY deployer HAVING launches >= 2 ORDER BY deployer LIMIT 1`,
+    )
+    expect(pick, 'a deployer with two launches').toBeDefined()
+    const recorded = async () => Number((await queryRows<{ launched: string }>(ch, 'SELECT launched FROM deployer_state WHERE chain_id = 4663 AND deployer = {d:String} ORDER BY version DESC LIMIT 1', { d: pick!.deployer }))[0]!.launched)
+    expect(await recorded()).toBe(Number(pick!.launches))
+    // What a rollback removes of the token (chain-rollback.ts), then its serving refresh.
+    await ch.command({ query: 'DELETE FROM contract_creations WHERE chain_id = 4663 AND address = {t:String}', query_params: { t: pick!.token } })
+    await ch.command({ query: 'DELETE FROM launches WHERE chain_id = 4663 AND token = {t:String}', query_params: { t: pick!.token } })
+    const last = (await lastServedBatch(ch, 4663))!
+    const head = await blockAt(ch, 4663, last.watermark)
+    await refreshServingState(ch, 4663, { tokens: new Set([pick!.token]), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { watermark: last.watermark, chainTime: head.time, watermarkHash: head.hash, scope: { kind: 'rollback' } })
+    const [token] = await queryRows<{ present: number }>(ch, `SELECT present FROM (${latestTokens}) WHERE token = {t:String}`, { t: pick!.token })
+    expect(Number(token!.present)).toBe(0)
+    expect(await recorded()).toBe(Number(pick!.launches) - 1)
   })
 })

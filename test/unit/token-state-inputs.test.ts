@@ -31,12 +31,16 @@ describe('token_state inputs merged from their sources', () => {
     expect(byToken).toEqual({ '0xa': '11', '0xb': '6', '0xc': 0 })
   })
 
-  it('writes no row for a key that never was ours, a tombstone for one that was', () => {
-    const rows = tokenStateInputs(['0xweth', '0xgone'], new Set(), [
+  it('writes no row for a key that never was ours, a tombstone for one that was (naming the deployer it had)', () => {
+    const rows = tokenStateInputs(['0xweth', '0xgone', '0xlaunched'], new Set(), [
       row('activity', '0xweth', { swaps: '1' }),
-      row('kept', '0xgone', { prelaunch_recipients: '2' }),
+      row('kept', '0xgone', { prelaunch_recipients: '2', deployer: '0xd' }),
+      row('launched', '0xlaunched', { launch_pool: '0xp' }),
     ])
-    expect(rows).toEqual([{ token: '0xgone', prelaunch_recipients: '2', present: 0, created: 0, launched: 0, is_real: 0, quoted: 0 }])
+    expect(rows).toEqual([
+      { token: '0xgone', deployer: '0xd', prelaunch_recipients: '2', present: 0, created: 0, launched: 0, is_real: 0, quoted: 0 },
+      { token: '0xlaunched', deployer: '', launch_pool: '0xp', prelaunch_recipients: 0, present: 1, created: 0, launched: 1, is_real: 0, quoted: 0 },
+    ])
   })
 
   it('reads candles from a day before the earliest quote to the latest, none when nothing is quoted', () => {
