@@ -19,11 +19,16 @@ export const deployerStateCheck: ViewCheck = {
     INNER JOIN (SELECT address, any(deployer) AS dep FROM contract_creations WHERE chain_id = {chain:UInt32} AND deployer != '' AND ${sample('deployer')} GROUP BY address) AS c
     ON c.address = l.token
     GROUP BY c.dep`,
-  // A deployer's record is computed from its tokens' states: refresh those tokens (and so it).
+  // A deployer's record is computed from its tokens' states: refresh those tokens (and so it),
+  // the ones it created and the ones a token_state row names it for (a token whose creation a
+  // reorg took away: its refresh writes a tombstone that names the deployer, which stops
+  // counting it).
   async repair(ch, chain, keys) {
     const rows = await queryRows<{ t: string }>(
       ch,
-      'SELECT DISTINCT address AS t FROM contract_creations WHERE chain_id = {chain:UInt32} AND deployer IN {d:Array(String)}',
+      `SELECT address AS t FROM contract_creations WHERE chain_id = {chain:UInt32} AND deployer IN {d:Array(String)}
+       UNION DISTINCT
+       SELECT token AS t FROM token_state WHERE chain_id = {chain:UInt32} AND deployer IN {d:Array(String)}`,
       { chain: chain!, d: keys },
     )
     await refreshTokens(ch, chain!, rows.map((r) => r.t))

@@ -1,7 +1,8 @@
 -- The facts of token_state that freeze when they happen, for the tokens ({facts}) whose facts the
 -- chain processor does not keep (products/token/token-facts.ts): the creation, the launch, the
 -- first real block, the pre-launch distribution and deployer kept from before (the distribution
--- froze at launch; the deployer is named on when a reorg took the creation away), and the
+-- froze at launch; the deployer, the newest a row named, is named on when a reorg took the
+-- creation away, also by a tombstone written before tombstones named it), and the
 -- liquidity of their launch pools (keyed by the pool, found through the launch). Branches of
 -- token-state-sources.sql. Keys: contract_creations (chain_id, address), launches / token_real /
 -- token_state (chain_id, token), pool_liquidity (chain_id, pool).
@@ -19,7 +20,7 @@ SELECT 'real', token,
        formatRowNoNewline('JSONEachRow', min(real_block) AS first_real_block, argMin(real_at, real_block) AS first_real_at)
 FROM token_real WHERE chain_id = {chain:UInt32} AND token IN {facts:Array(String)} GROUP BY token
 UNION ALL
-SELECT 'kept', token, formatRowNoNewline('JSONEachRow', argMax(prelaunch_recipients, version) AS prelaunch_recipients, argMax(deployer, version) AS deployer)
+SELECT 'kept', token, formatRowNoNewline('JSONEachRow', argMax(prelaunch_recipients, version) AS prelaunch_recipients, argMaxIf(deployer, version, deployer != '') AS deployer)
 FROM token_state WHERE chain_id = {chain:UInt32} AND token IN {facts:Array(String)} GROUP BY token
 UNION ALL
 SELECT 'liquidity', pool, formatRowNoNewline('JSONEachRow', sum(added) AS liquidity_added, sum(removed) AS liquidity_removed)

@@ -7,6 +7,7 @@ import { createTokenServing, sharedRowsPrefix } from '../../products/token/token
 import { liquidityProviders } from '../../pipelines/alerts/producers.ts'
 import { blockAt, refreshServingState } from '../../pipelines/process/serving-refresh.ts'
 import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
+import { deployerStateCheck } from '../../pipelines/verify/deployer-state-check.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import { requireRedisUrl } from '../setup/services.ts'
 import { followed4663 } from '../../bin/follow.ts'
@@ -399,6 +400,31 @@ describe('a rollback that takes a token\'s creation and launch away', () => {
     await refreshServingState(ch, 4663, { tokens: new Set([pick!.token]), launched: new Set(), traders: new Set(), tradedTokens: new Set() }, { watermark: last.watermark, chainTime: head.time, watermarkHash: head.hash, scope: { kind: 'rollback' } })
     const [token] = await queryRows<{ present: number }>(ch, `SELECT present FROM (${latestTokens}) WHERE token = {t:String}`, { t: pick!.token })
     expect(Number(token!.present)).toBe(0)
+    expect(await recorded()).toBe(Number(pick!.launches) - 1)
+  })
+
+  it('a tombstone written before tombstones named the deployer is mended by the audit\'s repair of the deployer', async () => {
+    const ch = env.rt.ch
+    const [pick] = await queryRows<{ deployer: string; token: string; launches: string }>(
+      ch,
+      `SELECT deployer, min(token) AS token, count() AS launches FROM (${latestTokens}) WHERE present AND created AND launched
+       GROUP BY deployer HAVING launches >= 2 ORDER BY deployer DESC LIMIT 1`,
+    )
+    expect(pick, 'another deployer with two launches').toBeDefined()
+    const recorded = async () => Number((await queryRows<{ launched: string }>(ch, 'SELECT launched FROM deployer_state WHERE chain_id = 4663 AND deployer = {d:String} ORDER BY version DESC LIMIT 1', { d: pick!.deployer }))[0]!.launched)
+    const last = (await lastServedBatch(ch, 4663))!
+    const head = await blockAt(ch, 4663, last.watermark)
+    await ch.command({ query: 'DELETE FROM contract_creations WHERE chain_id = 4663 AND address = {t:String}', query_params: { t: pick!.token } })
+    await ch.command({ query: 'DELETE FROM launches WHERE chain_id = 4663 AND token = {t:String}', query_params: { t: pick!.token } })
+    // The tombstone the rollback's refresh wrote before tombstones named the deployer, and the record it left.
+    await ch.command({
+      query: `INSERT INTO token_state SELECT * REPLACE (0 AS present, 0 AS created, 0 AS launched, '' AS deployer, {v:UInt64} AS version) FROM token_state
+              WHERE chain_id = 4663 AND token = {t:String} ORDER BY version DESC LIMIT 1`,
+      query_params: { t: pick!.token, v: nextServingSeq() },
+    })
+    await refreshDeployerStates(ch, 4663, { deployers: new Set([pick!.deployer]), chainTime: head.time, version: nextServingSeq() })
+    expect(await recorded()).toBe(Number(pick!.launches))
+    await deployerStateCheck.repair!(ch, 4663, [pick!.deployer])
     expect(await recorded()).toBe(Number(pick!.launches) - 1)
   })
 })
