@@ -150,9 +150,10 @@ export async function refreshServingState(
   // the token records, then their deployers' (which read them), with what reads both (the +15
   // min verdicts, whose read of what fell due runs beside them); the FIFO state of the
   // wallet-tokens a batch traded (a batch from block 0 too; a rollback names the wallets it
-  // refolded, a rebuild leaves the FIFO to catchUpFifo). Each is idempotent, and a failure is rethrown once all have settled. (The
-  // tokens whose 24 h holder window moved are not named here: a kept /structure answer knows the
-  // first block its window counted, products/structure/structure-serving.ts.)
+  // refolded, a rebuild leaves the FIFO to catchUpFifo). Each is idempotent, and a failure is
+  // rethrown once all have settled. (The tokens whose 24 h holder window moved are not named
+  // here: a kept /structure answer knows the first block its window counted,
+  // products/structure/structure-serving.ts.)
   // The deployers whose tokens turned idle since the previous batch, read beside the token records
   // (a batch before the watch's next idle time reads nothing; other scopes keep no watch).
   const idle = deployersTurnedIdle(engineStep(ch, 'idle'), chainId, { since, chainTime: at.chainTime, watch: batch ? at.idleWatch : undefined })
