@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { deployerScore, scoreBand, type ScoreBand } from './deployer-score.ts'
-import type { TokenRecord } from './token-state.ts'
+import { deadOf, insiderPrepOf, type TokenRecord, type TokenStateRow } from './token-state.ts'
 
 /** A deployer's track record over its launched tokens: one row of `deployer_state`. */
 export interface DeployerRecord {
@@ -22,17 +22,53 @@ export interface DeployerHistory extends DeployerRecord {
   launches: TokenRecord[]
 }
 
-/** The record of `deployer` from its tokens (only launched tokens count); undefined without launches. */
-export function deployerRecordOf(deployer: string, tokens: Iterable<TokenRecord>): DeployerRecord | undefined {
+/**
+ * What a deployer's record takes of one of its tokens: a dozen of token_state's 33 columns, so the
+ * read of a batch's deployers' tokens (through projection by_deployer) reads only those.
+ */
+export const DEPLOYER_TOKEN_COLUMNS =
+  'token, present, deployer, symbol, created, launched, is_real, weth_volume, prelaunch_recipients, last_activity, liquidity_added, liquidity_removed'
+
+export type DeployerTokenRow = Pick<TokenStateRow,
+  'token' | 'present' | 'deployer' | 'symbol' | 'created' | 'launched' | 'is_real' | 'weth_volume' | 'prelaunch_recipients' | 'last_activity' | 'liquidity_added' | 'liquidity_removed'>
+
+/** A launched token as its deployer's record counts it. */
+export interface DeployerToken {
+  token: string
+  symbol: string
+  real: boolean
+  dead: boolean
+  insiderPrep: boolean
+  wethVolumeWei: bigint
+}
+
+/**
+ * The launched token a row counts for its deployer at chain time `chainTime` (unix s); undefined
+ * unless the row is present, launched and created (a tombstone, or a row whose creation a reorg
+ * removed, names a deployer but counts for none).
+ */
+export function deployerTokenOf(r: DeployerTokenRow, chainTime: number): DeployerToken | undefined {
+  if (!r.present || !r.created || !r.launched || r.deployer === '') return undefined
+  return {
+    token: r.token,
+    symbol: r.symbol,
+    real: Boolean(r.is_real),
+    dead: deadOf(r, chainTime) !== null,
+    insiderPrep: insiderPrepOf(r),
+    wethVolumeWei: BigInt(r.weth_volume),
+  }
+}
+
+/** The record of `deployer` from its launched tokens; undefined without launches. */
+export function deployerRecordOf(deployer: string, tokens: Iterable<DeployerToken>): DeployerRecord | undefined {
   let launched = 0
   let real = 0
   let dead = 0
   let insiderPrepLaunches = 0
-  let best: TokenRecord | null = null
+  let best: DeployerToken | null = null
   for (const t of tokens) {
-    if (t.deployer !== deployer || !t.launch) continue
     launched++
-    if (t.realBlock !== null) real++
+    if (t.real) real++
     if (t.dead) dead++
     if (t.insiderPrep) insiderPrepLaunches++
     if (!best || t.wethVolumeWei > best.wethVolumeWei) best = t

@@ -3,10 +3,9 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
 import { engineStep } from '../../core/engine-accounting.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
-import { deployerRecordOf, deployerStateRow } from './deployer-state.ts'
+import { DEPLOYER_TOKEN_COLUMNS, deployerRecordOf, deployerStateRow, deployerTokenOf, type DeployerToken, type DeployerTokenRow } from './deployer-state.ts'
 import { meetsRealThresholds } from './real-token.ts'
 import { recordTurnedReal } from './token-real-refresh.ts'
-import { TOKEN_STATE_COLUMNS, tokenRecordOf, type TokenStateRow } from './token-state.ts'
 import { jsonLinesUpTo, quotedRange, tokenStateInputs, type TokenSourceRow } from './token-state-inputs.ts'
 import type { TokenFacts } from './token-facts.ts'
 
@@ -129,15 +128,6 @@ const FROZEN_SOURCES = new URL('./token-frozen-sources.sql', import.meta.url)
 const PRELAUNCH_SOURCE = new URL('./token-prelaunch-source.sql', import.meta.url)
 const INSERT = new URL('./token-state-insert.sql', import.meta.url)
 
-/** Latest rows of the given tokens (LIMIT 1 BY token over the primary key). */
-async function tokenRows(ch: ClickHouseClient, chainId: number, where: string, params: Record<string, unknown>): Promise<TokenStateRow[]> {
-  return queryRows<TokenStateRow>(
-    ch,
-    `SELECT ${TOKEN_STATE_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND ${where} ORDER BY token, version DESC LIMIT 1 BY token`,
-    { chain: chainId, ...params },
-  )
-}
-
 /**
  * The deployers token_state has ever named for `tokens` (every version): after a rollback or in a
  * rebuild, a token may have lost the creation that named its deployer, whose record must drop it.
@@ -168,18 +158,20 @@ export async function refreshDeployerStates(
   const { deployers } = batch
   const deployerRows = []
   for (const part of chunks([...deployers], CHUNK)) {
-    const rows = await tokenRows(ch, chainId, 'deployer IN {deployers:Array(String)}', { deployers: part })
-    const byDeployer = new Map<string, ReturnType<typeof tokenRecordOf>[]>()
+    // The newest row of each token that names one of `part` (a tombstone names its deployer too).
+    const rows = await queryRows<DeployerTokenRow>(
+      ch,
+      `SELECT ${DEPLOYER_TOKEN_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND deployer IN {deployers:Array(String)} ORDER BY token, version DESC LIMIT 1 BY token`,
+      { chain: chainId, deployers: part },
+    )
+    const byDeployer = new Map<string, DeployerToken[]>()
     for (const r of rows) {
-      const t = tokenRecordOf(r, batch.chainTime)
-      if (!t?.deployer) continue
-      if (!byDeployer.has(t.deployer)) byDeployer.set(t.deployer, [])
-      byDeployer.get(t.deployer)!.push(t)
+      const t = deployerTokenOf(r, batch.chainTime)
+      if (!t) continue
+      if (!byDeployer.has(r.deployer)) byDeployer.set(r.deployer, [])
+      byDeployer.get(r.deployer)!.push(t)
     }
-    for (const d of part) {
-      const own = (byDeployer.get(d) ?? []).filter((t): t is NonNullable<typeof t> => t !== undefined)
-      deployerRows.push({ chain_id: chainId, ...deployerStateRow(d, deployerRecordOf(d, own)), version: batch.version })
-    }
+    for (const d of part) deployerRows.push({ chain_id: chainId, ...deployerStateRow(d, deployerRecordOf(d, byDeployer.get(d) ?? [])), version: batch.version })
   }
   if (deployerRows.length) await ch.insert({ table: 'deployer_state', values: deployerRows, format: 'JSONEachRow' })
   return deployers

@@ -145,8 +145,19 @@ export function tokenRecordOf(r: TokenStateRow, chainTime: number): TokenRecord 
     supplyWei,
     liquidityAdded,
     liquidityRemoved,
-    insiderPrep: Number(r.prelaunch_recipients) >= INSIDER_PREP_MIN_RECIPIENTS,
+    insiderPrep: insiderPrepOf(r),
     lastActivity,
-    dead: launch ? deadReason({ lastActivity, liquidityAdded, liquidityRemoved }, chainTime) : null,
+    dead: launch ? deadOf(r, chainTime) : null,
   }
+}
+
+/** Whether a row's launch is an insider-prep launch (supply sent to wallets before the pool). */
+export function insiderPrepOf(r: Pick<TokenStateRow, 'prelaunch_recipients'>): boolean {
+  return Number(r.prelaunch_recipients) >= INSIDER_PREP_MIN_RECIPIENTS
+}
+
+/** Why a row's token is dead at chain time `chainTime` (unix s), if it is. */
+export function deadOf(r: Pick<TokenStateRow, 'last_activity' | 'liquidity_added' | 'liquidity_removed'>, chainTime: number): DeadReason | null {
+  const lastActivity = r.last_activity > 0 ? r.last_activity : null
+  return deadReason({ lastActivity, liquidityAdded: BigInt(r.liquidity_added), liquidityRemoved: BigInt(r.liquidity_removed) }, chainTime)
 }
