@@ -166,7 +166,7 @@ export async function refreshServingState(
     // rollback or a rebuild may have taken a token's creation away: the deployers stored before count too.
     const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
     // The tokens the batch traded may have turned real: the records' read tells (and records it).
-    const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts: batch ? at.facts : undefined, onTurnedReal: (t) => (turnedReal += t.length) })
+    const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts: batch ? at.facts : undefined, candlesThrough: batch ? at.chainTime : undefined, onTurnedReal: (t) => (turnedReal += t.length) })
     return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
   }
   const [, deployers, folded] = await sideBySide([

@@ -8,6 +8,7 @@ import { meetsRealThresholds } from './real-token.ts'
 import { recordTurnedReal } from './token-real-refresh.ts'
 import { jsonLinesUpTo, quotedRange, tokenStateInputs, type TokenSourceRow } from './token-state-inputs.ts'
 import type { TokenFacts } from './token-facts.ts'
+import { CANDLE_WINDOW_SECONDS, ethUsdFromWindow, tokenStateValues, type CandleWindow } from './token-state-values.ts'
 
 /** Keys per refresh statement: bounds statement size and memory whatever the batch. */
 const CHUNK = 2_000
@@ -39,6 +40,12 @@ export async function refreshTokenStates(
     facts?: TokenFacts
     /** Told the tokens that turned real, once recorded. */
     onTurnedReal?(tokens: string[]): void
+    /**
+     * A live batch's head time (unix s): the hour of ETH/USD candles before it is read beside the
+     * sources, and when every quote's candle is among them the rows are made here and inserted
+     * as values (token-state-values.ts); otherwise, and without it, token-state-insert.sql makes them.
+     */
+    candlesThrough?: number
   },
 ): Promise<Set<string>> {
   const deployers = new Set<string>()
@@ -47,7 +54,8 @@ export async function refreshTokenStates(
     const launched = part.filter((t) => batch.launched.has(t))
     // A launch is a frozen fact that changed: the launched tokens' facts are read again.
     batch.facts?.forget(launched)
-    let { sources, read } = await tokenSources(ch, chainId, part, launched, batch.facts)
+    const window = batch.candlesThrough === undefined ? undefined : { from: batch.candlesThrough - CANDLE_WINDOW_SECONDS, to: batch.candlesThrough }
+    let { sources, read } = await tokenSources(ch, chainId, part, launched, batch.facts, window)
     const turned = turnedReal(part.filter((t) => batch.traded?.has(t)), sources)
     if (turned.length) {
       await batch.blocksIn
@@ -62,13 +70,19 @@ export async function refreshTokenStates(
     const launchedSet = new Set(launched)
     const rows = tokenStateInputs(part, launchedSet, sources)
     for (const r of rows) if (typeof r.deployer === 'string' && r.deployer !== '') deployers.add(r.deployer)
-    // The rows travel as a query parameter (the same statement for the embedded engine and a
-    // server; a server takes it in the URL), a bounded size per statement.
-    for (const piece of jsonLinesUpTo(rows, INSERT_BYTES)) {
-      await engineStep(ch, 'token_state').command({
-        query: sqlFile(INSERT),
-        query_params: { chain: chainId, version: batch.version, rows: piece.text, ...quotedRange(piece.rows) },
-      })
+    const ethUsd = window && ethUsdFromWindow(rows, sources, window, quotedRange(rows))
+    const values = ethUsd && rows.map((r) => tokenStateValues(r, chainId, batch.version, ethUsd.get(r.token) ?? null))
+    if (values?.every((v) => v !== undefined)) {
+      if (values.length) await engineStep(ch, 'token_state').insert({ table: 'token_state', values, format: 'JSONEachRow' })
+    } else {
+      // The rows travel as a query parameter (the same statement for the embedded engine and a
+      // server; a server takes it in the URL), a bounded size per statement.
+      for (const piece of jsonLinesUpTo(rows, INSERT_BYTES)) {
+        await engineStep(ch, 'token_state').command({
+          query: sqlFile(INSERT),
+          query_params: { chain: chainId, version: batch.version, rows: piece.text, ...quotedRange(piece.rows) },
+        })
+      }
     }
     // Kept once written: a batch retried after a fault reads what it read again.
     batch.facts?.keep(read, sources, launchedSet)
@@ -82,7 +96,7 @@ export async function refreshTokenStates(
  * for the tokens it keeps, read for the others (answered as `read`), so a batch whose tokens are
  * all kept plans three or four branches instead of eight.
  */
-async function tokenSources(ch: ClickHouseClient, chainId: number, tokens: string[], launched: string[], facts?: TokenFacts): Promise<{ sources: TokenSourceRow[]; read: string[] }> {
+async function tokenSources(ch: ClickHouseClient, chainId: number, tokens: string[], launched: string[], facts?: TokenFacts, candles?: CandleWindow): Promise<{ sources: TokenSourceRow[]; read: string[] }> {
   const kept: TokenSourceRow[] = []
   const pools: string[] = []
   const read: string[] = []
@@ -94,10 +108,10 @@ async function tokenSources(ch: ClickHouseClient, chainId: number, tokens: strin
       if (k.pool) pools.push(k.pool)
     }
   }
-  const branches = [SOURCES, ...(pools.length ? [LIQUIDITY_SOURCE] : []), ...(read.length ? [FROZEN_SOURCES] : []), ...(launched.length ? [PRELAUNCH_SOURCE] : [])]
+  const branches = [SOURCES, ...(pools.length ? [LIQUIDITY_SOURCE] : []), ...(read.length ? [FROZEN_SOURCES] : []), ...(launched.length ? [PRELAUNCH_SOURCE] : []), ...(candles ? [CANDLE_SOURCE] : [])]
   const rows = await (await engineStep(ch, 'token_state').query({
     query: branches.map(sqlFile).join('\nUNION ALL\n'),
-    query_params: { chain: chainId, tokens, pools, facts: read, launched },
+    query_params: { chain: chainId, tokens, pools, facts: read, launched, ...(candles ? { candlesFrom: candles.from, candlesTo: candles.to } : {}) },
     format: 'JSONEachRow',
     // The fields' 64-bit and wider integers as strings, whatever the client's defaults.
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
@@ -126,6 +140,7 @@ const SOURCES = new URL('./token-state-sources.sql', import.meta.url)
 const LIQUIDITY_SOURCE = new URL('./token-liquidity-source.sql', import.meta.url)
 const FROZEN_SOURCES = new URL('./token-frozen-sources.sql', import.meta.url)
 const PRELAUNCH_SOURCE = new URL('./token-prelaunch-source.sql', import.meta.url)
+const CANDLE_SOURCE = new URL('./token-candle-source.sql', import.meta.url)
 const INSERT = new URL('./token-state-insert.sql', import.meta.url)
 
 /**

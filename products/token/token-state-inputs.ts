@@ -7,7 +7,7 @@
 
 /** One source's fields for one key (a token; the launch pool for `liquidity`). */
 export interface TokenSourceRow {
-  source: 'created' | 'launched' | 'activity' | 'real' | 'quoted' | 'supply' | 'liquidity' | 'kept' | 'prelaunch'
+  source: 'created' | 'launched' | 'activity' | 'real' | 'quoted' | 'supply' | 'liquidity' | 'kept' | 'prelaunch' | 'candle'
   key: string
   fields: string
 }

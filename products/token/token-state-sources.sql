@@ -13,7 +13,8 @@ SELECT 'activity' AS source, token AS key,
            min(first_swap_block) AS first_swap_block, max(last_swap_block) AS last_swap_block, max(last_swap_time) AS last_swap_time) AS fields
 FROM token_activity WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} GROUP BY token
 UNION ALL
-SELECT 'quoted', token, formatRowNoNewline('JSONEachRow', argMaxMerge(quote) AS quote, toUnixTimestamp(tupleElement(quote, 4)) AS quoted_at)
+SELECT 'quoted', token, formatRowNoNewline('JSONEachRow', argMaxMerge(quote) AS quote, toUnixTimestamp(tupleElement(quote, 4)) AS quoted_at,
+           if(tupleElement(quote, 2) > 0, toFloat64(tupleElement(quote, 1)) / toFloat64(tupleElement(quote, 2)), 0) AS quote_ratio)
 FROM token_last_swap WHERE chain_id = {chain:UInt32} AND token IN {tokens:Array(String)} GROUP BY token
 UNION ALL
 SELECT 'supply', token, formatRowNoNewline('JSONEachRow', sum(minted) AS minted, sum(burned) AS burned)

@@ -7,6 +7,7 @@ import { createTokenServing, sharedRowsPrefix } from '../../products/token/token
 import { liquidityProviders } from '../../pipelines/alerts/producers.ts'
 import { blockAt, refreshServingState } from '../../pipelines/process/serving-refresh.ts'
 import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
+import { MAX_VALUES_DECIMALS, tokenStateValues } from '../../products/token/token-state-values.ts'
 import { deployerStateCheck } from '../../pipelines/verify/deployer-state-check.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
 import { requireRedisUrl } from '../setup/services.ts'
@@ -98,6 +99,33 @@ describe('serving state kept by key', () => {
     await refreshTokenStates(ch, 4663, { tokens: live.map((r) => r.token as string), launched: new Set(), version })
     const fresh = await queryRows<Record<string, unknown>>(ch, 'SELECT * EXCEPT (version, eth_usd) FROM token_state WHERE chain_id = 4663 AND version = {v:UInt64} ORDER BY token', { v: version })
     expect(fresh).toEqual(live)
+  })
+
+  it('a live batch\'s token rows made whole and inserted as values equal the rows the insert\'s own derivations write, ETH/USD close included', async () => {
+    const ch = env.rt.ch
+    const [head] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(timestamp)) AS t FROM chain_blocks WHERE chain_id = 4663')
+    const tokens = (await queryRows<{ token: string }>(ch, `SELECT token FROM (${latestTokens}) ORDER BY token`)).map((r) => r.token)
+    const written = (version: number) => queryRows<Record<string, unknown>>(ch, 'SELECT * EXCEPT version FROM token_state WHERE chain_id = 4663 AND version = {v:UInt64} ORDER BY token', { v: version })
+    // Which way each refresh wrote: rows as values (an insert) or the INSERT ... SELECT (a command).
+    const ways: string[] = []
+    const watched = watchedEngine(watchedEngine(ch, 'insert', (a) => { if (a.table === 'token_state') ways.push('values') }), 'command', (a) => { if (a.query.includes('INSERT INTO token_state')) ways.push('statement') })
+    const asValues = nextServingSeq()
+    await refreshTokenStates(watched, 4663, { tokens, launched: new Set(), version: asValues, candlesThrough: Number(head!.t) })
+    const byStatement = nextServingSeq()
+    await refreshTokenStates(watched, 4663, { tokens, launched: new Set(), version: byStatement })
+    expect(ways).toEqual(['values', 'statement'])
+    const values = await written(asValues)
+    expect(values.filter((r) => r.eth_usd !== null).length).toBeGreaterThan(5)
+    expect(values.filter((r) => Number(r.price_weth) > 0).length).toBeGreaterThan(5)
+    expect(values.filter((r) => Number(r.last_activity) > 0).length).toBeGreaterThan(5)
+    expect(values).toEqual(await written(byStatement))
+  })
+
+  it('the WETH price\'s power of ten for the decimals a row made as values may declare is the engine\'s own; a row with more is left to the insert', async () => {
+    const engine = await queryRows<{ d: number; p: number }>(env.rt.ch, 'SELECT toUInt8(number) AS d, 1.0 * pow(10, d - 18) AS p FROM numbers(256) ORDER BY d')
+    const ours = engine.map(({ d }) => ({ d, p: tokenStateValues({ token: '', quoted: 1, quote_ratio: 1, decimals: d }, 4663, 0, null)?.price_weth }))
+    expect(ours.slice(0, MAX_VALUES_DECIMALS + 1)).toEqual(engine.slice(0, MAX_VALUES_DECIMALS + 1).map(({ d, p }) => ({ d, p: Number(p) })))
+    expect(ours.slice(MAX_VALUES_DECIMALS + 1).filter((r) => r.p !== undefined)).toEqual([])
   })
 
   it('one refresh of many keys writes the same token and deployer rows as a refresh of each key alone', async () => {
