@@ -17,7 +17,9 @@ const CHUNK = 2_000
  * token_state for the tokens a batch touched, a chunk of keys at a time: one statement reads every
  * source by key (`token-state-sources.sql`, with `token-prelaunch-source.sql` for tokens whose
  * launch the batch ingested: their pre-launch distribution is computed now, once), the rows are
- * merged per token here, and one insert writes them (`token-state-insert.sql`). Answers the
+ * merged per token here, and one insert writes them: `token-state-insert.sql`, or, for a live
+ * batch whose quotes' ETH/USD candles that read took too, the rows made whole here, as values
+ * (`token-state-values.ts`: the same rows without planning the statement). Answers the
  * deployers of the tokens written (a token's deployer is a fact of its creation: the rows just
  * written name the same deployer as every earlier version of the token).
  *
