@@ -73,7 +73,8 @@ function asciiLower(s: string): string {
 /** Unix seconds of a DateTime as the sources print it ('YYYY-MM-DD hh:mm:ss' or ISO 8601, UTC). */
 export function unixSecondsOf(value: unknown): number {
   const text = String(value)
-  const iso = text.includes('T') ? text : `${text.replace(' ', 'T')}Z`
+  // Without a zone, Date.parse would read the time as local: a DateTime here is always UTC.
+  const iso = /(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.replace(' ', 'T')}Z`
   const ms = Date.parse(iso)
   if (Number.isNaN(ms)) throw new Error(`not a DateTime: ${text}`)
   return Math.floor(ms / 1000)

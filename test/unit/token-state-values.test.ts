@@ -71,6 +71,7 @@ describe('tokenStateValues()', () => {
   it('unixSecondsOf() reads both DateTime spellings as UTC and refuses anything else', () => {
     expect(unixSecondsOf('1970-01-01 00:01:05')).toBe(65)
     expect(unixSecondsOf('1970-01-01T00:01:05Z')).toBe(65)
+    expect(unixSecondsOf('1970-01-01T00:01:05')).toBe(65)
     expect(() => unixSecondsOf('yesterday')).toThrow(/not a DateTime/)
   })
 })
