@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
-import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold } from './fifo-sql.ts'
+import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold, type FifoStateJson } from './fifo-sql.ts'
+import { foldLegs, foldStateJson, foldStateOf } from './fifo-fold.ts'
 import { nextServingSeq } from '../../core/records/serving-changes.ts'
 import { tupleParam } from '../../core/clickhouse.ts'
 
@@ -35,6 +36,11 @@ export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: Wa
   for (const part of chunks(pairs, PAIRS_PER_FOLD)) {
     for (;;) {
       const params = { chain: chainId, pairs: tupleParam(part), version: nextServingSeq() }
+      if (bounded && part.length <= FOLD_HERE_PAIRS) {
+        await foldHere(ch, chainId, part, fromBlock, params.version)
+        for (const [w] of part) wallets.add(w)
+        break
+      }
       if (bounded) {
         await ch.command({ query: foldQuery, query_params: { ...params, min_block: fromBlock, per_pair: LEGS_PER_FOLD } })
         for (const [w] of part) wallets.add(w)
@@ -56,6 +62,70 @@ export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: Wa
     }
   }
   return wallets
+}
+
+/**
+ * Pairs up to which a batch's fold runs in the processor (fifo-fold.ts) rather than in the engine:
+ * a live batch trades a handful; a backfill batch thousands, whose states would cross the wire
+ * twice as JSON (slower than the engine's fold of them, stop 52).
+ */
+const FOLD_HERE_PAIRS = 64
+
+/** A leg of `pairs` after its pair's stored position, with that stored state (defaults without one). */
+interface LegAfterState {
+  wallet: string
+  token: string
+  pos: string
+  block_number: string
+  log_index: number
+  block_time: string
+  t: number
+  side: number
+  qty: string
+  cost: string
+  prev_legs: string
+  prev_state: FifoStateJson
+  prev_unmatched: string
+}
+
+/**
+ * Fold `pairs`' legs from `minBlock` on in the processor (the caller knows they are all there and
+ * few): one keyed read of the legs after each pair's stored position, with that state; the fold
+ * (fifo-fold.ts); one insert of the new states, the same rows foldQuery writes.
+ */
+async function foldHere(ch: ClickHouseClient, chainId: number, pairs: WalletToken[], minBlock: number, version: number): Promise<void> {
+  const legs = await queryRows<LegAfterState>(
+    ch,
+    `SELECT l.wallet AS wallet, l.token AS token, l.pos AS pos, l.block_number AS block_number, l.log_index AS log_index, l.block_time AS block_time,
+            toUnixTimestamp(l.block_time) AS t, l.side AS side, l.qty AS qty, l.cost AS cost,
+            p.legs AS prev_legs, p.state AS prev_state, p.unmatched_sells AS prev_unmatched
+     FROM (${LEGS}) AS l
+     LEFT JOIN (${PREV}) AS p ON p.wallet = l.wallet AND p.token = l.token
+     WHERE l.pos > p.through_pos
+     ORDER BY l.wallet, l.token, l.pos`,
+    { chain: chainId, pairs: tupleParam(pairs), min_block: minBlock },
+  )
+  const byPair = new Map<string, LegAfterState[]>()
+  for (const l of legs) {
+    const k = `${l.wallet}/${l.token}`
+    const of = byPair.get(k)
+    if (of) of.push(l)
+    else byPair.set(k, [l])
+  }
+  const rows = [...byPair.values()].map((pairLegs) => {
+    const first = pairLegs[0]!
+    const { state, sells } = foldLegs(pairLegs.map((l) => ({ side: l.side, qty: BigInt(l.qty), cost: BigInt(l.cost), t: Number(l.t) })), foldStateOf(first.prev_state))
+    return {
+      chain_id: chainId, wallet: first.wallet, token: first.token, through_pos: pairLegs[pairLegs.length - 1]!.pos,
+      legs: String(BigInt(first.prev_legs) + BigInt(pairLegs.length)), state: foldStateJson(state),
+      sells_added: sells.map((x) => {
+        const l = pairLegs[x.leg - 1]!
+        return { block_number: l.block_number, log_index: l.log_index, block_time: l.block_time, qty: l.qty, proceeds: l.cost, matched_cost: String(x.matchedCost), unmatched_qty: String(x.unmatchedQty), realized: String(x.realized), closed_holds: x.closedHolds }
+      }),
+      version, unmatched_sells: String(BigInt(first.prev_unmatched) + BigInt(sells.filter((x) => x.unmatchedQty > 0n).length)),
+    }
+  })
+  if (rows.length) await ch.insert({ table: 'fifo_state', values: rows, format: 'JSONEachRow' })
 }
 
 /** Stored state of the pairs (newest version each). */

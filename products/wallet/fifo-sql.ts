@@ -1,5 +1,7 @@
 /**
- * FIFO matching, defined once, as ClickHouse SQL (DESIGN §4, §7). Venue-neutral: it folds generic
+ * FIFO matching as ClickHouse SQL (DESIGN §4, §7): the fold of every bulk path (backfill batches,
+ * rebuilds, refolds, the Solana venue). A live batch's few wallet-tokens are folded by the same
+ * rules in the processor (fifo-fold.ts), and a test holds the two equal. Venue-neutral: it folds generic
  * legs (side, quantity, cost in the venue's smallest cost unit, time) onto a state carrying the
  * open lots and the running sums, so a caller keeps one state per wallet-token and folds only the
  * legs that arrived since (work proportional to change). Chain 4663 feeds it WETH-valued swap
@@ -108,9 +110,9 @@ export function fifoOpen(state: string): { qty: string; cost: string } {
   }
 }
 
-/** A state as JSON output gives it (wide integers as decimal strings). */
+/** A state as JSON gives it, out and in (named tuples as objects, wide integers as decimal strings). */
 export interface FifoStateJson {
-  lots: Array<[qty: string, cost: string, openedAt: number]>
+  lots: Array<{ qty: string; cost: string; opened_at: number }>
   realized: string
   sells: string
   winning_sells: string

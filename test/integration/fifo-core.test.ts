@@ -4,6 +4,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold, fifoInitialState, fifoOpen } from '../../products/wallet/fifo-sql.ts'
 import { migratedChDB } from '../setup/chdb.ts'
 import { randomWei, refFold, seeded, type RefLeg, type RefSell, type RefState } from '../setup/fifo-reference.ts'
+import { emptyFoldState, foldLegs, foldStateJson, foldStateOf, type FoldState } from '../../products/wallet/fifo-fold.ts'
 
 let ch: ClickHouseClient
 let close: () => Promise<void>
@@ -114,5 +115,37 @@ describe('FIFO core (products/wallet/fifo-sql.ts) against an independent TypeScr
     )
     expect(rows).toHaveLength(keys.length)
     for (const r of rows) expect(r.split, r.key).toBe(r.whole)
+  })
+})
+
+/** The processor's fold in the reference's terms (its counts are bigints, as the engine's UInt64). */
+const refOfFold = ({ state, sells }: ReturnType<typeof foldLegs>): { state: RefState; sells: RefSell[] } => ({
+  state: { ...state, sells: Number(state.sells), winningSells: Number(state.winningSells) },
+  sells,
+})
+
+describe('the processor\'s FIFO fold (products/wallet/fifo-fold.ts), the live batches\' one', () => {
+  const rnd = seeded(5042)
+  const keys = Array.from({ length: 300 }, () => randomLegs(rnd, 1 + Math.floor(rnd() * 80)))
+
+  it('agrees with the independent FIFO to the wei on every state and sell', () => {
+    for (const legs of keys) expect(refOfFold(foldLegs(legs, emptyFoldState()))).toEqual(refFold(legs))
+  })
+
+  it('folding in two parts, the second from the first\'s state through its stored JSON, gives the whole fold\'s state', () => {
+    for (const legs of keys) {
+      const cut = Math.floor(legs.length / 2)
+      const first = foldLegs(legs.slice(0, cut), emptyFoldState())
+      const stored: FoldState = foldStateOf(foldStateJson(first.state))
+      expect(foldLegs(legs.slice(cut), stored).state).toEqual(foldLegs(legs, emptyFoldState()).state)
+    }
+  })
+
+  it('leaves the state it folds onto unchanged', () => {
+    const legs = keys.find((l) => l.filter((x) => x.side === 1).length > 2 && l.some((x) => x.side === -1))!
+    const from = foldLegs(legs, emptyFoldState()).state
+    const copy = structuredClone(from)
+    foldLegs(legs, from)
+    expect(from).toEqual(copy)
   })
 })
