@@ -26,17 +26,19 @@ export type WalletToken = [wallet: string, token: string]
 /**
  * Fold the new legs of `pairs`. `fromBlock`: no pair has an unfolded leg before it unless its
  * stored position says so (the batch's first block; 0 to rebuild). `batch`: the caller knows every
- * unfolded leg of the pairs is at or after `fromBlock` and each pair has fewer than `batch.maxLegs`
- * of them (a batch whose earlier batches were all folded): one statement, no position lookups.
+ * unfolded leg of the pairs is at or after `fromBlock`, each pair has `batch.maxLegs` of them at
+ * most and all have `batch.legs` (a batch whose earlier batches were all folded): no position
+ * lookups, and a batch of few legs (a live one) is folded in the processor (foldHere).
  * Answers the wallets advanced.
  */
-export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: WalletToken[], fromBlock: number, batch?: { maxLegs: number }): Promise<Set<string>> {
+export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: WalletToken[], fromBlock: number, batch?: { maxLegs: number; legs: number }): Promise<Set<string>> {
   const wallets = new Set<string>()
   const bounded = batch !== undefined && batch.maxLegs < LEGS_PER_FOLD
+  const here = bounded && batch.legs <= FOLD_HERE_LEGS
   for (const part of chunks(pairs, PAIRS_PER_FOLD)) {
     for (;;) {
       const params = { chain: chainId, pairs: tupleParam(part), version: nextServingSeq() }
-      if (bounded && part.length <= FOLD_HERE_PAIRS) {
+      if (here) {
         await foldHere(ch, chainId, part, fromBlock, params.version)
         for (const [w] of part) wallets.add(w)
         break
@@ -65,11 +67,11 @@ export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: Wa
 }
 
 /**
- * Pairs up to which a batch's fold runs in the processor (fifo-fold.ts) rather than in the engine:
- * a live batch trades a handful; a backfill batch thousands, whose states would cross the wire
- * twice as JSON (slower than the engine's fold of them, stop 52).
+ * Legs up to which a batch's fold runs in the processor (fifo-fold.ts) rather than in the engine:
+ * a live batch has a few dozen at most; a backfill batch tens of thousands, whose states and
+ * legs would cross the wire as JSON (slower than the engine's fold of them, stop 52).
  */
-const FOLD_HERE_PAIRS = 64
+const FOLD_HERE_LEGS = 256
 
 /** A leg of `pairs` after its pair's stored position, with that stored state (defaults without one). */
 interface LegAfterState {
@@ -163,10 +165,11 @@ SELECT count() AS n FROM (${LEGS}) AS l
 LEFT JOIN (${PREV}) AS p ON p.wallet = l.wallet AND p.token = l.token
 WHERE l.pos > p.through_pos`
 
-/** Wallet-token pairs with legs in a range of blocks, and the most legs one of them has there. */
+/** Wallet-token pairs with legs in a range of blocks, the most legs one of them has there, and their legs in all. */
 export interface TradedPairs {
   pairs: WalletToken[]
   maxLegs: number
+  legs: number
 }
 
 /** A swap gives its trader a leg of its token when its token amounts differ (as wallet_legs takes it). */
@@ -182,7 +185,8 @@ export function pairsOfSwaps(swaps: Array<{ trader: string; token: string; token
     if (e) e.n++
     else legs.set(k, { pair: [s.trader, s.token], n: 1 })
   }
-  return { pairs: [...legs.values()].map((e) => e.pair), maxLegs: Math.max(0, ...[...legs.values()].map((e) => e.n)) }
+  const counts = [...legs.values()].map((e) => e.n)
+  return { pairs: [...legs.values()].map((e) => e.pair), maxLegs: Math.max(0, ...counts), legs: counts.reduce((a, b) => a + b, 0) }
 }
 
 /** The wallet-token pairs traded in blocks [from, to] and their most legs (a block-range read of swaps). */
@@ -193,7 +197,8 @@ export async function pairsTradedIn(ch: ClickHouseClient, chainId: number, from:
      GROUP BY trader, token`,
     { chain: chainId, from, to },
   )
-  return { pairs: rows.map((r) => [r.trader, r.token]), maxLegs: Math.max(0, ...rows.map((r) => Number(r.n))) }
+  const counts = rows.map((r) => Number(r.n))
+  return { pairs: rows.map((r) => [r.trader, r.token]), maxLegs: Math.max(0, ...counts), legs: counts.reduce((a, b) => a + b, 0) }
 }
 
 /**
@@ -202,8 +207,8 @@ export async function pairsTradedIn(ch: ClickHouseClient, chainId: number, from:
  * are all in the range. Answers the wallets whose receipts changed.
  */
 export async function foldBlocks(ch: ClickHouseClient, chainId: number, from: number, to: number, traded?: TradedPairs): Promise<Set<string>> {
-  const { pairs, maxLegs } = traded ?? (await pairsTradedIn(ch, chainId, from, to))
-  return pairs.length ? foldPairs(ch, chainId, pairs, from, { maxLegs }) : new Set()
+  const { pairs, maxLegs, legs } = traded ?? (await pairsTradedIn(ch, chainId, from, to))
+  return pairs.length ? foldPairs(ch, chainId, pairs, from, { maxLegs, legs }) : new Set()
 }
 
 /**
