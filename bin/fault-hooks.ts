@@ -10,16 +10,24 @@ import type { SinkHooks } from '../pipelines/sink/clickhouse-sink.ts'
  *    flood of connections does to the engine, the sink and the bus, for real;
  *  - `exhaust-fds-on-file:<path>:<ms>` the same, after the first insert into any table once
  *    <path> exists: a test decides when (its service is up and watched), not a count of inserts
- *    whose timing depends on the machine.
+ *    whose timing depends on the machine. While the descriptors are held, each insert's caller
+ *    then opens one (and closes it): a process whose engine connections were all open already
+ *    needed no new descriptor for the whole window on a loaded machine, and no part of it met the
+ *    fault it was meant to meet (1 run in 3 under two busy loops, stop 78).
  */
 export function faultHooks(fault = process.env.SVC_FAULT ?? ''): SinkHooks | undefined {
   const onFile = /^exhaust-fds-on-file:([^:]+):(\d+)$/.exec(fault)
   if (onFile) {
-    let fired = false
+    let heldUntil: number | undefined
     return {
       afterInsert() {
-        if (fired || !existsSync(onFile[1]!)) return
-        fired = true
+        if (heldUntil !== undefined) {
+          // EMFILE for real while they are held: the batch fails and is retried as any would.
+          if (Date.now() < heldUntil) closeSync(openSync('/dev/null', 'r'))
+          return
+        }
+        if (!existsSync(onFile[1]!)) return
+        heldUntil = Date.now() + Number(onFile[2])
         exhaustDescriptors(Number(onFile[2]))
       },
     }

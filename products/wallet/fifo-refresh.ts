@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
 import { FIFO_LEG_TYPE, FIFO_STATE_TYPE, fifoFold, type FifoStateJson } from './fifo-sql.ts'
-import { foldLegs, foldStateJson, foldStateOf } from './fifo-fold.ts'
+import { emptyFoldState, foldLegs, foldStateJson, foldStateOf } from './fifo-fold.ts'
 import { nextServingSeq } from '../../core/records/serving-changes.ts'
 import { tupleParam } from '../../core/clickhouse.ts'
 
@@ -73,8 +73,8 @@ export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: Wa
  */
 const FOLD_HERE_LEGS = 256
 
-/** A leg of `pairs` after its pair's stored position, with that stored state (defaults without one). */
-interface LegAfterState {
+/** A leg of one of `pairs` from the batch's first block, as foldHere reads it. */
+interface LegRow {
   wallet: string
   token: string
   pos: string
@@ -85,46 +85,58 @@ interface LegAfterState {
   side: number
   qty: string
   cost: string
-  prev_legs: string
-  prev_state: FifoStateJson
-  prev_unmatched: string
+}
+
+/** A pair's stored state, as foldHere reads it. */
+interface StateRow {
+  wallet: string
+  token: string
+  through_pos: string
+  legs: string
+  state: FifoStateJson
+  unmatched_sells: string
 }
 
 /**
  * Fold `pairs`' legs from `minBlock` on in the processor (the caller knows they are all there and
- * few): one keyed read of the legs after each pair's stored position, with that state; the fold
- * (fifo-fold.ts); one insert of the new states, the same rows foldQuery writes.
+ * few): the legs and the stored states read by key side by side (each state once, however many
+ * legs its pair has), the legs after each state's position folded onto it (fifo-fold.ts), one
+ * insert of the new states: the rows foldQuery writes.
  */
 async function foldHere(ch: ClickHouseClient, chainId: number, pairs: WalletToken[], minBlock: number, version: number): Promise<void> {
-  const legs = await queryRows<LegAfterState>(
-    ch,
-    `SELECT l.wallet AS wallet, l.token AS token, l.pos AS pos, l.block_number AS block_number, l.log_index AS log_index, l.block_time AS block_time,
-            toUnixTimestamp(l.block_time) AS t, l.side AS side, l.qty AS qty, l.cost AS cost,
-            p.legs AS prev_legs, p.state AS prev_state, p.unmatched_sells AS prev_unmatched
-     FROM (${LEGS}) AS l
-     LEFT JOIN (${PREV}) AS p ON p.wallet = l.wallet AND p.token = l.token
-     WHERE l.pos > p.through_pos
-     ORDER BY l.wallet, l.token, l.pos`,
-    { chain: chainId, pairs: tupleParam(pairs), min_block: minBlock },
-  )
-  const byPair = new Map<string, LegAfterState[]>()
+  const params = { chain: chainId, pairs: tupleParam(pairs), min_block: minBlock }
+  const [legs, stored] = await Promise.all([
+    queryRows<LegRow>(
+      ch,
+      `SELECT wallet, token, ${LEG_POS} AS pos, block_number, log_index, block_time, toUnixTimestamp(block_time) AS t, side, qty, cost FROM wallet_legs
+       WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))} AND block_number >= {min_block:UInt64}
+       ORDER BY wallet, token, block_number, log_index`,
+      params,
+    ),
+    queryRows<StateRow>(ch, PREV, params),
+  ])
+  const states = new Map(stored.map((r) => [`${r.wallet}/${r.token}`, r]))
+  const byPair = new Map<string, LegRow[]>()
   for (const l of legs) {
     const k = `${l.wallet}/${l.token}`
+    // Only legs after the stored position (a replayed batch folds nothing twice), each once (a
+    // replayed view may have written a leg twice: they come one after the other).
+    if (BigInt(l.pos) <= BigInt(states.get(k)?.through_pos ?? 0)) continue
     const of = byPair.get(k)
-    if (of) of.push(l)
-    else byPair.set(k, [l])
+    if (!of) byPair.set(k, [l])
+    else if (of[of.length - 1]!.pos !== l.pos) of.push(l)
   }
-  const rows = [...byPair.values()].map((pairLegs) => {
-    const first = pairLegs[0]!
-    const { state, sells } = foldLegs(pairLegs.map((l) => ({ side: l.side, qty: BigInt(l.qty), cost: BigInt(l.cost), t: Number(l.t) })), foldStateOf(first.prev_state))
+  const rows = [...byPair].map(([k, pairLegs]) => {
+    const prev = states.get(k)
+    const { state, sells } = foldLegs(pairLegs.map((l) => ({ side: l.side, qty: BigInt(l.qty), cost: BigInt(l.cost), t: Number(l.t) })), prev ? foldStateOf(prev.state) : emptyFoldState())
     return {
-      chain_id: chainId, wallet: first.wallet, token: first.token, through_pos: pairLegs[pairLegs.length - 1]!.pos,
-      legs: String(BigInt(first.prev_legs) + BigInt(pairLegs.length)), state: foldStateJson(state),
+      chain_id: chainId, wallet: pairLegs[0]!.wallet, token: pairLegs[0]!.token, through_pos: pairLegs[pairLegs.length - 1]!.pos,
+      legs: String(BigInt(prev?.legs ?? 0) + BigInt(pairLegs.length)), state: foldStateJson(state),
       sells_added: sells.map((x) => {
         const l = pairLegs[x.leg - 1]!
         return { block_number: l.block_number, log_index: l.log_index, block_time: l.block_time, qty: l.qty, proceeds: l.cost, matched_cost: String(x.matchedCost), unmatched_qty: String(x.unmatchedQty), realized: String(x.realized), closed_holds: x.closedHolds }
       }),
-      version, unmatched_sells: String(BigInt(first.prev_unmatched) + BigInt(sells.filter((x) => x.unmatchedQty > 0n).length)),
+      version, unmatched_sells: String(BigInt(prev?.unmatched_sells ?? 0) + BigInt(sells.filter((x) => x.unmatchedQty > 0n).length)),
     }
   })
   if (rows.length) await ch.insert({ table: 'fifo_state', values: rows, format: 'JSONEachRow' })
