@@ -73,7 +73,7 @@ export async function foldPairs(ch: ClickHouseClient, chainId: number, pairs: Wa
  */
 const FOLD_HERE_LEGS = 256
 
-/** A leg of one of `pairs` from the batch's first block, as foldHere reads it. */
+/** A leg of one of `pairs` from the batch's first block (LEGS: each once, in leg order), as foldHere reads it. */
 interface LegRow {
   wallet: string
   token: string
@@ -106,25 +106,18 @@ interface StateRow {
 async function foldHere(ch: ClickHouseClient, chainId: number, pairs: WalletToken[], minBlock: number, version: number): Promise<void> {
   const params = { chain: chainId, pairs: tupleParam(pairs), min_block: minBlock }
   const [legs, stored] = await Promise.all([
-    queryRows<LegRow>(
-      ch,
-      `SELECT wallet, token, ${LEG_POS} AS pos, block_number, log_index, block_time, toUnixTimestamp(block_time) AS t, side, qty, cost FROM wallet_legs
-       WHERE chain_id = {chain:UInt32} AND (wallet, token) IN {pairs:Array(Tuple(String, String))} AND block_number >= {min_block:UInt64}
-       ORDER BY wallet, token, block_number, log_index`,
-      params,
-    ),
+    queryRows<LegRow>(ch, `SELECT *, toUnixTimestamp(block_time) AS t FROM (${LEGS})`, params),
     queryRows<StateRow>(ch, PREV, params),
   ])
   const states = new Map(stored.map((r) => [`${r.wallet}/${r.token}`, r]))
   const byPair = new Map<string, LegRow[]>()
   for (const l of legs) {
     const k = `${l.wallet}/${l.token}`
-    // Only legs after the stored position (a replayed batch folds nothing twice), each once (a
-    // replayed view may have written a leg twice: they come one after the other).
+    // Only legs after the stored position: a replayed batch folds nothing twice.
     if (BigInt(l.pos) <= BigInt(states.get(k)?.through_pos ?? 0)) continue
     const of = byPair.get(k)
-    if (!of) byPair.set(k, [l])
-    else if (of[of.length - 1]!.pos !== l.pos) of.push(l)
+    if (of) of.push(l)
+    else byPair.set(k, [l])
   }
   const rows = [...byPair].map(([k, pairLegs]) => {
     const prev = states.get(k)
