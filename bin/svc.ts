@@ -319,7 +319,7 @@ async function commandStart(config: Config): Promise<void> {
     })
     arcSource = source
     // Both backfills run side by side: measured on 2 cores, the world was served 10-15 s sooner
-    // than with chain 5042's waiting for chain 4663 to be live (docs/contributors.md).
+    // than with chain 5042's waiting for chain 4663 to be live (docs/measurements.md).
     source.run().catch((err) => rt.logger.error({ err }, 'chain-5042 simulator stopped'))
   }
   const solanaSim = config.simulatorOn ? startSolanaSim(rt, () => chainCaughtUp()) : null

@@ -95,7 +95,7 @@ ${Object.entries(ENGINE_SERVER_SETTINGS).map(([k, v]) => `  <${k}>${v}</${k}>\n`
  * default a table of a few MiB was rewritten whole every few batches: merges read 5-6 M rows a
  * minute on the default world and grew with the tables' size. At 12 a table holds up to about a
  * dozen parts and the merges read about 150 k rows a minute; the idle engine went from 32-44 % of a
- * core to 23-24 % (docs/contributors.md has the measurement). A ClickHouse cluster sets the same
+ * core to 23-24 % (docs/measurements.md has the measurement). A ClickHouse cluster sets the same
  * in its server config (docs/operators.md).
  */
 export const MERGE_SELECTOR_BASE = 12

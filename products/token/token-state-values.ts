@@ -3,7 +3,7 @@ import type { TokenSourceRow, TokenStateInput } from './token-state-inputs.ts'
 /**
  * token_state rows made whole in the processor, for a live batch to insert as values: planning
  * token-state-insert.sql's `INSERT ... SELECT` (its input schema, the ASOF join of the ETH/USD
- * candles) cost a live batch about twice the insert itself (contributors.md, stop 77). The
+ * candles) cost a live batch about twice the insert itself (measurements.md, stop 77). The
  * derivations are that statement's, one for one, and a test holds the two to the same rows.
  */
 
