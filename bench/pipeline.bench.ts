@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startSvcServer } from '../test/setup/svc-process.ts'
 import { cpuShareByProcess, engineByConsumer, livePerBatch, scrape, waitLive } from './live-service.ts'
+import { probeMachine, speedText } from './machine-probe.ts'
 import type { BenchResult } from './result.ts'
 
 const IDLE_SECONDS = Number(process.env.PIPELINE_IDLE_SECONDS ?? 60)
@@ -28,6 +29,7 @@ const BACKFILL_CHAIN_SECONDS = 24 * 3600
  */
 export async function benchPipeline(): Promise<BenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-pipeline-'))
+  const speedBefore = await probeMachine(dir)
   const started = Date.now()
   const svc = await startSvcServer(['start'], await freePort(), { DATA_DIR: join(dir, 'data'), SVC_ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef', LOG_LEVEL: 'warn' }, 600_000)
   try {
@@ -51,6 +53,9 @@ export async function benchPipeline(): Promise<BenchResult[]> {
 
     const fresh = await freshness(base, FRESH_SECONDS)
     const batch = livePerBatch(before, after, 'chain-4663')
+    await svc.stop()
+    const speedAfter = await probeMachine(dir)
+    const speed = speedText(speedBefore, speedAfter)
     const chains = Object.entries(chainsAt).map(([c, s]) => `chain ${c} live ${s} s after start`).join(', ')
     return [
       {
@@ -75,7 +80,7 @@ export async function benchPipeline(): Promise<BenchResult[]> {
         ours: { value: batch.meanMs, unit: 'ms per batch (mean)' },
         base: { value: BLOCK_MS, unit: 'ms' },
         ratio: BLOCK_MS / batch.meanMs,
-        notes: `statements and engine time per batch by step: ${batch.text}`,
+        notes: `${(batch.meanMs / ((speedBefore.insertMs + speedAfter.insertMs) / 2)).toFixed(1)} of the machine's probe inserts; ${speed}; statements and engine time per batch by step: ${batch.text}`,
       },
       {
         name: `pipeline: freshness, a chain-4663 block's timestamp to the first answer through it: p50 ${fresh.p50} ms, p99 ${fresh.p99} ms (${fresh.n} blocks)`,
