@@ -13,11 +13,13 @@ import { superviseEngine } from '../infra/engine/supervise.ts'
  *
  * Machines of this kind have differed by 2x from day to day and by a third within an afternoon
  * (docs/measurements.md): a bench that runs for minutes takes this probe before and after, so a
- * reader sees the machine each run had, and whether it changed during the run. Much of that
- * drift is the filesystem: its root is ext4 without a journal, where creating a file scans past
- * the inodes deleted recently (`recently_deleted` and `find_get_block_common` were a third of
- * the machine's CPU in `perf` during a probe), and a part is a dozen files: the same probe took
- * 26 to 99 ms an insert over twenty minutes, each run after the previous one's data was removed.
+ * reader sees one cause of that drift when it is there (it does not measure the rest: over two
+ * runs a live batch took 180 ms beside probes of 88 and 24 ms, and 235 ms beside 18 and 22). The
+ * cause it sees is the filesystem: its root is ext4 without a journal, where creating a file scans
+ * past the inodes deleted recently (the kernel's `recently_deleted`, `find_get_block_common`,
+ * `find_inode_bit`: half of the machine's busy CPU in `perf` during a slow probe), and a part is
+ * a dozen files: the same probe took 26 to 99 ms an insert over twenty minutes, each run after
+ * the previous one's data was removed.
  */
 export interface MachineSpeed {
   /** Median ms of a 30-row insert through six views. */
