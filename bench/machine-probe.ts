@@ -30,7 +30,6 @@ export interface MachineSpeed {
 
 const WARM = 5
 const TIMES = 31
-const VIEWS = 6
 
 /**
  * The probe on a data dir of its own under `parent` (the bench's own temporary dir: the same part of
@@ -53,7 +52,6 @@ export async function probeMachine(parent: string): Promise<MachineSpeed> {
       ['hours', 'h DateTime, n UInt64', 'SummingMergeTree', 'h', 'SELECT toStartOfHour(t) AS h, count() AS n FROM probe.raw GROUP BY h'],
       ['spans', 'a String, lo SimpleAggregateFunction(min, DateTime), hi SimpleAggregateFunction(max, DateTime)', 'AggregatingMergeTree', 'a', 'SELECT a, min(t) AS lo, max(t) AS hi FROM probe.raw GROUP BY a'],
     ] as const
-    if (targets.length !== VIEWS) throw new Error('the probe names six views')
     for (const [name, columns, engineName, key, select] of targets) {
       await run(`CREATE TABLE probe.${name} (${columns}) ENGINE = ${engineName} ORDER BY ${key}`)
       await run(`CREATE MATERIALIZED VIEW probe.${name}_mv TO probe.${name} AS ${select}`)
