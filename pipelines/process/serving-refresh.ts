@@ -4,7 +4,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { launchesMark, lastServedBatch, nextServingSeq, type ServingChange } from '../../core/records/serving-changes.ts'
 import { othersNamedBetween } from './batch-push.ts'
 import { countNewTraders, recountChainTotals, type CountedBefore } from '../../products/token/chain-totals.ts'
-import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
+import { readDeployerTokens, refreshDeployerStates, storedDeployersOf, writeTokenStates } from '../../products/token/token-refresh.ts'
 import { deployersTurnedIdle, type IdleWatch } from '../../products/token/idle-deployers.ts'
 import type { TokenFacts } from '../../products/token/token-facts.ts'
 import { catchUpFifo, foldBlocks, pairsOfSwaps, type TradedPairs } from '../../products/wallet/fifo-refresh.ts'
@@ -160,14 +160,29 @@ export async function refreshServingState(
   // Awaited below; marked handled now, in case the records fail before they get to it.
   idle.catch(() => {})
   // The token records (with the real blocks of the tokens that turned real), then their
-  // deployers' records, which read them.
+  // deployers' records, which read them. A live batch's deployer records are made from the rows
+  // it writes laid over its deployers' other tokens as stored, read beside the token records'
+  // sources (the deployers its kept facts name; only this processor writes the chain's
+  // token_state, and its batches run one at a time), so neither waits for the other's insert.
   const refreshRecords = async (): Promise<Set<string>> => {
     // A batch only adds facts, so its tokens' deployers are the ones their new rows name; a
     // rollback or a rebuild may have taken a token's creation away: the deployers stored before count too.
     const before = batch ? new Set<string>() : await storedDeployersOf(ch, chainId, tokens)
+    const facts = batch ? at.facts : undefined
+    const named = new Set(facts ? tokens.map((t) => facts.deployerOf(t)).filter((d): d is string => d !== undefined) : [])
+    const stored = named.size ? { deployers: named, rows: readDeployerTokens(engineStep(ch, 'deployers'), chainId, named) } : undefined
+    stored?.rows.catch(() => {})
     // The tokens the batch traded may have turned real: the records' read tells (and records it).
-    const own = await refreshTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts: batch ? at.facts : undefined, candlesThrough: batch ? at.chainTime : undefined, onTurnedReal: (t) => (turnedReal += t.length) })
-    return refreshDeployerStates(ch, chainId, { deployers: new Set([...before, ...own, ...(await idle).deployers]), chainTime: at.chainTime, version })
+    const own = await writeTokenStates(ch, chainId, { tokens, launched: touch.launched, version, traded: batch ? touch.tradedTokens : undefined, blocksIn: at.blocksIn, facts, candlesThrough: batch ? at.chainTime : undefined, onTurnedReal: (t) => (turnedReal += t.length) })
+    const deployers = new Set([...before, ...own.deployers, ...(await idle).deployers])
+    // Rows the engine made are known only once in, and read back with the rest.
+    if (!own.rows) {
+      await own.written
+      await stored?.rows.catch(() => {})
+      return refreshDeployerStates(ch, chainId, { deployers, chainTime: at.chainTime, version })
+    }
+    const [, refreshed] = await sideBySide([own.written, refreshDeployerStates(ch, chainId, { deployers, chainTime: at.chainTime, version, written: own.rows, stored })] as const)
+    return refreshed
   }
   const [, deployers, folded] = await sideBySide([
     batch ? countNewTraders(engineStep(ch, 'traders'), chainId, { traders: touch.traders, tokens: touch.tradedTokens, fromBlock: batch.fromBlock, token: `chain-totals:${chainId}:${batch.fromBlock}:${at.watermark}:${at.watermarkHash}` }, at.counted) : Promise.resolve(),

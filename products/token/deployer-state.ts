@@ -32,6 +32,28 @@ export const DEPLOYER_TOKEN_COLUMNS =
 export type DeployerTokenRow = Pick<TokenStateRow,
   'token' | 'present' | 'deployer' | 'symbol' | 'created' | 'launched' | 'is_real' | 'weth_volume' | 'prelaunch_recipients' | 'last_activity' | 'liquidity_added' | 'liquidity_removed'>
 
+/**
+ * What a deployer's record takes of a token_state row made as values (token-state-values.ts), as
+ * the read of the stored row would answer it: a field the row leaves out has the column's default.
+ */
+export function deployerTokenRowOfValues(v: Record<string, unknown>): DeployerTokenRow {
+  const text = (x: unknown, empty: string) => (x === undefined || x === null ? empty : String(x))
+  return {
+    token: String(v.token),
+    present: Number(v.present ?? 0),
+    deployer: text(v.deployer, ''),
+    symbol: text(v.symbol, ''),
+    created: Number(v.created ?? 0),
+    launched: Number(v.launched ?? 0),
+    is_real: Number(v.is_real ?? 0),
+    weth_volume: text(v.weth_volume, '0'),
+    prelaunch_recipients: text(v.prelaunch_recipients, '0'),
+    last_activity: Number(v.last_activity ?? 0),
+    liquidity_added: text(v.liquidity_added, '0'),
+    liquidity_removed: text(v.liquidity_removed, '0'),
+  }
+}
+
 /** A launched token as its deployer's record counts it. */
 export interface DeployerToken {
   token: string

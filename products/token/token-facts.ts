@@ -56,6 +56,21 @@ export class TokenFacts {
     }
   }
 
+  /**
+   * The deployer a kept token's rows name, as token-state-inputs.ts takes it: its creation's, or,
+   * without one, the one it went on naming. Undefined when not kept (a guess only: a read by it
+   * is a read of that deployer's tokens, whoever the rows turn out to name).
+   */
+  deployerOf(token: string): string | undefined {
+    const rows = this.kept.peek(token)?.rows ?? []
+    const named = (source: TokenSourceRow['source']) => {
+      const r = rows.find((x) => x.source === source)
+      return r && (JSON.parse(r.fields) as { deployer?: unknown }).deployer
+    }
+    const deployer = rows.some((r) => r.source === 'created') ? named('created') : named('kept')
+    return typeof deployer === 'string' && deployer !== '' ? deployer : undefined
+  }
+
   forget(tokens: Iterable<string>): void {
     for (const t of tokens) this.kept.delete(t)
   }

@@ -3,7 +3,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
 import { engineStep } from '../../core/engine-accounting.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
-import { DEPLOYER_TOKEN_COLUMNS, deployerRecordOf, deployerStateRow, deployerTokenOf, type DeployerToken, type DeployerTokenRow } from './deployer-state.ts'
+import { DEPLOYER_TOKEN_COLUMNS, deployerRecordOf, deployerStateRow, deployerTokenOf, deployerTokenRowOfValues, type DeployerToken, type DeployerTokenRow } from './deployer-state.ts'
 import { meetsRealThresholds } from './real-token.ts'
 import { recordTurnedReal } from './token-real-refresh.ts'
 import { jsonLinesUpTo, quotedRange, tokenStateInputs, type TokenSourceRow } from './token-state-inputs.ts'
@@ -28,30 +28,54 @@ const CHUNK = 2_000
  * turned real costs more (its block searched and recorded, its sources read again), so a live
  * batch asks nothing before its records' read.
  */
-export async function refreshTokenStates(
-  ch: ClickHouseClient,
-  chainId: number,
-  batch: {
-    tokens: string[]
-    launched: ReadonlySet<string>
-    version: number
-    traded?: ReadonlySet<string>
-    /** The batch's chain_blocks insert, when it runs beside: a turned-real token's block time is read from it. */
-    blocksIn?: Promise<unknown>
-    /** The frozen facts its chain processor keeps (a live batch's); without, every token's are read. */
-    facts?: TokenFacts
-    /** Told the tokens that turned real, once recorded. */
-    onTurnedReal?(tokens: string[]): void
-    /**
-     * A live batch's head time (unix s): the hour of ETH/USD candles before it is read beside the
-     * sources, and when every quote's candle is among them the rows are made here and inserted
-     * as values (token-state-values.ts); otherwise, and without it, token-state-insert.sql makes them.
-     */
-    candlesThrough?: number
-  },
-): Promise<Set<string>> {
+export async function refreshTokenStates(ch: ClickHouseClient, chainId: number, batch: TokenStatesBatch): Promise<Set<string>> {
+  const { deployers, written } = await writeTokenStates(ch, chainId, batch)
+  await written
+  return deployers
+}
+
+export interface TokenStatesBatch {
+  tokens: string[]
+  launched: ReadonlySet<string>
+  version: number
+  traded?: ReadonlySet<string>
+  /** The batch's chain_blocks insert, when it runs beside: a turned-real token's block time is read from it. */
+  blocksIn?: Promise<unknown>
+  /** The frozen facts its chain processor keeps (a live batch's); without, every token's are read. */
+  facts?: TokenFacts
+  /** Told the tokens that turned real, once recorded. */
+  onTurnedReal?(tokens: string[]): void
+  /**
+   * A live batch's head time (unix s): the hour of ETH/USD candles before it is read beside the
+   * sources, and when every quote's candle is among them the rows are made here and inserted
+   * as values (token-state-values.ts); otherwise, and without it, token-state-insert.sql makes them.
+   */
+  candlesThrough?: number
+}
+
+/** What writeTokenStates wrote, or is writing. */
+export interface TokenStatesWrite {
+  /** The deployers the rows name. */
+  deployers: Set<string>
+  /**
+   * What a deployer's record takes of each row, when every row was made here (as values); undefined
+   * when the engine made some (token-state-insert.sql): those are known only once read back.
+   */
+  rows?: DeployerTokenRow[]
+  /** The last insert, still under way (every earlier one is in). */
+  written: Promise<void>
+}
+
+/**
+ * refreshTokenStates, answering before its last insert is in: a live batch's deployer records,
+ * made from the rows it writes (`rows`), need not wait for them (serving-refresh.ts).
+ */
+export async function writeTokenStates(ch: ClickHouseClient, chainId: number, batch: TokenStatesBatch): Promise<TokenStatesWrite> {
   const deployers = new Set<string>()
+  let made: DeployerTokenRow[] | undefined = []
+  let written: Promise<void> = Promise.resolve()
   for (const part of chunks(batch.tokens, CHUNK)) {
+    await written
     // Only this chunk's launches: each chunk reads the pre-launch transfers of its own tokens.
     const launched = part.filter((t) => batch.launched.has(t))
     // A launch is a frozen fact that changed: the launched tokens' facts are read again.
@@ -74,22 +98,29 @@ export async function refreshTokenStates(
     for (const r of rows) if (typeof r.deployer === 'string' && r.deployer !== '') deployers.add(r.deployer)
     const ethUsd = window && ethUsdFromWindow(rows, sources, window, quotedRange(rows))
     const values = ethUsd && rows.map((r) => tokenStateValues(r, chainId, batch.version, ethUsd.get(r.token) ?? null))
+    let inserted: Promise<void>
     if (values?.every((v) => v !== undefined)) {
-      if (values.length) await engineStep(ch, 'token_state').insert({ table: 'token_state', values, format: 'JSONEachRow' })
+      made?.push(...values.map((v) => deployerTokenRowOfValues(v!)))
+      inserted = values.length ? engineStep(ch, 'token_state').insert({ table: 'token_state', values, format: 'JSONEachRow' }).then(() => {}) : Promise.resolve()
     } else {
-      // The rows travel as a query parameter (the same statement for the embedded engine and a
-      // server; a server takes it in the URL), a bounded size per statement.
-      for (const piece of jsonLinesUpTo(rows, INSERT_BYTES)) {
-        await engineStep(ch, 'token_state').command({
-          query: sqlFile(INSERT),
-          query_params: { chain: chainId, version: batch.version, rows: piece.text, ...quotedRange(piece.rows) },
-        })
-      }
+      made = undefined
+      inserted = (async () => {
+        // The rows travel as a query parameter (the same statement for the embedded engine and a
+        // server; a server takes it in the URL), a bounded size per statement.
+        for (const piece of jsonLinesUpTo(rows, INSERT_BYTES)) {
+          await engineStep(ch, 'token_state').command({
+            query: sqlFile(INSERT),
+            query_params: { chain: chainId, version: batch.version, rows: piece.text, ...quotedRange(piece.rows) },
+          })
+        }
+      })()
     }
     // Kept once written: a batch retried after a fault reads what it read again.
-    batch.facts?.keep(read, sources, launchedSet)
+    written = inserted.then(() => batch.facts?.keep(read, sources, launchedSet))
   }
-  return deployers
+  // Marked handled now: its caller awaits it after other work.
+  written.catch(() => {})
+  return { deployers, rows: made, written }
 }
 
 /**
@@ -163,33 +194,51 @@ export async function storedDeployersOf(ch: ClickHouseClient, chainId: number, t
 }
 
 /**
+ * The newest row of each token that names one of `deployers` (a tombstone names its deployer too),
+ * what a deployer's record takes of it, read through projection by_deployer.
+ */
+export async function readDeployerTokens(ch: ClickHouseClient, chainId: number, deployers: Iterable<string>): Promise<DeployerTokenRow[]> {
+  const rows: DeployerTokenRow[] = []
+  for (const part of chunks([...deployers], CHUNK)) {
+    rows.push(...(await queryRows<DeployerTokenRow>(
+      ch,
+      `SELECT ${DEPLOYER_TOKEN_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND deployer IN {deployers:Array(String)} ORDER BY token, version DESC LIMIT 1 BY token`,
+      { chain: chainId, deployers: part },
+    )))
+  }
+  return rows
+}
+
+/**
  * deployer_state for `deployers` (a batch's tokens' deployers, from refreshTokenStates, and the
- * deployers of tokens that turned idle, from idle-deployers.ts), a deployer's tokens read
- * through projection by_deployer. Answers the deployers refreshed.
+ * deployers of tokens that turned idle, from idle-deployers.ts), from their tokens' newest rows.
+ * Answers the deployers refreshed.
+ *
+ * A live batch need not wait for its own token rows to be in (serving-refresh.ts): `written` are
+ * those rows, laid over what is read, and `stored` a read of some deployers' tokens begun earlier
+ * (what the batch writes is not in it, or is the same rows); the other deployers are read here.
  */
 export async function refreshDeployerStates(
   ch: ClickHouseClient,
   chainId: number,
-  batch: { deployers: Set<string>; chainTime: number; version: number },
+  batch: { deployers: Set<string>; chainTime: number; version: number; written?: readonly DeployerTokenRow[]; stored?: { deployers: ReadonlySet<string>; rows: Promise<DeployerTokenRow[]> } },
 ): Promise<Set<string>> {
-  const { deployers } = batch
-  const deployerRows = []
-  for (const part of chunks([...deployers], CHUNK)) {
-    // The newest row of each token that names one of `part` (a tombstone names its deployer too).
-    const rows = await queryRows<DeployerTokenRow>(
-      ch,
-      `SELECT ${DEPLOYER_TOKEN_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND deployer IN {deployers:Array(String)} ORDER BY token, version DESC LIMIT 1 BY token`,
-      { chain: chainId, deployers: part },
-    )
-    const byDeployer = new Map<string, DeployerToken[]>()
-    for (const r of rows) {
-      const t = deployerTokenOf(r, batch.chainTime)
-      if (!t) continue
-      if (!byDeployer.has(r.deployer)) byDeployer.set(r.deployer, [])
-      byDeployer.get(r.deployer)!.push(t)
-    }
-    for (const d of part) deployerRows.push({ chain_id: chainId, ...deployerStateRow(d, deployerRecordOf(d, byDeployer.get(d) ?? [])), version: batch.version })
+  const { deployers, stored } = batch
+  const rest = [...deployers].filter((d) => !stored?.deployers.has(d))
+  const [early, late] = await Promise.all([stored?.rows ?? [], rest.length ? readDeployerTokens(ch, chainId, rest) : []])
+  // Each deployer's newest row of each token naming it, as the read answers: a written row
+  // replaces the row of its token that names the same deployer.
+  const newest = new Map<string, DeployerTokenRow>()
+  for (const r of [...early, ...late, ...(batch.written ?? [])]) if (deployers.has(r.deployer)) newest.set(`${r.deployer}/${r.token}`, r)
+  const byDeployer = new Map<string, DeployerToken[]>()
+  // In token order, as the read returns them: of two tokens with the same volume, the first is the best.
+  for (const r of [...newest.values()].sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0))) {
+    const t = deployerTokenOf(r, batch.chainTime)
+    if (!t) continue
+    if (!byDeployer.has(r.deployer)) byDeployer.set(r.deployer, [])
+    byDeployer.get(r.deployer)!.push(t)
   }
+  const deployerRows = [...deployers].map((d) => ({ chain_id: chainId, ...deployerStateRow(d, deployerRecordOf(d, byDeployer.get(d) ?? [])), version: batch.version }))
   if (deployerRows.length) await ch.insert({ table: 'deployer_state', values: deployerRows, format: 'JSONEachRow' })
   return deployers
 }

@@ -6,7 +6,7 @@ import { lastServedBatch, nextServingSeq } from '../../core/records/serving-chan
 import { createTokenServing, sharedRowsPrefix } from '../../products/token/token-serving.ts'
 import { liquidityProviders } from '../../pipelines/alerts/producers.ts'
 import { blockAt, refreshServingState } from '../../pipelines/process/serving-refresh.ts'
-import { refreshDeployerStates, refreshTokenStates, storedDeployersOf } from '../../products/token/token-refresh.ts'
+import { readDeployerTokens, refreshDeployerStates, refreshTokenStates, storedDeployersOf, writeTokenStates } from '../../products/token/token-refresh.ts'
 import { MAX_VALUES_DECIMALS, tokenStateValues } from '../../products/token/token-state-values.ts'
 import { deployerStateCheck } from '../../pipelines/verify/deployer-state-check.ts'
 import { createRedisStore } from '../../core/store/redis-store.ts'
@@ -156,6 +156,43 @@ describe('serving state kept by key', () => {
     expect(deployersTogether.length).toBe(deployers.size)
     expect(deployers.size).toBeGreaterThan(2)
     expect(await written('deployer_state', 'deployer', alone)).toEqual(deployersTogether)
+  })
+
+  it('a live batch\'s deployer records, its written rows laid over a read begun before them, equal a read of every deployer once those rows are in', async () => {
+    const ch = env.rt.ch
+    const [head] = await queryRows<{ t: string }>(ch, 'SELECT toUnixTimestamp(max(timestamp)) AS t FROM chain_blocks WHERE chain_id = 4663')
+    const chainTime = Number(head!.t)
+    const launched = await queryRows<{ token: string; deployer: string }>(ch, `SELECT token, deployer FROM (${latestTokens}) WHERE launched AND deployer != '' ORDER BY token`)
+    const deployers = new Set(launched.map((r) => r.deployer))
+    expect(deployers.size).toBeGreaterThan(2)
+    // The batch's tokens: every other launched one. Before it, their stored rows said otherwise
+    // (far more volume, the other real flag), as rows a batch replaces do.
+    const batchTokens = launched.filter((_, i) => i % 2 === 0).map((r) => r.token)
+    await ch.command({
+      query: `INSERT INTO token_state SELECT * REPLACE (weth_volume + toUInt256('1000000000000000000000000') AS weth_volume, 1 - is_real AS is_real, {v:UInt64} AS version)
+              FROM (${latestTokens}) WHERE token IN {tokens:Array(String)}`,
+      query_params: { v: nextServingSeq(), tokens: batchTokens },
+    })
+    // Half the deployers read before the batch's rows are written, the others with the records.
+    const early = new Set([...deployers].filter((_, i) => i % 2 === 0))
+    const stored = { deployers: early, rows: readDeployerTokens(ch, 4663, early) }
+    await stored.rows
+    const records = (version: number) => queryRows<Record<string, unknown>>(ch, 'SELECT * EXCEPT version FROM deployer_state WHERE chain_id = 4663 AND version = {v:UInt64} ORDER BY deployer', { v: version })
+    // What the stored rows alone make: not the records (the test could fail).
+    const staleOnly = nextServingSeq()
+    await refreshDeployerStates(ch, 4663, { deployers: early, chainTime, version: staleOnly, stored })
+
+    const overlaid = nextServingSeq()
+    const own = await writeTokenStates(ch, 4663, { tokens: batchTokens, launched: new Set(), version: overlaid, candlesThrough: chainTime })
+    expect(own.rows?.length).toBe(batchTokens.length)
+    await refreshDeployerStates(ch, 4663, { deployers, chainTime, version: overlaid, written: own.rows, stored })
+    await own.written
+    const fresh = nextServingSeq()
+    await refreshDeployerStates(ch, 4663, { deployers, chainTime, version: fresh })
+    const freshRecords = await records(fresh)
+    expect(freshRecords.length).toBe(deployers.size)
+    expect(await records(overlaid)).toEqual(freshRecords)
+    expect(await records(staleOnly)).not.toEqual(freshRecords.filter((r) => early.has(r.deployer as string)))
   })
 
   it('deployer_state counts launches, real tokens and the best volume like a recount', async () => {
