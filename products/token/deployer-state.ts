@@ -32,11 +32,14 @@ export const DEPLOYER_TOKEN_COLUMNS =
 export type DeployerTokenRow = Pick<TokenStateRow,
   'token' | 'present' | 'deployer' | 'symbol' | 'created' | 'launched' | 'is_real' | 'weth_volume' | 'prelaunch_recipients' | 'last_activity' | 'liquidity_added' | 'liquidity_removed'>
 
+/** A row of a deployer's token with its version (decimal), to tell the newest of a token's rows. */
+export type VersionedDeployerTokenRow = DeployerTokenRow & { version: string }
+
 /**
  * What a deployer's record takes of a token_state row made as values (token-state-values.ts), as
  * the read of the stored row would answer it: a field the row leaves out has the column's default.
  */
-export function deployerTokenRowOfValues(v: Record<string, unknown>): DeployerTokenRow {
+export function deployerTokenRowOfValues(v: Record<string, unknown>): VersionedDeployerTokenRow {
   const text = (x: unknown, empty: string) => (x === undefined || x === null ? empty : String(x))
   return {
     token: String(v.token),
@@ -51,6 +54,7 @@ export function deployerTokenRowOfValues(v: Record<string, unknown>): DeployerTo
     last_activity: Number(v.last_activity ?? 0),
     liquidity_added: text(v.liquidity_added, '0'),
     liquidity_removed: text(v.liquidity_removed, '0'),
+    version: String(v.version),
   }
 }
 

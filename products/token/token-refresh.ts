@@ -3,7 +3,7 @@ import { queryRows } from '../../core/clickhouse.ts'
 import { chunks } from '../../core/chunks.ts'
 import { engineStep } from '../../core/engine-accounting.ts'
 import { sqlFile } from '../../sql/sql-file.ts'
-import { DEPLOYER_TOKEN_COLUMNS, deployerRecordOf, deployerStateRow, deployerTokenOf, deployerTokenRowOfValues, type DeployerToken, type DeployerTokenRow } from './deployer-state.ts'
+import { DEPLOYER_TOKEN_COLUMNS, deployerRecordOf, deployerStateRow, deployerTokenOf, deployerTokenRowOfValues, type DeployerToken, type VersionedDeployerTokenRow } from './deployer-state.ts'
 import { meetsRealThresholds } from './real-token.ts'
 import { recordTurnedReal } from './token-real-refresh.ts'
 import { jsonLinesUpTo, quotedRange, tokenStateInputs, type TokenSourceRow } from './token-state-inputs.ts'
@@ -61,7 +61,7 @@ export interface TokenStatesWrite {
    * What a deployer's record takes of each row, when every row was made here (as values); undefined
    * when the engine made some (token-state-insert.sql): those are known only once read back.
    */
-  rows?: DeployerTokenRow[]
+  rows?: VersionedDeployerTokenRow[]
   /** The last insert, still under way (every earlier one is in). */
   written: Promise<void>
 }
@@ -72,7 +72,7 @@ export interface TokenStatesWrite {
  */
 export async function writeTokenStates(ch: ClickHouseClient, chainId: number, batch: TokenStatesBatch): Promise<TokenStatesWrite> {
   const deployers = new Set<string>()
-  let made: DeployerTokenRow[] | undefined = []
+  let made: VersionedDeployerTokenRow[] | undefined = []
   let written: Promise<void> = Promise.resolve()
   for (const part of chunks(batch.tokens, CHUNK)) {
     await written
@@ -197,12 +197,12 @@ export async function storedDeployersOf(ch: ClickHouseClient, chainId: number, t
  * The newest row of each token that names one of `deployers` (a tombstone names its deployer too),
  * what a deployer's record takes of it, read through projection by_deployer.
  */
-export async function readDeployerTokens(ch: ClickHouseClient, chainId: number, deployers: Iterable<string>): Promise<DeployerTokenRow[]> {
-  const rows: DeployerTokenRow[] = []
+export async function readDeployerTokens(ch: ClickHouseClient, chainId: number, deployers: Iterable<string>): Promise<VersionedDeployerTokenRow[]> {
+  const rows: VersionedDeployerTokenRow[] = []
   for (const part of chunks([...deployers], CHUNK)) {
-    rows.push(...(await queryRows<DeployerTokenRow>(
+    rows.push(...(await queryRows<VersionedDeployerTokenRow>(
       ch,
-      `SELECT ${DEPLOYER_TOKEN_COLUMNS} FROM token_state WHERE chain_id = {chain:UInt32} AND deployer IN {deployers:Array(String)} ORDER BY token, version DESC LIMIT 1 BY token`,
+      `SELECT ${DEPLOYER_TOKEN_COLUMNS}, toString(version) AS version FROM token_state WHERE chain_id = {chain:UInt32} AND deployer IN {deployers:Array(String)} ORDER BY token, version DESC LIMIT 1 BY token`,
       { chain: chainId, deployers: part },
     )))
   }
@@ -221,15 +221,19 @@ export async function readDeployerTokens(ch: ClickHouseClient, chainId: number, 
 export async function refreshDeployerStates(
   ch: ClickHouseClient,
   chainId: number,
-  batch: { deployers: Set<string>; chainTime: number; version: number; written?: readonly DeployerTokenRow[]; stored?: { deployers: ReadonlySet<string>; rows: Promise<DeployerTokenRow[]> } },
+  batch: { deployers: Set<string>; chainTime: number; version: number; written?: readonly VersionedDeployerTokenRow[]; stored?: { deployers: ReadonlySet<string>; rows: Promise<VersionedDeployerTokenRow[]> } },
 ): Promise<Set<string>> {
   const { deployers, stored } = batch
   const rest = [...deployers].filter((d) => !stored?.deployers.has(d))
   const [early, late] = await Promise.all([stored?.rows ?? [], rest.length ? readDeployerTokens(ch, chainId, rest) : []])
-  // Each deployer's newest row of each token naming it, as the read answers: a written row
-  // replaces the row of its token that names the same deployer.
-  const newest = new Map<string, DeployerTokenRow>()
-  for (const r of [...early, ...late, ...(batch.written ?? [])]) if (deployers.has(r.deployer)) newest.set(`${r.deployer}/${r.token}`, r)
+  // Each token's newest row among those naming one of `deployers`, as one read of them all
+  // answers; the batch's own rows are the newest (of the same version, the same rows).
+  const newest = new Map<string, VersionedDeployerTokenRow>()
+  for (const r of [...early, ...late, ...(batch.written ?? [])]) {
+    if (!deployers.has(r.deployer)) continue
+    const had = newest.get(r.token)
+    if (!had || BigInt(r.version) >= BigInt(had.version)) newest.set(r.token, r)
+  }
   const byDeployer = new Map<string, DeployerToken[]>()
   // In token order, as the read returns them: of two tokens with the same volume, the first is the best.
   for (const r of [...newest.values()].sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0))) {
